@@ -1,0 +1,87 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/common.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace redlock::cli {
+
+// One options struct and one run_X() per subcommand; each run_X validates
+// everything before the first network traffic and returns the exit status.
+
+struct AcquireOptions {
+  std::string name;
+  std::string ttl = "30s";
+  std::string wait = "0";
+  std::string token;
+  int conflict_exit_code = 75;
+  bool json = false;
+};
+CLI::App* add_acquire(CLI::App& app, AcquireOptions& o);
+int run_acquire(const AcquireOptions& o, const GlobalOptions& g);
+
+struct ReleaseOptions {
+  std::string name;
+  std::string token;
+};
+CLI::App* add_release(CLI::App& app, ReleaseOptions& o);
+int run_release(const ReleaseOptions& o, const GlobalOptions& g);
+
+struct RenewOptions {
+  std::string name;
+  std::string token;
+  std::string ttl = "30s";
+  bool json = false;
+};
+CLI::App* add_renew(CLI::App& app, RenewOptions& o);
+int run_renew(const RenewOptions& o, const GlobalOptions& g);
+
+struct StatusOptions {
+  std::vector<std::string> names;
+  bool json = false;
+};
+CLI::App* add_status(CLI::App& app, StatusOptions& o);
+int run_status(const StatusOptions& o, const GlobalOptions& g);
+
+struct ExecOptions {
+  std::string name;
+  std::string ttl = "30s";
+  std::string wait = "0";
+  std::string token;
+  std::string on_lost = "term";
+  std::string kill_after = "5s";
+  int conflict_exit_code = 75;
+  std::string shell_command;          // -c STRING
+  std::vector<std::string> command;   // after --
+  bool saw_double_dash = false;       // set by the caller from argv
+};
+CLI::App* add_exec(CLI::App& app, ExecOptions& o);
+int run_exec(const ExecOptions& o, const GlobalOptions& g);
+
+// Every subcommand's options, as the command line fills them.
+struct AllOptions {
+  GlobalOptions global;
+  AcquireOptions acquire;
+  ReleaseOptions release;
+  RenewOptions renew;
+  StatusOptions status;
+  ExecOptions exec;
+};
+
+// The whole command-line definition (also read by the tests that keep the
+// man page and completions in step with it).
+[[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
+
+// Parses argv, runs the subcommand, and turns every error into one line on
+// stderr and an exit status.
+int main(int argc, char** argv);
+
+// The text of --version: redlock's, hiredis's and OpenSSL's versions.
+[[nodiscard]] std::string version_text();
+
+}  // namespace redlock::cli

@@ -1,0 +1,48 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
+  auto* sub = app.add_subcommand("release", "release the lock held by a token (one level of re-entry)");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  sub->footer("Example:\n  redlock release --token \"$tok\" migrate");
+  return sub;
+}
+
+// The token for release/renew: required, from --token or $REDLOCK_TOKEN.
+std::string required_token(const std::string& flag, const char* verb) {
+  std::string token = token_from(flag);
+  if (token.empty()) {
+    throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
+  }
+  return token;
+}
+
+int run_release(const ReleaseOptions& o, const GlobalOptions& g) {
+  validate_name(o.name);
+  const std::string token = required_token(o.token, "release");
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options);
+  switch (locker.release(o.name, token)) {
+    case lock::ReleaseOutcome::k_released:
+      log_debug("released {}", escape_for_terminal(o.name));
+      return 0;
+    case lock::ReleaseOutcome::k_decremented:
+      log_debug("released one level of {}; it is still held", escape_for_terminal(o.name));
+      return 0;
+    case lock::ReleaseOutcome::k_not_held:
+      break;
+  }
+  log_warning("{} is not held by this token (it expired, was released, or is someone else's); nothing changed",
+              escape_for_terminal(o.name));
+  return to_int(ExitStatus::k_no);
+}
+
+}  // namespace redlock::cli

@@ -1,0 +1,45 @@
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+std::string required_token(const std::string& flag, const char* verb);
+
+CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
+  auto* sub = app.add_subcommand("renew", "extend the lock held by a token");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  sub->add_option("--ttl", o.ttl, "the new time to live, from now (default 30s)")->type_name("D");
+  sub->add_flag("--json", o.json, "print ttl_ms and validity_ms as JSON");
+  sub->footer("Example:\n  redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2");
+  return sub;
+}
+
+int run_renew(const RenewOptions& o, const GlobalOptions& g) {
+  validate_name(o.name);
+  const Millis ttl = parse_ttl(o.ttl);
+  const std::string token = required_token(o.token, "renew");
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options);
+  auto outcome = locker.renew(o.name, token, ttl);
+  if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
+    if (o.json) {
+      nlohmann::json j = {{"name", o.name}, {"ttl_ms", renewed->ttl.count()},
+                          {"validity_ms", renewed->validity.count()}};
+      fmt::print("{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    return 0;
+  }
+  log_warning("{} is not held by this token (it expired or was released); acquire it again",
+              escape_for_terminal(o.name));
+  return to_int(ExitStatus::k_no);
+}
+
+}  // namespace redlock::cli

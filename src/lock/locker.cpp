@@ -1,0 +1,475 @@
+#include "lock/locker.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "redis/fanout.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/token.hpp"
+
+namespace redlock::lock {
+
+using redis::Reply;
+
+Keys keys_for(const std::string& prefix, const std::string& name) {
+  std::string lock = prefix + "{" + name + "}";
+  return Keys{lock, lock + ":fence", lock + ":released"};
+}
+
+Millis clock_drift(Millis ttl) { return Millis(ttl.count() / 100 + 2); }
+
+std::string ServerView::field(const std::string& name) const {
+  for (const auto& [k, v] : fields) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return {};
+}
+
+// What one server said in one round.
+struct Locker::Answer {
+  std::optional<redis::Failure> failure;  // no usable answer: unreachable, refused, error reply
+  Reply reply;                            // the script's reply when there is no failure
+  std::string kind;                       // first element of the script's reply
+  bool replicas_short = false;            // WAIT came back with fewer replicas than asked
+};
+
+Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
+    : m_endpoints(std::move(endpoints)), m_options(std::move(options)) {
+  for (const auto& ep : m_endpoints) {
+    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts));
+  }
+}
+
+Locker::~Locker() = default;
+
+std::vector<std::string> Locker::endpoint_names() const {
+  std::vector<std::string> out;
+  for (const auto& ep : m_endpoints) {
+    out.push_back(ep.display());
+  }
+  return out;
+}
+
+std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::string>>& calls,
+                                          const Script& script, const std::vector<bool>& targets) {
+  // `calls` holds one argument list (numkeys, keys…, argv…) shared by every
+  // targeted server, or one per server.
+  const size_t n = m_conns.size();
+  std::vector<Answer> answers(n);
+  const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() ||
+                                                            &script == &renew_script());
+  auto args_for = [&](size_t i) -> const std::vector<std::string>& {
+    return calls.size() == 1 ? calls[0] : calls[i];
+  };
+  auto send = [&](size_t i, bool by_body) {
+    std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA",
+                                  by_body ? std::string(script.body) : script.sha1};
+    const auto& args = args_for(i);
+    argv.insert(argv.end(), args.begin(), args.end());
+    m_conns[i]->queue(argv);
+    if (wait_replicas) {
+      m_conns[i]->queue({"WAIT", std::to_string(m_options.min_replicas),
+                         std::to_string(m_options.timeouts.command.count())});
+    }
+  };
+
+  std::vector<redis::Connection*> active;
+  for (size_t i = 0; i < n; ++i) {
+    if (targets.empty() || targets[i]) {
+      send(i, false);
+      active.push_back(m_conns[i].get());
+    }
+  }
+  redis::run_all(active);
+
+  // Servers that do not know the script yet get it by body, in a second round.
+  std::vector<redis::Connection*> retry;
+  for (size_t i = 0; i < n; ++i) {
+    if (!targets.empty() && !targets[i]) {
+      answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
+      continue;
+    }
+    auto& conn = *m_conns[i];
+    if (conn.failure()) {
+      answers[i].failure = conn.failure();
+      conn.reset();
+      continue;
+    }
+    auto replies = conn.take_replies();
+    if (!replies.empty() && replies[0].is_error() && replies[0].str.rfind("NOSCRIPT", 0) == 0) {
+      send(i, true);
+      retry.push_back(&conn);
+      continue;
+    }
+    answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
+    if (wait_replicas && replies.size() > 1) {
+      answers[i].replicas_short = replies[1].integer < m_options.min_replicas;
+    }
+  }
+  if (!retry.empty()) {
+    redis::run_all(retry);
+    for (size_t i = 0; i < n; ++i) {
+      auto& conn = *m_conns[i];
+      if (std::find(retry.begin(), retry.end(), &conn) == retry.end()) {
+        continue;
+      }
+      if (conn.failure()) {
+        answers[i].failure = conn.failure();
+        conn.reset();
+        continue;
+      }
+      auto replies = conn.take_replies();
+      answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
+      if (wait_replicas && replies.size() > 1) {
+        answers[i].replicas_short = replies[1].integer < m_options.min_replicas;
+      }
+    }
+  }
+
+  // Turn error replies and unexpected shapes into failures with an exit status.
+  for (size_t i = 0; i < n; ++i) {
+    auto& a = answers[i];
+    if (a.failure) {
+      continue;
+    }
+    const std::string where = m_endpoints[i].display();
+    if (a.reply.is_error()) {
+      a.failure = redis::Failure{redis::classify_error(a.reply.str),
+                                 fmt::format("Redis at {} answered {}: {}", where, script.name, a.reply.str)};
+    } else if (!a.reply.is_array() || a.reply.elements.empty()) {
+      a.failure = redis::Failure{ExitStatus::k_protocol,
+                                 fmt::format("Redis at {} sent an unexpected reply to {}", where, script.name)};
+    } else {
+      a.kind = a.reply.elements[0].text();
+    }
+    log_debug("{} {}: {}", where, script.name, a.failure ? a.failure->message : a.kind);
+  }
+  return answers;
+}
+
+namespace {
+
+// The failure to report when too few servers gave a usable answer: the most
+// specific status (refused > protocol error > unavailable) with every
+// server's reason, so the user knows which ones to look at.
+[[noreturn]] void throw_quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size_t quorum) {
+  ExitStatus status = ExitStatus::k_unavailable;
+  for (const auto& f : failures) {
+    if (f.status == ExitStatus::k_refused) {
+      status = f.status;
+    } else if (f.status == ExitStatus::k_protocol && status != ExitStatus::k_refused) {
+      status = f.status;
+    }
+  }
+  std::string msg;
+  if (n == 1) {
+    msg = failures.front().message;
+  } else {
+    msg = fmt::format("only {} of {} Redis servers answered (a quorum is {}): ", n - failures.size(), n, quorum);
+    for (size_t i = 0; i < failures.size(); ++i) {
+      msg += (i ? "; " : "") + failures[i].message;
+    }
+  }
+  switch (status) {
+    case ExitStatus::k_refused:
+      msg += " (check the password, user and ACL: --password-file or $REDLOCK_PASSWORD)";
+      break;
+    case ExitStatus::k_unavailable:
+      msg += " (is redis-server running there? see --redis and --timeout)";
+      break;
+    default:
+      break;
+  }
+  throw Error(status, msg);
+}
+
+long long as_int(const Reply& r) {
+  if (r.type == Reply::Type::k_integer) {
+    return r.integer;
+  }
+  try {
+    return std::stoll(r.str);
+  } catch (...) {
+    return 0;
+  }
+}
+
+[[noreturn]] void throw_foreign(const std::string& key, const std::string& what, const std::string& where) {
+  throw Error(ExitStatus::k_protocol,
+              fmt::format("the key '{}' on {} is not a redlock lock (it holds a {}); "
+                          "redlock leaves it alone: remove it or use another --prefix",
+                          key, where, what));
+}
+
+}  // namespace
+
+AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter,
+                                   const Owner& owner) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const std::string token = random_token();
+  const auto start = redis::Clock::now();
+  auto answers = round({{"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host,
+                         std::to_string(owner.pid), owner.cmd, reenter}},
+                       acquire_script(), {});
+
+  const size_t n = m_conns.size();
+  std::vector<bool> voted(n, false);
+  std::vector<long long> fences(n, 0);
+  std::vector<redis::Failure> failures;
+  size_t votes = 0;
+  size_t foreign = 0;
+  Acquired got;
+  got.ttl = ttl;
+  Busy busy;
+  bool any_busy = false;
+  for (size_t i = 0; i < n; ++i) {
+    auto& a = answers[i];
+    if (a.failure) {
+      failures.push_back(*a.failure);
+      continue;
+    }
+    const auto& e = a.reply.elements;
+    if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
+      if (a.replicas_short) {
+        failures.push_back({ExitStatus::k_unavailable,
+                            fmt::format("Redis at {}: fewer than {} replicas acknowledged", m_endpoints[i].display(),
+                                        m_options.min_replicas)});
+        continue;
+      }
+      voted[i] = true;
+      ++votes;
+      got.token = e[1].text();
+      fences[i] = as_int(e[2]);
+      got.fence = std::max(got.fence, fences[i]);
+      got.count = std::max(got.count, as_int(e[3]));
+    } else if (a.kind == "busy" && e.size() >= 4) {
+      long long pttl = as_int(e[1]);
+      if (pttl > 0 && (!any_busy || Millis(pttl) < busy.ttl_left)) {
+        busy.ttl_left = Millis(pttl);
+      }
+      if (busy.host.empty()) {
+        busy.host = e[2].text();
+        busy.pid = e[3].text();
+      }
+      any_busy = true;
+    } else if (a.kind == "foreign") {
+      ++foreign;
+      if (n == 1) {
+        throw_foreign(keys.lock, e.size() > 1 ? e[1].text() : "?", m_endpoints[i].display());
+      }
+    } else {
+      failures.push_back({ExitStatus::k_protocol,
+                          fmt::format("Redis at {} sent an unexpected reply to acquire", m_endpoints[i].display())});
+    }
+  }
+
+  const size_t q = quorum();
+  // Redlock fencing: servers in the quorum whose counter is below the
+  // quorum's maximum are raised to it before the lock counts as held.
+  if (votes >= q && n > 1) {
+    std::vector<bool> behind(n, false);
+    bool any_behind = false;
+    for (size_t i = 0; i < n; ++i) {
+      behind[i] = voted[i] && fences[i] < got.fence;
+      any_behind = any_behind || behind[i];
+    }
+    if (any_behind) {
+      auto raised = round({{"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)}},
+                          raise_fence_script(), behind);
+      for (size_t i = 0; i < n; ++i) {
+        if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
+          voted[i] = false;
+          --votes;
+        }
+      }
+    }
+  }
+
+  const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
+  got.validity = ttl - elapsed - clock_drift(ttl);
+  if (votes >= q && got.validity > Millis(0)) {
+    got.voted = std::move(voted);
+    return got;
+  }
+
+  // Not acquired: never leave a partial lock behind.
+  if (votes > 0) {
+    release_everywhere(name, got.token);
+  }
+  if (failures.size() > n - q) {
+    throw_quorum_failure(failures, n, q);
+  }
+  if (foreign >= q) {
+    throw Error(ExitStatus::k_protocol,
+                fmt::format("the key '{}' is not a redlock lock on {} of {} servers; redlock leaves it alone: "
+                            "remove it or use another --prefix",
+                            keys.lock, foreign, n));
+  }
+  if (votes >= q) {
+    // A quorum, but too slowly: the lock might already have expired.
+    busy.lost_race = true;
+    log_debug("acquired {} too slowly ({} elapsed of {}): released", name, format_duration(elapsed),
+              format_duration(ttl));
+    return busy;
+  }
+  busy.lost_race = !any_busy;
+  return busy;
+}
+
+void Locker::release_everywhere(const std::string& name, const std::string& token) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  (void)round({{"1", keys.lock, token, keys.channel}}, release_script(), {});
+}
+
+ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  auto answers = round({{"1", keys.lock, token, keys.channel}}, release_script(), {});
+  const size_t n = m_conns.size();
+  std::vector<redis::Failure> failures;
+  bool released = false;
+  bool decremented = false;
+  for (size_t i = 0; i < n; ++i) {
+    auto& a = answers[i];
+    if (a.failure) {
+      failures.push_back(*a.failure);
+    } else if (a.kind == "released") {
+      released = true;
+    } else if (a.kind == "decremented") {
+      decremented = true;
+    } else if (a.kind == "foreign" && n == 1) {
+      throw_foreign(keys.lock, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?",
+                    m_endpoints[i].display());
+    }
+  }
+  if (decremented) {
+    return ReleaseOutcome::k_decremented;
+  }
+  if (released) {
+    return ReleaseOutcome::k_released;
+  }
+  if (failures.size() > n - quorum()) {
+    throw_quorum_failure(failures, n, quorum());
+  }
+  return ReleaseOutcome::k_not_held;
+}
+
+RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const auto start = redis::Clock::now();
+  auto answers = round({{"1", keys.lock, token, std::to_string(ttl.count())}}, renew_script(), {});
+  const size_t n = m_conns.size();
+  std::vector<redis::Failure> failures;
+  size_t votes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto& a = answers[i];
+    if (a.failure) {
+      failures.push_back(*a.failure);
+    } else if (a.kind == "renewed" && !a.replicas_short) {
+      ++votes;
+    } else if (a.kind == "foreign" && n == 1) {
+      throw_foreign(keys.lock, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?",
+                    m_endpoints[i].display());
+    }
+  }
+  const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
+  Renewed r{ttl, ttl - elapsed - clock_drift(ttl)};
+  if (votes >= quorum() && r.validity > Millis(0)) {
+    return r;
+  }
+  if (failures.size() > n - quorum()) {
+    throw_quorum_failure(failures, n, quorum());
+  }
+  return NotHeld{};
+}
+
+std::vector<ServerView> Locker::inspect(const std::string& name) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  auto answers = round({{"2", keys.lock, keys.fence}}, inspect_script(), {});
+  std::vector<ServerView> views;
+  std::vector<redis::Failure> failures;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    ServerView v;
+    v.endpoint = m_endpoints[i].display();
+    auto& a = answers[i];
+    const auto& e = a.reply.elements;
+    if (a.failure || e.size() < 5) {
+      redis::Failure f = a.failure.value_or(redis::Failure{ExitStatus::k_protocol, "unexpected reply to inspect"});
+      v.error = f.message;
+      failures.push_back(f);
+    } else {
+      v.type = e[0].text();
+      v.now_ms = as_int(e[1]);
+      v.fence_counter = as_int(e[2]);
+      v.ttl_ms = as_int(e[3]);
+      for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
+        v.fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
+      }
+      v.foreign = v.type != "none" && (v.type != "hash" || v.field("token").empty() || v.field("count").empty());
+    }
+    views.push_back(std::move(v));
+  }
+  if (failures.size() > m_conns.size() - quorum()) {
+    throw_quorum_failure(failures, m_conns.size(), quorum());
+  }
+  return views;
+}
+
+namespace {
+
+std::string glob_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+      out.push_back('\\');
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Locker::list() {
+  const std::string& prefix = m_options.prefix;
+  const std::string pattern = glob_escape(prefix) + "{*}";
+  std::vector<std::string> names;
+  std::vector<redis::Failure> failures;
+  for (auto& conn : m_conns) {
+    std::string cursor = "0";
+    try {
+      do {
+        Reply r = redis::call(*conn, {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+        if (r.is_error()) {
+          throw Error(redis::classify_error(r.str),
+                      fmt::format("Redis at {} answered SCAN: {}", conn->endpoint().display(), r.str));
+        }
+        if (!r.is_array() || r.elements.size() != 2) {
+          throw Error(ExitStatus::k_protocol,
+                      fmt::format("Redis at {} sent an unexpected reply to SCAN", conn->endpoint().display()));
+        }
+        cursor = r.elements[0].text();
+        for (const auto& k : r.elements[1].elements) {
+          const std::string& key = k.str;
+          // Lock hashes end with '}'; the fence counters end with ":fence".
+          if (key.size() > prefix.size() + 2 && key.back() == '}') {
+            names.push_back(key.substr(prefix.size() + 1, key.size() - prefix.size() - 2));
+          }
+        }
+      } while (cursor != "0");
+    } catch (const Error& e) {
+      failures.push_back({e.status(), e.what()});
+    }
+  }
+  if (failures.size() > m_conns.size() - quorum()) {
+    throw_quorum_failure(failures, m_conns.size(), quorum());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+}  // namespace redlock::lock

@@ -1,0 +1,128 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "redis/connection.hpp"
+#include "lock/scripts.hpp"
+#include "redis/endpoint.hpp"
+#include "util/duration.hpp"
+
+namespace redlock::lock {
+
+struct Options {
+  std::string prefix = "redlock:";
+  redis::Timeouts timeouts;
+  int min_replicas = 0;  // WAIT for this many replicas after acquire/renew
+};
+
+// Who is asking: stored in the lock hash for `status`.
+struct Owner {
+  std::string host;
+  long long pid = 0;
+  std::string cmd;
+};
+
+// The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
+struct Keys {
+  std::string lock;     // <prefix>{NAME}       hash
+  std::string fence;    // <prefix>{NAME}:fence counter
+  std::string channel;  // <prefix>{NAME}:released
+};
+[[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
+
+struct Acquired {
+  std::string token;
+  long long fence = 0;
+  long long count = 1;  // re-entry depth after this acquire
+  Millis ttl{0};
+  Millis validity{0};   // time left that the lock is safely ours, from before the request
+  std::vector<bool> voted;  // per server: did it grant the lock
+};
+
+struct Busy {
+  Millis ttl_left{0};  // the holder's remaining PTTL (smallest seen), 0 if unknown
+  std::string host;    // holder's host and pid, if any server said
+  std::string pid;
+  bool lost_race = false;  // no single holder: a split vote among several contenders
+};
+
+using AcquireOutcome = std::variant<Acquired, Busy>;
+
+enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
+
+struct Renewed {
+  Millis ttl{0};
+  Millis validity{0};
+};
+struct NotHeld {};
+using RenewOutcome = std::variant<Renewed, NotHeld>;
+
+// One server's view of a lock, for `status`.
+struct ServerView {
+  std::string endpoint;           // display URL
+  std::optional<std::string> error;  // unreachable / error text
+  std::string type;               // "none", "hash", or a foreign type
+  bool foreign = false;
+  long long now_ms = 0;           // server TIME
+  long long ttl_ms = -2;          // PTTL
+  long long fence_counter = 0;
+  std::vector<std::pair<std::string, std::string>> fields;  // the hash
+  [[nodiscard]] std::string field(const std::string& name) const;
+  [[nodiscard]] bool held() const { return !error && !foreign && type == "hash"; }
+};
+
+// The lock core over N >= 1 independent Redis servers. N = 1 is a plain
+// Redis lock; N > 1 is the Redlock algorithm (quorum N/2+1, validity =
+// ttl - elapsed - drift). Each operation is one parallel round: every server
+// gets the same script at once, under the per-server timeout.
+//
+// Expected outcomes are return values; failures that stop the command
+// (unreachable quorum 69, error replies 76, refused 77) are thrown as Error.
+// Not thread-safe: one thread at a time may use a Locker.
+class Locker {
+ public:
+  Locker(std::vector<redis::Endpoint> endpoints, Options options);
+  ~Locker();
+
+  [[nodiscard]] size_t size() const { return m_conns.size(); }
+  [[nodiscard]] size_t quorum() const { return m_conns.size() / 2 + 1; }
+  [[nodiscard]] const Options& options() const { return m_options; }
+  [[nodiscard]] std::vector<std::string> endpoint_names() const;
+
+  // One try. `reenter` is a token that may already hold the lock (count+1);
+  // otherwise a fresh token is drawn. On failure with N > 1, every server is
+  // released before returning.
+  [[nodiscard]] AcquireOutcome try_acquire(const std::string& name, Millis ttl,
+                                           const std::string& reenter, const Owner& owner);
+  // Drops one level of the lock held by `token`.
+  [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
+  // Extends the lock held by `token` to `ttl` from now.
+  [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
+  // Every server's view of `name`.
+  [[nodiscard]] std::vector<ServerView> inspect(const std::string& name);
+  // Names of every lock under the prefix (SCAN, never KEYS), sorted.
+  [[nodiscard]] std::vector<std::string> list();
+
+  // The connections, for subscribers that share endpoints and timeouts.
+  [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_endpoints; }
+
+ private:
+  struct Answer;
+  std::vector<Answer> round(const std::vector<std::vector<std::string>>& calls, const Script& script,
+                            const std::vector<bool>& targets);
+  void release_everywhere(const std::string& name, const std::string& token);
+
+  std::vector<redis::Endpoint> m_endpoints;
+  Options m_options;
+  std::vector<std::unique_ptr<redis::Connection>> m_conns;
+};
+
+// drift = ttl * 1% + 2 ms, as in the Redlock description.
+[[nodiscard]] Millis clock_drift(Millis ttl);
+
+}  // namespace redlock::lock

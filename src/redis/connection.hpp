@@ -1,0 +1,95 @@
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redis/endpoint.hpp"
+#include "redis/reply.hpp"
+#include "util/duration.hpp"
+#include "util/exit_status.hpp"
+#include "util/fd.hpp"
+
+struct redisReader;
+
+namespace redlock::redis {
+
+using Clock = std::chrono::steady_clock;
+using TimePoint = Clock::time_point;
+
+struct Timeouts {
+  Millis connect{1000};  // to establish a connection (TCP/Unix handshake)
+  Millis command{1000};  // for each round trip once connected
+};
+
+// Why a connection stopped working: the exit status it maps to and a line
+// for people (never containing a password).
+struct Failure {
+  ExitStatus status = ExitStatus::k_unavailable;
+  std::string message;
+};
+
+// One non-blocking connection to one Redis server, driven by poll() from
+// outside (see fanout.hpp) so that many servers can be served in one loop
+// under one deadline. Commands are queued as argument vectors; replies come
+// back in order. AUTH and SELECT are sent first, pipelined, whenever the
+// connection is (re)established. A timeout or I/O error closes the socket:
+// the next queued command reconnects.
+class Connection {
+ public:
+  Connection(Endpoint endpoint, Timeouts timeouts);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Queues a command; connects first if needed. Never blocks.
+  void queue(const std::vector<std::string>& argv);
+
+  // I/O plumbing for the poll loop.
+  [[nodiscard]] int fd() const { return m_fd.get(); }
+  [[nodiscard]] short wanted_events() const;
+  void on_events(short revents);
+  // When the current phase (connecting, or waiting for replies) times out.
+  [[nodiscard]] std::optional<TimePoint> deadline() const;
+  // Gives up on the current phase: marks the connection failed and closes it.
+  void fail_timeout();
+
+  // True when every queued command has its reply (or the connection failed).
+  [[nodiscard]] bool settled() const { return m_failure.has_value() || m_awaiting == 0; }
+  [[nodiscard]] bool has_replies() const { return !m_replies.empty(); }
+  // Replies received so far (in order) — moved out.
+  [[nodiscard]] std::vector<Reply> take_replies();
+  // Set when the connection failed; cleared by the next queue() / reset().
+  [[nodiscard]] const std::optional<Failure>& failure() const { return m_failure; }
+  // Forgets the failure and any partial state; the next queue() reconnects.
+  void reset();
+
+  [[nodiscard]] const Endpoint& endpoint() const { return m_endpoint; }
+  [[nodiscard]] bool connected() const { return m_state == State::k_ready; }
+
+ private:
+  enum class State { k_closed, k_connecting, k_ready };
+
+  void start_connect();
+  void finish_connect();
+  void fail(ExitStatus status, std::string message);
+  void read_some();
+  void write_some();
+
+  Endpoint m_endpoint;
+  Timeouts m_timeouts;
+  State m_state = State::k_closed;
+  Fd m_fd;
+  std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
+  std::string m_out;          // formatted commands not yet written
+  size_t m_hidden = 0;        // replies to AUTH/SELECT still to be checked
+  size_t m_awaiting = 0;      // replies owed to queued commands (excluding hidden)
+  std::vector<Reply> m_replies;
+  std::optional<Failure> m_failure;
+  std::optional<TimePoint> m_deadline;
+};
+
+}  // namespace redlock::redis

@@ -1,0 +1,219 @@
+#include "redis/endpoint.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "util/exit_status.hpp"
+
+namespace redlock::redis {
+namespace {
+
+[[noreturn]] void bad(std::string_view why) {
+  throw UsageError(fmt::format("invalid Redis URL: {}", why));
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %-decodes `s`; `what` names the part for the message (never its value,
+// which may be a password).
+std::string percent_decode(std::string_view s, std::string_view what) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out.push_back(s[i]);
+      continue;
+    }
+    if (i + 2 >= s.size()) {
+      bad(fmt::format("truncated %-escape in the {}", what));
+    }
+    int hi = hex_value(s[i + 1]);
+    int lo = hex_value(s[i + 2]);
+    if (hi < 0 || lo < 0) {
+      bad(fmt::format("bad %-escape in the {}", what));
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+long long parse_number(std::string_view s, long long max, std::string_view what) {
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 0 || v > max) {
+    bad(fmt::format("{} '{}' is not a whole number from {} to {}", what, s,
+                    what == "port" ? 1 : 0, max));
+  }
+  return v;
+}
+
+void parse_db(Endpoint& ep, std::string_view s) {
+  ep.db = parse_number(s, 2147483647, "database");
+}
+
+void parse_userinfo(Endpoint& ep, std::string_view userinfo) {
+  size_t colon = userinfo.find(':');
+  if (colon == std::string_view::npos) {
+    // redis://secret@host is the old single-part form: a password.
+    ep.password = percent_decode(userinfo, "password");
+    return;
+  }
+  ep.user = percent_decode(userinfo.substr(0, colon), "user name");
+  ep.password = percent_decode(userinfo.substr(colon + 1), "password");
+  if (ep.password->empty()) {
+    ep.password.reset();
+  }
+}
+
+Endpoint parse_tcp(std::string_view rest, bool tls) {
+  Endpoint ep;
+  ep.tls = tls;
+  // userinfo ends at the last '@' so that passwords may contain an escaped one.
+  size_t at = rest.rfind('@');
+  size_t slash_before_at = rest.find('/');
+  if (at != std::string_view::npos && (slash_before_at == std::string_view::npos || at < slash_before_at)) {
+    parse_userinfo(ep, rest.substr(0, at));
+    rest = rest.substr(at + 1);
+  }
+  size_t slash = rest.find('/');
+  std::string_view hostport = rest.substr(0, slash);
+  std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+  if (hostport.find_first_of("?#") != std::string_view::npos ||
+      path.find_first_of("?#") != std::string_view::npos) {
+    bad("query strings and fragments are not supported for redis:// URLs");
+  }
+  std::string_view port;
+  if (!hostport.empty() && hostport.front() == '[') {
+    size_t close = hostport.find(']');
+    if (close == std::string_view::npos) {
+      bad("unclosed '[' in an IPv6 host");
+    }
+    ep.host = std::string(hostport.substr(1, close - 1));
+    std::string_view after = hostport.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') {
+        bad("unexpected text after the IPv6 host");
+      }
+      port = after.substr(1);
+      if (port.empty()) {
+        bad("empty port");
+      }
+    }
+    if (ep.host.empty() || ep.host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string::npos) {
+      bad("malformed IPv6 address");
+    }
+  } else {
+    size_t colon = hostport.find(':');
+    if (colon != std::string_view::npos) {
+      port = hostport.substr(colon + 1);
+      if (port.empty()) {
+        bad("empty port");
+      }
+      hostport = hostport.substr(0, colon);
+    }
+    ep.host = percent_decode(hostport, "host");
+    if (ep.host.find_first_of(" \t\r\n[]@/:,") != std::string::npos) {
+      bad("malformed host name");
+    }
+  }
+  if (ep.host.empty()) {
+    bad("the host is empty");
+  }
+  if (!port.empty()) {
+    ep.port = static_cast<int>(parse_number(port, 65535, "port"));
+    if (ep.port == 0) {
+      bad("port 0 is not a port to connect to (use 1 to 65535)");
+    }
+  }
+  if (!path.empty()) {
+    parse_db(ep, path);
+  }
+  return ep;
+}
+
+Endpoint parse_unix(std::string_view rest) {
+  Endpoint ep;
+  ep.kind = Endpoint::Kind::k_unix;
+  size_t q = rest.find('?');
+  std::string_view path = rest.substr(0, q);
+  if (path.empty() || path.front() != '/') {
+    bad("a unix URL needs an absolute socket path: unix:///path/to/redis.sock");
+  }
+  ep.path = percent_decode(path, "socket path");
+  if (ep.path.size() >= 108) {
+    bad("the socket path is longer than 107 bytes");
+  }
+  if (q != std::string_view::npos) {
+    std::string_view query = rest.substr(q + 1);
+    if (query.substr(0, 3) != "db=") {
+      bad("the only query parameter a unix URL takes is db=N");
+    }
+    parse_db(ep, query.substr(3));
+  }
+  return ep;
+}
+
+}  // namespace
+
+Endpoint parse_endpoint(std::string_view url) {
+  if (url.empty()) {
+    bad("it is empty");
+  }
+  for (unsigned char c : url) {
+    if (c < 0x20 || c == 0x7f || c == ' ') {
+      bad("it contains spaces or control characters");
+    }
+  }
+  size_t sep = url.find("://");
+  if (sep == std::string_view::npos) {
+    bad("expected redis://host[:port][/db], rediss://… or unix:///path");
+  }
+  std::string_view scheme = url.substr(0, sep);
+  std::string_view rest = url.substr(sep + 3);
+  if (scheme == "redis") {
+    return parse_tcp(rest, false);
+  }
+  if (scheme == "rediss") {
+    return parse_tcp(rest, true);
+  }
+  if (scheme == "unix") {
+    return parse_unix(rest);
+  }
+  bad(fmt::format("unknown scheme '{}' (use redis://, rediss:// or unix://)", scheme));
+}
+
+std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
+  std::vector<Endpoint> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = urls.find(',', start);
+    std::string_view one = urls.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    out.push_back(parse_endpoint(one));
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string Endpoint::display() const {
+  std::string user_part = user.empty() ? "" : user + "@";
+  if (kind == Kind::k_unix) {
+    return db ? fmt::format("unix://{}?db={}", path, db) : fmt::format("unix://{}", path);
+  }
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::string out = fmt::format("{}://{}{}:{}", tls ? "rediss" : "redis", user_part, h, port);
+  if (db) {
+    out += fmt::format("/{}", db);
+  }
+  return out;
+}
+
+}  // namespace redlock::redis

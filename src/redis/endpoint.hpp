@@ -1,0 +1,34 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace redlock::redis {
+
+// One Redis server as named by a URL. Parsing is strict: anything malformed
+// is a UsageError before any connection is tried.
+struct Endpoint {
+  enum class Kind { k_tcp, k_unix };
+  Kind kind = Kind::k_tcp;
+  bool tls = false;           // rediss://
+  std::string host;           // without brackets for IPv6
+  int port = 6379;
+  std::string path;           // unix socket path
+  long long db = 0;
+  std::string user;           // empty: the default user
+  std::optional<std::string> password;
+
+  // The URL without credentials: safe for any output.
+  [[nodiscard]] std::string display() const;
+};
+
+// Parses redis://[[user]:password@]host[:port][/db], rediss://… and
+// unix:///path[?db=N]. Throws UsageError.
+[[nodiscard]] Endpoint parse_endpoint(std::string_view url);
+
+// Parses a comma-separated list of URLs (as in $REDLOCK_URL).
+[[nodiscard]] std::vector<Endpoint> parse_endpoint_list(std::string_view urls);
+
+}  // namespace redlock::redis

@@ -1,0 +1,57 @@
+#include "redis/reply.hpp"
+
+#include <hiredis/hiredis.h>
+
+namespace redlock::redis {
+
+std::string Reply::text() const {
+  if (type == Type::k_integer) {
+    return std::to_string(integer);
+  }
+  return str;
+}
+
+Reply copy_reply(const redisReply* r) {
+  Reply out;
+  switch (r->type) {
+    case REDIS_REPLY_STRING:
+      out.type = Reply::Type::k_string;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = Reply::Type::k_status;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ERROR:
+      out.type = Reply::Type::k_error;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_INTEGER:
+      out.type = Reply::Type::k_integer;
+      out.integer = r->integer;
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = Reply::Type::k_array;
+      out.elements.reserve(r->elements);
+      for (size_t i = 0; i < r->elements; ++i) {
+        out.elements.push_back(copy_reply(r->element[i]));
+      }
+      break;
+    default:
+      out.type = Reply::Type::k_nil;
+      break;
+  }
+  return out;
+}
+
+ExitStatus classify_error(const std::string& e) {
+  auto starts = [&](const char* p) { return e.rfind(p, 0) == 0; };
+  if (starts("NOAUTH") || starts("WRONGPASS") || starts("NOPERM") ||
+      e.find("unauthenticated") != std::string::npos || starts("ERR AUTH") ||
+      starts("ERR invalid password") || starts("ERR Client sent AUTH")) {
+    return ExitStatus::k_refused;
+  }
+  return ExitStatus::k_protocol;
+}
+
+}  // namespace redlock::redis
