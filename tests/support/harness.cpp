@@ -1,0 +1,323 @@
+#include "harness.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "redis/connection.hpp"
+#include "redis/endpoint.hpp"
+#include "redis/fanout.hpp"
+
+extern char** environ;
+
+namespace redlock::test {
+namespace fs = std::filesystem;
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool process_alive(pid_t pid) {
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) {
+    return false;
+  }
+  auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z';
+}
+
+TempDir::TempDir() {
+  std::string tmpl = (fs::temp_directory_path() / "redlock-test-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) {
+    throw std::runtime_error("mkdtemp failed");
+  }
+  m_path = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(m_path, ec);
+}
+
+namespace {
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+// The environment for a child: ours minus REDLOCK_*, plus `env`.
+std::vector<std::string> child_env(const Env& env) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    std::string key = kv.substr(0, kv.find('='));
+    if (key.rfind("REDLOCK_", 0) == 0 || env.count(key)) {
+      continue;
+    }
+    out.push_back(kv);
+  }
+  for (const auto& [k, v] : env) {
+    if (!v.empty()) {
+      out.push_back(k + "=" + v);
+    }
+  }
+  return out;
+}
+
+[[noreturn]] void exec_child(const std::string& program, const std::vector<std::string>& args,
+                             const std::vector<std::string>& env) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const auto& a : args) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : env) {
+    envp.push_back(const_cast<char*>(e.c_str()));
+  }
+  envp.push_back(nullptr);
+  // Tests may have blocked signals; the child starts clean.
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGQUIT, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  execvpe(program.c_str(), argv.data(), envp.data());
+  _exit(127);
+}
+
+int decode(int wstatus) {
+  if (WIFEXITED(wstatus)) {
+    return WEXITSTATUS(wstatus);
+  }
+  if (WIFSIGNALED(wstatus)) {
+    return 128 + WTERMSIG(wstatus);
+  }
+  return -1;
+}
+
+// waitpid with a limit; kills with SIGKILL when the limit passes.
+int wait_with_limit(pid_t pid, Seconds limit) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  int wstatus = 0;
+  while (true) {
+    pid_t r = waitpid(pid, &wstatus, WNOHANG);
+    if (r == pid) {
+      return decode(wstatus);
+    }
+    if (r < 0 && errno != EINTR) {
+      return -1;
+    }
+    if (std::chrono::steady_clock::now() >= end) {
+      ::kill(pid, SIGKILL);
+      waitpid(pid, &wstatus, 0);
+      return decode(wstatus);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+}  // namespace
+
+std::string redlock_binary() {
+  if (const char* b = std::getenv("REDLOCK_TEST_BINARY")) {
+    return b;
+  }
+  return REDLOCK_BINARY;
+}
+
+RedisServer::RedisServer(Options options) : m_options(std::move(options)) { start(); }
+
+RedisServer::~RedisServer() {
+  if (m_pid > 0) {
+    kill();
+  }
+}
+
+std::string RedisServer::url() const {
+  if (m_options.unix_socket) {
+    return "unix://" + m_dir.path() + "/redis.sock";
+  }
+  return "redis://127.0.0.1:" + std::to_string(m_port);
+}
+
+void RedisServer::start() {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (m_port == 0 || attempt > 0) {
+      m_port = m_options.unix_socket ? 0 : free_port();
+    }
+    std::vector<std::string> args = {"--port", std::to_string(m_port), "--bind", "127.0.0.1",
+                                     "--save", "", "--appendonly", "no", "--dir", m_dir.path(),
+                                     "--logfile", m_dir.path() + "/redis.log", "--daemonize", "no"};
+    if (m_options.unix_socket) {
+      args.insert(args.end(), {"--unixsocket", m_dir.path() + "/redis.sock", "--unixsocketperm", "700"});
+    }
+    if (!m_options.requirepass.empty()) {
+      args.insert(args.end(), {"--requirepass", m_options.requirepass});
+    }
+    args.insert(args.end(), m_options.extra.begin(), m_options.extra.end());
+    pid_t pid = fork();
+    if (pid == 0) {
+      int devnull = open("/dev/null", O_RDWR);
+      dup2(devnull, 0);
+      dup2(devnull, 1);
+      exec_child("redis-server", args, child_env({}));
+    }
+    m_pid = pid;
+    bool up = eventually(
+        [&] {
+          if (!process_alive(m_pid)) {
+            return true;
+          }
+          try {
+            return cmd({"PING"}).text() == "PONG" || !m_options.requirepass.empty();
+          } catch (...) {
+            return false;
+          }
+        },
+        Seconds(10));
+    if (up && process_alive(m_pid)) {
+      return;
+    }
+    kill();
+  }
+  throw std::runtime_error("could not start redis-server");
+}
+
+void RedisServer::kill() {
+  if (m_pid <= 0) {
+    return;
+  }
+  ::kill(m_pid, SIGKILL);
+  ::kill(m_pid, SIGCONT);
+  int ws;
+  waitpid(m_pid, &ws, 0);
+  m_pid = -1;
+}
+
+void RedisServer::stop() {
+  if (m_pid <= 0) {
+    return;
+  }
+  ::kill(m_pid, SIGCONT);
+  ::kill(m_pid, SIGTERM);
+  wait_with_limit(m_pid, Seconds(3));
+  m_pid = -1;
+}
+
+void RedisServer::pause() { ::kill(m_pid, SIGSTOP); }
+void RedisServer::resume() { ::kill(m_pid, SIGCONT); }
+
+redis::Reply RedisServer::cmd(const std::vector<std::string>& argv) const {
+  redis::Endpoint ep = redis::parse_endpoint(url());
+  if (!m_options.requirepass.empty()) {
+    ep.password = m_options.requirepass;
+  }
+  redis::Connection conn(ep, redis::Timeouts{Millis(2000), Millis(5000)});
+  return redis::call(conn, argv);
+}
+
+long long RedisServer::calls(const std::string& command) const {
+  std::string info = cmd({"INFO", "commandstats"}).str;
+  std::string needle = "cmdstat_" + command + ":calls=";
+  auto at = info.find(needle);
+  if (at == std::string::npos) {
+    return 0;
+  }
+  return std::stoll(info.substr(at + needle.size()));
+}
+
+Result run(const std::vector<std::string>& args, const Env& env, Seconds limit) {
+  Child child(args, env);
+  return child.wait(limit);
+}
+
+Child::Child(const std::vector<std::string>& args, const Env& env, std::optional<std::string> program) {
+  std::string out = m_dir.path() + "/out";
+  std::string err = m_dir.path() + "/err";
+  m_start = std::chrono::steady_clock::now();
+  auto e = child_env(env);
+  m_pid = fork();
+  if (m_pid == 0) {
+    int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int r = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(o, 1);
+    dup2(r, 2);
+    // Only 0, 1 and 2 reach the program.
+    for (int fd = 3; fd < 1024; ++fd) {
+      close(fd);
+    }
+    exec_child(program.value_or(redlock_binary()), args, e);
+  }
+}
+
+Child::~Child() {
+  if (!m_result && m_pid > 0) {
+    ::kill(m_pid, SIGKILL);
+    int ws;
+    waitpid(m_pid, &ws, 0);
+  }
+}
+
+void Child::signal(int sig) const { ::kill(m_pid, sig); }
+
+bool Child::alive() {
+  if (m_result) {
+    return false;
+  }
+  int ws;
+  pid_t r = waitpid(m_pid, &ws, WNOHANG);
+  if (r == m_pid) {
+    m_result = Result{decode(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count()};
+    return false;
+  }
+  return true;
+}
+
+Result Child::wait(Seconds limit) {
+  if (!m_result) {
+    int status = wait_with_limit(m_pid, limit);
+    m_result = Result{status, read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count()};
+  }
+  return *m_result;
+}
+
+std::string Child::err_so_far() const { return read_file(m_dir.path() + "/err"); }
+std::string Child::out_so_far() const { return read_file(m_dir.path() + "/out"); }
+
+}  // namespace redlock::test

@@ -1,0 +1,140 @@
+#pragma once
+
+// Test support: our own redis-servers and the built redlock binary, driven
+// as real processes. Servers bind 127.0.0.1 (or a Unix socket in a temp dir)
+// and are stopped by the PID we started; nothing here touches port 6379.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "redis/reply.hpp"
+
+namespace redlock::test {
+
+using Seconds = std::chrono::duration<double>;
+
+// A private temporary directory, removed with its contents at destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+class RedisServer {
+ public:
+  struct Options {
+    std::string requirepass;             // --requirepass
+    bool unix_socket = false;            // listen on a socket in a temp dir instead of TCP
+    std::vector<std::string> extra;      // more redis-server arguments
+  };
+  RedisServer() : RedisServer(Options{}) {}
+  explicit RedisServer(Options options);
+  ~RedisServer();
+  RedisServer(const RedisServer&) = delete;
+  RedisServer& operator=(const RedisServer&) = delete;
+
+  [[nodiscard]] int port() const { return m_port; }
+  [[nodiscard]] pid_t pid() const { return m_pid; }
+  // redis://127.0.0.1:PORT or unix:///…/redis.sock (never with the password)
+  [[nodiscard]] std::string url() const;
+
+  void stop();                 // SIGTERM (SIGKILL after 3 s), wait for it
+  void kill();                 // SIGKILL at once, wait for it
+  void start();                // (re)start on the same port, empty
+  void pause();                // SIGSTOP
+  void resume();               // SIGCONT
+  [[nodiscard]] bool running() const { return m_pid > 0; }
+
+  // One command over a fresh connection (with the password), for
+  // assertions. Throws on connection failure.
+  redis::Reply cmd(const std::vector<std::string>& argv) const;
+  // INFO commandstats calls for one command (e.g. "evalsha"), 0 if never.
+  [[nodiscard]] long long calls(const std::string& command) const;
+
+ private:
+  Options m_options;
+  TempDir m_dir;
+  int m_port = 0;
+  pid_t m_pid = -1;
+};
+
+struct Result {
+  int status = -1;  // exit status, or 128+N when killed by signal N
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+using Env = std::map<std::string, std::string>;
+
+// The redlock binary under test.
+[[nodiscard]] std::string redlock_binary();
+
+// Runs redlock with `args` (the binary is prepended) and `env` added to
+// (an empty value removes a variable from) the environment; REDLOCK_*
+// variables of the test's own environment are never passed on. Kills it
+// after `limit`.
+Result run(const std::vector<std::string>& args, const Env& env = {}, Seconds limit = Seconds(60));
+
+// A redlock (or any program, if `program` is set) running in the
+// background, with stdout/stderr captured to files.
+class Child {
+ public:
+  Child(const std::vector<std::string>& args, const Env& env = {}, std::optional<std::string> program = {});
+  ~Child();
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  [[nodiscard]] pid_t pid() const { return m_pid; }
+  void signal(int sig) const;
+  // Waits for exit (killing after `limit`): status, output, and seconds since start.
+  Result wait(Seconds limit = Seconds(60));
+  // True while the process has not exited (not waited for).
+  [[nodiscard]] bool alive();
+  // Current stderr contents so far.
+  [[nodiscard]] std::string err_so_far() const;
+  [[nodiscard]] std::string out_so_far() const;
+
+ private:
+  TempDir m_dir;
+  pid_t m_pid = -1;
+  std::optional<Result> m_result;
+  std::chrono::steady_clock::time_point m_start;
+};
+
+// Polls `pred` every 10 ms until it is true or `limit` passes; returns its last value.
+template <typename Pred>
+bool eventually(Pred pred, Seconds limit = Seconds(5)) {
+  auto end = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    if (pred()) {
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= end) {
+      return false;
+    }
+    struct timespec ts {0, 10'000'000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+// Seconds since an arbitrary origin, on the monotonic clock.
+[[nodiscard]] double now_seconds();
+
+// True if process `pid` exists and is not a zombie.
+[[nodiscard]] bool process_alive(pid_t pid);
+
+// Reads a whole file ("" if missing).
+[[nodiscard]] std::string read_file(const std::string& path);
+
+}  // namespace redlock::test
