@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -158,22 +157,6 @@ std::string process_command(long long pid) {
     }
   }
   return raw.substr(0, 1024);
-}
-
-SignalFd::SignalFd(std::initializer_list<int> signals) {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int s : signals) {
-    sigaddset(&set, s);
-  }
-  sigprocmask(SIG_BLOCK, &set, nullptr);
-  m_fd.reset(signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
-}
-
-int SignalFd::take() {
-  signalfd_siginfo info{};
-  ssize_t n = read(m_fd.get(), &info, sizeof(info));
-  return n == static_cast<ssize_t>(sizeof(info)) ? static_cast<int>(info.ssi_signo) : 0;
 }
 
 int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,

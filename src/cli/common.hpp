@@ -8,6 +8,7 @@
 #include "lock/locker.hpp"
 #include "util/duration.hpp"
 #include "util/fd.hpp"
+#include "util/signals.hpp"
 
 namespace CLI {
 class App;
@@ -57,24 +58,6 @@ void validate_exit_code(int code, const char* option);
 
 // The command line of process `pid` from /proc, joined by spaces (empty if unreadable).
 [[nodiscard]] std::string process_command(long long pid);
-
-// Blocks the given signals and delivers them through a signalfd instead,
-// so that a poll loop can wait on them alongside sockets. The signals stay
-// blocked for the life of the process (a pending one never kills it
-// half-way through releasing a lock).
-class SignalFd {
- public:
-  explicit SignalFd(std::initializer_list<int> signals);
-  [[nodiscard]] int fd() const { return m_fd.get(); }
-  // The next pending signal number, or 0 if none is pending (never blocks).
-  [[nodiscard]] int take();
-
- private:
-  Fd m_fd;
-};
-
-// The signals that end a wait or are forwarded to CMD.
-inline constexpr std::initializer_list<int> k_stop_signals = {2 /*INT*/, 15 /*TERM*/, 1 /*HUP*/, 3 /*QUIT*/};
 
 // The message and status for a busy lock (75, or --conflict-exit-code).
 [[nodiscard]] int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,

@@ -1,7 +1,18 @@
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "cli/commands.hpp"
+#include "exec/supervisor.hpp"
+#include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+extern char** environ;
 
 namespace redlock::cli {
 
@@ -25,6 +36,132 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   return sub;
 }
 
-int run_exec(const ExecOptions&, const GlobalOptions&) { throw UsageError("exec: not built yet"); }
+namespace {
+
+exec::OnLost parse_on_lost(const std::string& s) {
+  if (s == "term") {
+    return exec::OnLost::k_term;
+  }
+  if (s == "kill") {
+    return exec::OnLost::k_kill;
+  }
+  if (s == "ignore") {
+    return exec::OnLost::k_ignore;
+  }
+  throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
+}
+
+// What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
+std::vector<std::string> command_argv(const ExecOptions& o) {
+  if (!o.command.empty() && !o.saw_double_dash) {
+    throw UsageError(fmt::format("put -- before the command: redlock exec {} -- {}", escape_for_terminal(o.name),
+                                 escape_for_terminal(o.command.front())));
+  }
+  if (!o.shell_command.empty() && !o.command.empty()) {
+    throw UsageError("exec takes either -- CMD [ARG...] or -c STRING, not both");
+  }
+  if (!o.shell_command.empty()) {
+    const char* shell = std::getenv("SHELL");
+    return {shell && *shell ? shell : "/bin/sh", "-c", o.shell_command};
+  }
+  if (o.command.empty()) {
+    throw UsageError("exec needs a command: redlock exec NAME -- CMD [ARG...] (or -c STRING)");
+  }
+  return o.command;
+}
+
+// CMD's environment: ours, minus the password, plus what a nested redlock
+// (or the command itself) needs to know about the lock it runs under.
+std::vector<std::string> command_env(const std::vector<std::pair<std::string, std::string>>& add) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    std::string key = kv.substr(0, kv.find('='));
+    bool replaced = key == "REDLOCK_PASSWORD";
+    for (const auto& [k, v] : add) {
+      replaced = replaced || key == k;
+    }
+    if (!replaced) {
+      env.push_back(std::move(kv));
+    }
+  }
+  for (const auto& [k, v] : add) {
+    env.push_back(k + "=" + v);
+  }
+  return env;
+}
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    out += (out.empty() ? "" : " ") + a;
+  }
+  return out.substr(0, 1024);
+}
+
+}  // namespace
+
+int run_exec(const ExecOptions& o, const GlobalOptions& g) {
+  validate_name(o.name);
+  const Millis ttl = parse_ttl(o.ttl);
+  const auto wait = parse_wait(o.wait, "--wait");
+  validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
+  exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
+  // The grace period must end while the lock is still ours.
+  policy.kill_after = std::min(policy.kill_after, ttl / 3);
+  std::vector<std::string> argv = command_argv(o);
+  const std::string reenter = token_from(o.token);
+  Resolved r = resolve(g);
+
+  // Blocked before any thread or child exists; read through one descriptor.
+  SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
+  lock::Locker locker(r.endpoints, r.options);
+  lock::Owner owner{host_name(), getpid(), join(argv)};
+  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd());
+  if (std::holds_alternative<lock::Interrupted>(outcome)) {
+    int sig = signals.take();
+    log_warning("interrupted by SIG{} while waiting for {}; the command was not started", sigabbrev_np(sig),
+                escape_for_terminal(o.name));
+    return 128 + sig;
+  }
+  if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
+    return report_busy(o.name, *busy, wait, o.conflict_exit_code);
+  }
+  const auto got = std::get<lock::Acquired>(outcome);
+  // A stop asked for while the lock was being taken: CMD never starts.
+  for (int sig; (sig = signals.take()) != 0;) {
+    if (sig != SIGCHLD) {
+      (void)locker.release(o.name, got.token);
+      log_warning("interrupted by SIG{}; the command was not started", sigabbrev_np(sig));
+      return 128 + sig;
+    }
+  }
+
+  exec::Command cmd{argv, command_env({{"REDLOCK_NAME", o.name},
+                                        {"REDLOCK_TOKEN", got.token},
+                                        {"REDLOCK_FENCE", std::to_string(got.fence)},
+                                        {"REDLOCK_URL", display_endpoints(r.endpoints)},
+                                        {"REDLOCK_PREFIX", r.options.prefix}})};
+  exec::Renewer renewer(locker, o.name, got.token, ttl, got.sent, got.validity);
+  exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
+
+  // Release on every path; if Redis cannot be reached, the TTL frees it.
+  try {
+    auto released = locker.release(o.name, got.token);
+    if (released == lock::ReleaseOutcome::k_not_held && !done.lost) {
+      log_warning("{} was no longer held when the command ended", escape_for_terminal(o.name));
+      done.lost = true;
+    }
+  } catch (const Error& e) {
+    log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(o.name), e.what(),
+                format_duration(ttl));
+  }
+  if (done.lost) {
+    log_warning("the lock on {} was lost while the command ran (it exited with {})", escape_for_terminal(o.name),
+                done.status);
+    return to_int(ExitStatus::k_lost);
+  }
+  return done.status;
+}
 
 }  // namespace redlock::cli

@@ -37,6 +37,13 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
     }
     return 0;
   }
+  const auto& not_held = std::get<lock::NotHeld>(outcome);
+  if (not_held.foreign && locker.size() == 1) {
+    throw Error(ExitStatus::k_protocol,
+                fmt::format("the key for '{}' is not a redlock lock (it holds a {}); redlock leaves it alone: "
+                            "remove it or use another --prefix",
+                            escape_for_terminal(o.name), not_held.what));
+  }
   log_warning("{} is not held by this token (it expired or was released); acquire it again",
               escape_for_terminal(o.name));
   return to_int(ExitStatus::k_no);

@@ -1,1 +1,39 @@
 #pragma once
+
+#include <string>
+#include <vector>
+
+#include "exec/renewer.hpp"
+#include "util/signals.hpp"
+
+namespace redlock::exec {
+
+enum class OnLost { k_term, k_kill, k_ignore };
+
+struct Command {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::vector<std::string> env;   // the complete environment, KEY=VALUE
+};
+
+struct Policy {
+  OnLost on_lost = OnLost::k_term;
+  Millis kill_after{5000};  // SIGTERM → SIGKILL grace
+};
+
+struct Finished {
+  int status = 0;     // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
+  bool lost = false;  // the lock was lost while CMD ran
+  std::string lost_reason;
+};
+
+// Runs CMD in its own process group while `renewer` keeps the lock alive,
+// and supervises it from one poll loop that Redis can never stall (the
+// renewals run on the renewer's thread):
+// - stop signals received through `signals` go to CMD's process group;
+// - when the renewer reports the lock lost, or no renewal has been confirmed
+//   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
+// - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG).
+// `signals` must already block SIGCHLD and the forwarded signals.
+[[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals);
+
+}  // namespace redlock::exec

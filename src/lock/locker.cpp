@@ -84,7 +84,7 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::str
       active.push_back(m_conns[i].get());
     }
   }
-  redis::run_all(active);
+  redis::run_all(active, m_cancel_fd);
 
   // Servers that do not know the script yet get it by body, in a second round.
   std::vector<redis::Connection*> retry;
@@ -111,7 +111,7 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::str
     }
   }
   if (!retry.empty()) {
-    redis::run_all(retry);
+    redis::run_all(retry, m_cancel_fd);
     for (size_t i = 0; i < n; ++i) {
       auto& conn = *m_conns[i];
       if (std::find(retry.begin(), retry.end(), &conn) == retry.end()) {
@@ -224,6 +224,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   size_t foreign = 0;
   Acquired got;
   got.ttl = ttl;
+  got.sent = start;
   Busy busy;
   bool any_busy = false;
   for (size_t i = 0; i < n; ++i) {
@@ -364,15 +365,16 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   size_t votes = 0;
+  NotHeld not_held;
   for (size_t i = 0; i < n; ++i) {
     auto& a = answers[i];
     if (a.failure) {
       failures.push_back(*a.failure);
     } else if (a.kind == "renewed" && !a.replicas_short) {
       ++votes;
-    } else if (a.kind == "foreign" && n == 1) {
-      throw_foreign(keys.lock, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?",
-                    m_endpoints[i].display());
+    } else if (a.kind == "foreign") {
+      not_held.foreign = true;
+      not_held.what = a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?";
     }
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
@@ -383,7 +385,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   if (failures.size() > n - quorum()) {
     throw_quorum_failure(failures, n, quorum());
   }
-  return NotHeld{};
+  return not_held;
 }
 
 std::vector<ServerView> Locker::inspect(const std::string& name) {

@@ -40,7 +40,8 @@ struct Acquired {
   long long fence = 0;
   long long count = 1;  // re-entry depth after this acquire
   Millis ttl{0};
-  Millis validity{0};   // time left that the lock is safely ours, from before the request
+  Millis validity{0};   // time left that the lock is safely ours, counted from `sent`
+  redis::TimePoint sent;  // when the acquire request went out (monotonic)
   std::vector<bool> voted;  // per server: did it grant the lock
 };
 
@@ -59,7 +60,12 @@ struct Renewed {
   Millis ttl{0};
   Millis validity{0};
 };
-struct NotHeld {};
+// The token does not hold the lock. `foreign` is set when the key now holds
+// something redlock did not write (it is left alone).
+struct NotHeld {
+  bool foreign = false;
+  std::string what;  // the foreign key's type
+};
 using RenewOutcome = std::variant<Renewed, NotHeld>;
 
 // One server's view of a lock, for `status`.
@@ -108,6 +114,10 @@ class Locker {
   // Names of every lock under the prefix (SCAN, never KEYS), sorted.
   [[nodiscard]] std::vector<std::string> list();
 
+  // While set (>= 0), a readable `fd` abandons any round in flight: the
+  // servers still owed an answer count as unavailable. For prompt shutdown.
+  void set_cancel_fd(int fd) { m_cancel_fd = fd; }
+
   // The connections, for subscribers that share endpoints and timeouts.
   [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_endpoints; }
 
@@ -120,6 +130,7 @@ class Locker {
   std::vector<redis::Endpoint> m_endpoints;
   Options m_options;
   std::vector<std::unique_ptr<redis::Connection>> m_conns;
+  int m_cancel_fd = -1;
 };
 
 // drift = ttl * 1% + 2 ms, as in the Redlock description.

@@ -75,6 +75,10 @@ void Connection::fail_timeout() {
   }
 }
 
+void Connection::fail_cancelled() {
+  fail(ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", m_endpoint.display()));
+}
+
 void Connection::queue(const std::vector<std::string>& argv) {
   if (m_failure) {
     reset();

@@ -56,6 +56,8 @@ class Connection {
   [[nodiscard]] std::optional<TimePoint> deadline() const;
   // Gives up on the current phase: marks the connection failed and closes it.
   void fail_timeout();
+  // Abandons the current phase (the caller was cancelled): failed and closed.
+  void fail_cancelled();
 
   // True when every queued command has its reply (or the connection failed).
   [[nodiscard]] bool settled() const { return m_failure.has_value() || m_awaiting == 0; }

@@ -63,7 +63,7 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
     if (cancel_fd >= 0 && (fds.back().revents & POLLIN)) {
       for (Connection* c : conns) {
         if (!c->settled()) {
-          c->reset();
+          c->fail_cancelled();
         }
       }
       return RunResult::k_cancelled;

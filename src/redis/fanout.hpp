@@ -14,7 +14,7 @@ enum class RunResult { k_settled, k_woken, k_deadline, k_cancelled };
 // Drives every connection in one poll() loop until each one has all its
 // replies or has failed (each bounded by its own timeouts), so N servers cost
 // one round trip, not N. If `cancel_fd` (>= 0) becomes readable first, stops
-// and returns k_cancelled, leaving unsettled connections reset.
+// and returns k_cancelled, failing (and closing) unsettled connections.
 RunResult run_all(std::span<Connection* const> conns, int cancel_fd = -1);
 
 // Waits until any connection has a reply or fails (k_woken), `until` passes

@@ -1,0 +1,114 @@
+#include "exec/renewer.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::exec {
+namespace {
+
+long long to_ns(TimePoint t) { return t.time_since_epoch().count(); }
+
+}  // namespace
+
+Renewer::Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
+                 Millis validity)
+    : m_locker(locker),
+      m_name(std::move(name)),
+      m_token(std::move(token)),
+      m_ttl(ttl),
+      m_acquired_at(acquired_at),
+      m_validity_end_ns(to_ns(acquired_at + validity)),
+      m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      m_lost(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+Renewer::~Renewer() { stop(); }
+
+void Renewer::start() {
+  m_locker.set_cancel_fd(m_stop.get());
+  m_thread = std::thread([this] { loop(); });
+}
+
+void Renewer::stop() {
+  if (m_thread.joinable()) {
+    uint64_t one = 1;
+    (void)!write(m_stop.get(), &one, sizeof(one));
+    m_thread.join();
+    m_locker.set_cancel_fd(-1);
+  }
+}
+
+TimePoint Renewer::validity_end() const {
+  return TimePoint(TimePoint::duration(m_validity_end_ns.load()));
+}
+
+std::string Renewer::lost_reason() const {
+  std::lock_guard<std::mutex> guard(m_mutex);
+  return m_reason;
+}
+
+void Renewer::declare_lost(std::string reason) {
+  {
+    std::lock_guard<std::mutex> guard(m_mutex);
+    m_reason = std::move(reason);
+  }
+  uint64_t one = 1;
+  (void)!write(m_lost.get(), &one, sizeof(one));
+}
+
+void Renewer::loop() {
+  const Millis interval = std::max(Millis(1), m_ttl / 3);
+  const Millis retry = std::clamp(interval / 10, Millis(10), Millis(250));
+  TimePoint next = m_acquired_at + interval;
+  bool failing = false;
+  while (true) {
+    auto wait = std::chrono::ceil<Millis>(next - Clock::now()).count();
+    pollfd p{m_stop.get(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::clamp<long long>(wait, 0, 24LL * 3600 * 1000))) > 0) {
+      return;
+    }
+    const TimePoint sent = Clock::now();
+    try {
+      auto outcome = m_locker.renew(m_name, m_token, m_ttl);
+      if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
+        m_validity_end_ns = to_ns(sent + renewed->validity);
+        if (failing) {
+          log_warning("renewing {} works again", escape_for_terminal(m_name));
+          failing = false;
+        }
+        next += interval;
+        if (next < Clock::now()) {
+          next = Clock::now() + interval;
+        }
+        continue;
+      }
+      const auto& not_held = std::get<lock::NotHeld>(outcome);
+      declare_lost(not_held.foreign
+                       ? fmt::format("the key of {} was replaced by a {} that redlock did not write",
+                                     escape_for_terminal(m_name), not_held.what)
+                       : fmt::format("{} is no longer held by this token (it expired or was deleted)",
+                                     escape_for_terminal(m_name)));
+      return;
+    } catch (const Error& e) {
+      pollfd q{m_stop.get(), POLLIN, 0};
+      if (::poll(&q, 1, 0) > 0) {
+        return;
+      }
+      if (!failing) {
+        log_warning("renewing {} failed: {}; retrying", escape_for_terminal(m_name), e.what());
+        failing = true;
+      } else {
+        log_debug("renewing {} failed again: {}", escape_for_terminal(m_name), e.what());
+      }
+      next = Clock::now() + retry;
+    }
+  }
+}
+
+}  // namespace redlock::exec

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "lock/locker.hpp"
+#include "redis/connection.hpp"
+#include "util/fd.hpp"
+
+namespace redlock::exec {
+
+using redis::Clock;
+using redis::TimePoint;
+
+// Keeps a held lock alive from a background thread: renews every ttl/3 on
+// the monotonic clock (next += interval, so the schedule does not drift),
+// retries a failed renewal quickly, and tracks the lock's validity locally
+// from the last confirmed renewal. It never signals anyone itself: the
+// supervisor reads validity_end() and waits on lost_fd().
+class Renewer {
+ public:
+  // `acquired_at` is when the acquire request was sent; `validity` what it left.
+  Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
+          Millis validity);
+  ~Renewer();
+  Renewer(const Renewer&) = delete;
+  Renewer& operator=(const Renewer&) = delete;
+
+  void start();
+  // Stops at once (an in-flight renewal is abandoned) and joins. After
+  // stop(), the Locker may be used again by the caller.
+  void stop();
+
+  // Readable once a renewal found that the token no longer holds the lock.
+  [[nodiscard]] int lost_fd() const { return m_lost.get(); }
+  // Until when the lock is safely ours, as of the last confirmed renewal.
+  [[nodiscard]] TimePoint validity_end() const;
+  // Why the lock was lost (after lost_fd() became readable).
+  [[nodiscard]] std::string lost_reason() const;
+
+ private:
+  void loop();
+  void declare_lost(std::string reason);
+
+  lock::Locker& m_locker;
+  std::string m_name;
+  std::string m_token;
+  Millis m_ttl;
+  TimePoint m_acquired_at;
+  std::atomic<long long> m_validity_end_ns;
+  Fd m_stop;
+  Fd m_lost;
+  std::thread m_thread;
+  mutable std::mutex m_mutex;
+  std::string m_reason;
+};
+
+}  // namespace redlock::exec
