@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "util/exit_status.hpp"
@@ -43,14 +45,37 @@ std::string percent_decode(std::string_view s, std::string_view what) {
   return out;
 }
 
+// The text is not quoted back: when a password holds an unescaped '/', the
+// port or database part of the URL is a piece of that password.
 long long parse_number(std::string_view s, long long max, std::string_view what) {
   long long v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || v < 0 || v > max) {
-    bad(fmt::format("{} '{}' is not a whole number from {} to {}", what, s,
-                    what == "port" ? 1 : 0, max));
+    bad(fmt::format("the {} is not a whole number from {} to {}", what, what == "port" ? 1 : 0, max));
   }
   return v;
+}
+
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+// Percent-encodes everything but unreserved characters, so display() reads
+// back as the same user name.
+std::string percent_encode(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
 }
 
 void parse_db(Endpoint& ep, std::string_view s) {
@@ -118,7 +143,7 @@ Endpoint parse_tcp(std::string_view rest, bool tls) {
       hostport = hostport.substr(0, colon);
     }
     ep.host = percent_decode(hostport, "host");
-    if (ep.host.find_first_of(" \t\r\n[]@/:,") != std::string::npos) {
+    if (ep.host.find_first_of(" []@/:,") != std::string::npos || has_control(ep.host)) {
       bad("malformed host name");
     }
   }
@@ -146,6 +171,9 @@ Endpoint parse_unix(std::string_view rest) {
     bad("a unix URL needs an absolute socket path: unix:///path/to/redis.sock");
   }
   ep.path = percent_decode(path, "socket path");
+  if (has_control(ep.path)) {
+    bad("the socket path contains a control character");
+  }
   if (ep.path.size() >= 108) {
     bad("the socket path is longer than 107 bytes");
   }
@@ -204,7 +232,8 @@ std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
 }
 
 std::string Endpoint::display() const {
-  std::string user_part = user.empty() ? "" : user + "@";
+  // "user:@", not "user@": the single-part form reads back as a password.
+  std::string user_part = user.empty() ? "" : percent_encode(user) + ":@";
   if (kind == Kind::k_unix) {
     return db ? fmt::format("unix://{}?db={}", path, db) : fmt::format("unix://{}", path);
   }
