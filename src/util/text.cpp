@@ -69,8 +69,11 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
-  for (unsigned char c : name) {
-    if (is_control(c)) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.
+    bool c1 = c == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xa0;
+    if (is_control(c) || c1) {
       throw UsageError(fmt::format("invalid lock name '{}': it contains a control character",
                                    escape_for_terminal(name)));
     }

@@ -1,0 +1,186 @@
+// Lock names (1 to 512 bytes of UTF-8, no control characters) and the
+// escaping that keeps names and commands from driving the terminal.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "util/exit_status.hpp"
+#include "util/text.hpp"
+
+using redlock::escape_for_terminal;
+using redlock::is_valid_utf8;
+using redlock::k_max_name_bytes;
+using redlock::UsageError;
+using redlock::validate_name;
+
+namespace {
+
+std::string rejection(const std::string& name) {
+  try {
+    validate_name(name);
+    ADD_FAILURE() << "accepted '" << escape_for_terminal(name) << "'";
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+bool has_terminal_control(const std::string& s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      return true;
+    }
+    // C1 controls, U+0080..U+009F, are "\xc2\x80".."\xc2\x9f" in UTF-8.
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(ValidateName, AcceptsOrdinaryNames) {
+  for (const char* name : {"a", "deploy", "nightly-report", "db/migrate:v2", "with space", "a{b}c", "*", "💡 idea",
+                           "ünïcødé", "日本語"}) {
+    SCOPED_TRACE(name);
+    EXPECT_NO_THROW(validate_name(name));
+  }
+}
+
+TEST(ValidateName, RejectsAnEmptyName) {
+  std::string msg = rejection("");
+  EXPECT_NE(msg.find("empty"), std::string::npos) << msg;
+}
+
+TEST(ValidateName, Accepts512BytesButNot513) {
+  EXPECT_EQ(k_max_name_bytes, 512u);
+  EXPECT_NO_THROW(validate_name(std::string(512, 'n')));
+  std::string msg = rejection(std::string(513, 'n'));
+  EXPECT_NE(msg.find("513"), std::string::npos) << msg;
+}
+
+TEST(ValidateName, CountsBytesNotCharacters) {
+  // 170 three-byte characters are 510 bytes; 171 are 513.
+  std::string euro = "\xe2\x82\xac";
+  std::string ok;
+  std::string too_long;
+  for (int i = 0; i < 170; ++i) {
+    ok += euro;
+  }
+  too_long = ok + euro;
+  EXPECT_NO_THROW(validate_name(ok));
+  rejection(too_long);
+}
+
+TEST(ValidateName, RejectsEveryAsciiControlCharacter) {
+  for (int c = 0; c < 0x20; ++c) {
+    SCOPED_TRACE(c);
+    rejection(std::string("a") + static_cast<char>(c) + "b");
+  }
+  rejection("del\x7f");
+  rejection("\x1b[2J");
+}
+
+TEST(ValidateName, RejectsC1ControlCharacters) {
+  // U+0085 (NEL) and U+009B (CSI) are control characters as much as \n and ESC.
+  rejection("a\xc2\x85" "b");
+  rejection("\xc2\x9b" "2J");
+  EXPECT_NO_THROW(validate_name("\xc2\xa0"));  // U+00A0, a no-break space, is printable
+}
+
+TEST(ValidateName, RejectsInvalidUtf8) {
+  for (const std::string& name : std::vector<std::string>{
+           "\xff", "a\x80", "\xc0\xaf",           // stray byte, lone continuation, overlong '/'
+           "\xe0\x80\xaf",                        // overlong three-byte '/'
+           "\xed\xa0\x80",                        // a UTF-16 surrogate
+           "\xf4\x90\x80\x80",                    // above U+10FFFF
+           "\xe2\x82", "x\xf0\x9f\x92"}) {        // truncated sequences
+    SCOPED_TRACE(escape_for_terminal(name));
+    std::string msg = rejection(name);
+    EXPECT_NE(msg.find("UTF-8"), std::string::npos) << msg;
+  }
+}
+
+TEST(ValidateName, ShowsARejectedNameOnlyEscaped) {
+  std::string msg = rejection("evil\x1b]0;pwned\x07");
+  EXPECT_FALSE(has_terminal_control(msg)) << escape_for_terminal(msg);
+  EXPECT_NE(msg.find("\\x1b"), std::string::npos) << msg;
+}
+
+TEST(IsValidUtf8, AcceptsWellFormedText) {
+  EXPECT_TRUE(is_valid_utf8(""));
+  EXPECT_TRUE(is_valid_utf8("plain"));
+  EXPECT_TRUE(is_valid_utf8("\xc2\xa9 \xe2\x82\xac \xf0\x9f\x92\xa1 \xf4\x8f\xbf\xbf"));
+}
+
+TEST(IsValidUtf8, RejectsMalformedText) {
+  EXPECT_FALSE(is_valid_utf8("\xc1\xbf"));
+  EXPECT_FALSE(is_valid_utf8("\xf0\x80\x80\xaf"));
+  EXPECT_FALSE(is_valid_utf8("\xed\xbf\xbf"));
+  EXPECT_FALSE(is_valid_utf8("\xf8\x88\x80\x80\x80"));
+  EXPECT_FALSE(is_valid_utf8("ok\xe2\x28\xa1"));
+}
+
+TEST(EscapeForTerminal, LeavesPrintableTextAlone) {
+  EXPECT_EQ(escape_for_terminal("deploy db/1 {x} ~!"), "deploy db/1 {x} ~!");
+  EXPECT_EQ(escape_for_terminal("ünïcødé 💡"), "ünïcødé 💡");
+  EXPECT_EQ(escape_for_terminal(""), "");
+}
+
+TEST(EscapeForTerminal, NamesCommonControlCharacters) {
+  EXPECT_EQ(escape_for_terminal("a\nb"), "a\\nb");
+  EXPECT_EQ(escape_for_terminal("a\tb"), "a\\tb");
+  EXPECT_EQ(escape_for_terminal("a\rb"), "a\\rb");
+}
+
+TEST(EscapeForTerminal, WritesOtherControlsAsHex) {
+  EXPECT_EQ(escape_for_terminal("\x1b[31mred"), "\\x1b[31mred");
+  EXPECT_EQ(escape_for_terminal(std::string("\0x", 2)), "\\x00x");
+  EXPECT_EQ(escape_for_terminal("\x7f"), "\\x7f");
+  EXPECT_EQ(escape_for_terminal("\x07"), "\\x07");
+}
+
+TEST(EscapeForTerminal, WritesInvalidBytesAsHex) {
+  EXPECT_EQ(escape_for_terminal("a\xff" "b"), "a\\xffb");
+  EXPECT_EQ(escape_for_terminal("\xc0\xaf"), "\\xc0\\xaf");
+}
+
+TEST(EscapeForTerminal, EscapesC1Controls) {
+  EXPECT_EQ(escape_for_terminal("\xc2\x9b" "2J"), "\\u009b2J");
+  EXPECT_EQ(escape_for_terminal("\xc2\x85"), "\\u0085");
+  EXPECT_EQ(escape_for_terminal("\xc2\xa0"), "\xc2\xa0");
+}
+
+TEST(EscapeForTerminal, DoublesBackslashesSoEscapesCannotBeForged) {
+  EXPECT_EQ(escape_for_terminal("a\\nb"), "a\\\\nb");
+  EXPECT_NE(escape_for_terminal("\\n"), escape_for_terminal("\n"));
+  EXPECT_NE(escape_for_terminal("\\x1b"), escape_for_terminal("\x1b"));
+}
+
+TEST(EscapeForTerminal, NeverLetsAControlCharacterThrough) {
+  // Every single byte, every byte after a lead byte, and every two-byte sequence.
+  for (int a = 0; a < 256; ++a) {
+    std::string one(1, static_cast<char>(a));
+    EXPECT_FALSE(has_terminal_control(escape_for_terminal(one))) << a;
+    for (int b = 0; b < 256; ++b) {
+      std::string two{static_cast<char>(a), static_cast<char>(b)};
+      std::string out = escape_for_terminal(two);
+      ASSERT_FALSE(has_terminal_control(out)) << a << " " << b;
+    }
+  }
+}
+
+TEST(EscapeForTerminal, KeepsDistinctInputsDistinct) {
+  std::vector<std::string> inputs = {"\n", "\\n", "\\\n", "\x1b", "\\x1b", "\xff", "\\xff", "\xc2\x9b", "\\u009b",
+                                     "\t", "\\t", "a", "\\"};
+  std::set<std::string> outputs;
+  for (const auto& in : inputs) {
+    outputs.insert(escape_for_terminal(in));
+  }
+  EXPECT_EQ(outputs.size(), inputs.size());
+}
