@@ -222,6 +222,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   std::vector<redis::Failure> failures;
   size_t votes = 0;
   size_t foreign = 0;
+  bool reentered = false;
   Acquired got;
   got.ttl = ttl;
   got.sent = start;
@@ -243,6 +244,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       }
       voted[i] = true;
       ++votes;
+      reentered = reentered || a.kind == "reentered";
       got.token = e[1].text();
       fences[i] = as_int(e[2]);
       got.fence = std::max(got.fence, fences[i]);
@@ -297,9 +299,13 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     return got;
   }
 
-  // Not acquired: never leave a partial lock behind.
-  if (votes > 0) {
-    release_everywhere(name, got.token);
+  // Not acquired: never leave a partial lock behind. A fresh token is
+  // released everywhere, including servers that did not answer (the script
+  // may still run there); a re-entry is undone only where it happened.
+  if (reentered) {
+    release_on(name, got.token, voted);
+  } else if (votes > 0 || (n > 1 && !failures.empty())) {
+    release_on(name, token, {});
   }
   if (failures.size() > n - q) {
     throw_quorum_failure(failures, n, q);
@@ -321,9 +327,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   return busy;
 }
 
-void Locker::release_everywhere(const std::string& name, const std::string& token) {
+void Locker::release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets) {
   const Keys keys = keys_for(m_options.prefix, name);
-  (void)round({{"1", keys.lock, token, keys.channel}}, release_script(), {});
+  (void)round({{"1", keys.lock, token, keys.channel}}, release_script(), targets);
 }
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {

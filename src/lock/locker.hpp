@@ -125,7 +125,8 @@ class Locker {
   struct Answer;
   std::vector<Answer> round(const std::vector<std::vector<std::string>>& calls, const Script& script,
                             const std::vector<bool>& targets);
-  void release_everywhere(const std::string& name, const std::string& token);
+  // Releases `token` on the targeted servers (all if `targets` is empty), ignoring failures.
+  void release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets);
 
   std::vector<redis::Endpoint> m_endpoints;
   Options m_options;

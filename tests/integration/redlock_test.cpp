@@ -1,0 +1,320 @@
+// The Redlock algorithm over N independent redis-servers (issue: Redlock).
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+using json = nlohmann::json;
+
+namespace {
+
+// N servers; REDLOCK_URL lists them all.
+struct Servers {
+  explicit Servers(size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      all.push_back(std::make_unique<RedisServer>());
+    }
+  }
+  [[nodiscard]] std::string urls() const {
+    std::string out;
+    for (const auto& s : all) {
+      out += (out.empty() ? "" : ",") + s->url();
+    }
+    return out;
+  }
+  [[nodiscard]] Env env() const { return {{"REDLOCK_URL", urls()}}; }
+  [[nodiscard]] long long holders(const std::string& name) const {
+    long long n = 0;
+    for (const auto& s : all) {
+      if (s->running() && s->cmd({"EXISTS", "redlock:{" + name + "}"}).integer == 1) {
+        ++n;
+      }
+    }
+    return n;
+  }
+  RedisServer& operator[](size_t i) { return *all[i]; }
+  std::vector<std::unique_ptr<RedisServer>> all;
+};
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// Writes a lock held by someone else directly, as another redlock would.
+void hold_elsewhere(RedisServer& s, const std::string& name, const std::string& ttl_ms = "30000") {
+  std::string key = "redlock:{" + name + "}";
+  s.cmd({"HSET", key, "token", "someone-else", "count", "1", "fence", "1", "host", "other", "pid", "1"});
+  s.cmd({"PEXPIRE", key, ttl_ms});
+}
+
+}  // namespace
+
+TEST(Redlock, AcquiresOnAllFiveAndReportsVotersAndValidity) {
+  Servers s(5);
+  Result r = run({"acquire", "--ttl", "10s", "--json", "five"}, s.env());
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["voted"].size(), 5u);
+  EXPECT_GT(j["validity_ms"].get<long long>(), 9000);
+  EXPECT_LE(j["validity_ms"].get<long long>(), 10000 - 102);
+  EXPECT_EQ(s.holders("five"), 5);
+  Result rel = run({"release", "--token", j["token"].get<std::string>(), "five"}, s.env());
+  EXPECT_EQ(rel.status, 0) << rel.err;
+  EXPECT_EQ(s.holders("five"), 0);
+}
+
+TEST(Redlock, MinorityStoppedStillAcquiresInAboutOneTimeout) {
+  Servers s(5);
+  s[1].pause();
+  s[3].pause();
+  Result r = run({"acquire", "--timeout", "400ms", "--json", "minority"}, s.env());
+  s[1].resume();
+  s[3].resume();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["voted"].size(), 3u);
+  EXPECT_LT(r.seconds, 1.5) << "the stopped servers are waited for in parallel, once";
+}
+
+TEST(Redlock, MinorityDownStillAcquires) {
+  Servers s(3);
+  s[2].kill();
+  Result r = run({"acquire", "--json", "down1"}, s.env());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["voted"].size(), 2u);
+}
+
+TEST(Redlock, MajorityDownIs69NamingServersAndLeavesNoKey) {
+  Servers s(5);
+  const std::string dead0 = s[0].url();
+  s[0].kill();
+  s[2].kill();
+  s[4].kill();
+  Result r = run({"acquire", "--connect-timeout", "300ms", "majority"}, s.env());
+  EXPECT_EQ(r.status, 69) << r.err;
+  EXPECT_NE(r.err.find(dead0.substr(dead0.find("//") + 2)), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(s.holders("majority"), 0) << "partial votes must be released";
+}
+
+TEST(Redlock, MajorityStoppedIs69AndNoKeyRemainsAfterResume) {
+  Servers s(3);
+  s[0].pause();
+  s[1].pause();
+  Result r = run({"acquire", "--timeout", "300ms", "stopped"}, s.env());
+  EXPECT_EQ(r.status, 69) << r.err;
+  EXPECT_LT(r.seconds, 3.0);
+  s[0].resume();
+  s[1].resume();
+  // The requests the stopped servers run on resume are undone by the
+  // releases that were queued behind them.
+  EXPECT_TRUE(eventually([&] { return s.holders("stopped") == 0; }, Seconds(3)));
+}
+
+TEST(Redlock, MinorityForeignValueIsOutvoted) {
+  Servers s(5);
+  s[0].cmd({"SET", "redlock:{clog}", "foreign"});
+  s[4].cmd({"SET", "redlock:{clog}", "foreign"});
+  Result r = run({"acquire", "--json", "clog"}, s.env());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["voted"].size(), 3u);
+  EXPECT_EQ(s[0].cmd({"GET", "redlock:{clog}"}).str, "foreign");
+  EXPECT_EQ(s[4].cmd({"GET", "redlock:{clog}"}).str, "foreign");
+}
+
+TEST(Redlock, MajorityHeldIsBusyAndPartialVotesAreRemoved) {
+  Servers s(5);
+  hold_elsewhere(s[0], "held");
+  hold_elsewhere(s[1], "held");
+  hold_elsewhere(s[2], "held");
+  Result r = run({"acquire", "held"}, s.env());
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_NE(r.err.find("other pid 1"), std::string::npos) << r.err;
+  EXPECT_EQ(s[3].cmd({"EXISTS", "redlock:{held}"}).integer, 0);
+  EXPECT_EQ(s[4].cmd({"EXISTS", "redlock:{held}"}).integer, 0);
+  EXPECT_EQ(s[0].cmd({"HGET", "redlock:{held}", "token"}).str, "someone-else");
+}
+
+// Like go-redsync's quorum test: clog every subset of the five servers with
+// a foreign value; the lock is acquired exactly when the free servers form
+// a majority.
+TEST(Redlock, AcquiredExactlyWhenTheFreeServersAreAMajority) {
+  Servers s(5);
+  for (unsigned mask = 0; mask < 32; ++mask) {
+    int clogged = __builtin_popcount(mask);
+    for (size_t i = 0; i < 5; ++i) {
+      if (mask & (1u << i)) {
+        s[i].cmd({"SET", "redlock:{subset}", "clogged"});
+      }
+    }
+    Result r = run({"acquire", "subset"}, s.env());
+    if (5 - clogged >= 3) {
+      EXPECT_EQ(r.status, 0) << "mask " << mask << ": " << r.err;
+    } else {
+      EXPECT_NE(r.status, 0) << "mask " << mask;
+      EXPECT_TRUE(r.status == 75 || r.status == 76) << "mask " << mask << ": " << r.status << " " << r.err;
+    }
+    for (size_t i = 0; i < 5; ++i) {
+      if (mask & (1u << i)) {
+        EXPECT_EQ(s[i].cmd({"GET", "redlock:{subset}"}).str, "clogged") << "foreign values are never touched";
+      }
+      s[i].cmd({"DEL", "redlock:{subset}"});
+    }
+  }
+}
+
+TEST(Redlock, RenewNeedsAMajority) {
+  Servers s(3);
+  Result a = run({"acquire", "--ttl", "20s", "renew3"}, s.env());
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string token = first_line(a.out);
+  EXPECT_EQ(run({"renew", "--token", token, "--ttl", "20s", "renew3"}, s.env()).status, 0);
+  s[0].cmd({"DEL", "redlock:{renew3}"});
+  EXPECT_EQ(run({"renew", "--token", token, "renew3"}, s.env()).status, 0) << "2 of 3 still hold it";
+  s[1].cmd({"DEL", "redlock:{renew3}"});
+  Result r = run({"renew", "--token", token, "renew3"}, s.env());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(s[0].cmd({"EXISTS", "redlock:{renew3}"}).integer, 0) << "renew never recreates";
+}
+
+TEST(Redlock, ReleaseReachesEveryServer) {
+  Servers s(3);
+  Result a = run({"acquire", "rel3"}, s.env());
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(s.holders("rel3"), 3);
+  EXPECT_EQ(run({"release", "--token", first_line(a.out), "rel3"}, s.env()).status, 0);
+  EXPECT_EQ(s.holders("rel3"), 0);
+}
+
+TEST(Redlock, StatusShowsEachServersViewAndTheVerdict) {
+  Servers s(3);
+  Result a = run({"acquire", "--ttl", "30s", "seen"}, s.env());
+  ASSERT_EQ(a.status, 0) << a.err;
+  s[1].cmd({"DEL", "redlock:{seen}"});
+  const std::string dead = s[2].url();
+  s[2].kill();
+  Result st = run({"status", "--json", "--connect-timeout", "300ms", "seen"}, s.env());
+  // 1 of 3 holds it: no quorum, so the verdict is "free" (exit 1).
+  EXPECT_EQ(st.status, 1) << st.err;
+  json j = json::parse(st.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["held"], false);
+  ASSERT_EQ(j[0]["servers"].size(), 3u);
+  EXPECT_EQ(j[0]["servers"][0]["state"], "held");
+  EXPECT_GT(j[0]["servers"][0]["ttl_ms"].get<long long>(), 20000);
+  EXPECT_EQ(j[0]["servers"][1]["state"], "free");
+  EXPECT_EQ(j[0]["servers"][2]["state"], "unreachable");
+  EXPECT_EQ(j[0]["servers"][2]["url"], dead);
+
+  Result table = run({"status", "--connect-timeout", "300ms", "seen"}, s.env());
+  EXPECT_NE(table.out.find("unreachable"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(s[0].url()), std::string::npos) << table.out;
+}
+
+TEST(Redlock, StatusVerdictIsHeldWithAQuorum) {
+  Servers s(3);
+  ASSERT_EQ(run({"acquire", "q"}, s.env()).status, 0);
+  s[0].cmd({"DEL", "redlock:{q}"});
+  Result st = run({"status", "--json", "q"}, s.env());
+  EXPECT_EQ(st.status, 0) << st.err;
+  EXPECT_EQ(json::parse(st.out)[0]["held"], true);
+}
+
+TEST(Redlock, ReentryAndWaitingWorkAcrossServers) {
+  Servers s(3);
+  Result a = run({"acquire", "--ttl", "1500ms", "--json", "re"}, s.env());
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string token = json::parse(a.out)["token"];
+  Result again = run({"acquire", "--token", token, "--json", "re"}, s.env());
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["count"], 2);
+  EXPECT_EQ(run({"release", "--token", token, "re"}, s.env()).status, 0);
+  EXPECT_EQ(s.holders("re"), 3) << "one level released, still held";
+
+  Child waiter({"acquire", "--wait", "10s", "re"}, s.env());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(waiter.alive());
+  const double released_at = now_seconds();
+  EXPECT_EQ(run({"release", "--token", token, "re"}, s.env()).status, 0);
+  Result w = waiter.wait();
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_LT(now_seconds() - released_at, 1.0) << "woken by the release message";
+}
+
+// A server killed and restarted empty while exec runs: exec carries on while
+// a majority still holds the lock and ends with 74 once it does not.
+TEST(Redlock, ExecSurvivesOneRestartAndEndsWith74WhenTheMajorityIsGone) {
+  Servers s(3);
+  TempDir dir;
+  const std::string marker = dir.path() + "/term";
+  Child exec({"exec", "--ttl", "900ms", "--timeout", "200ms", "restart", "--", "sh", "-c",
+              "trap 'echo term > " + marker + "; exit 0' TERM; sleep 30 & wait"},
+             s.env());
+  ASSERT_TRUE(eventually([&] { return s.holders("restart") == 3; }));
+  s[0].kill();
+  s[0].start();  // empty
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // several renewal periods
+  EXPECT_TRUE(exec.alive()) << exec.err_so_far();
+  EXPECT_TRUE(read_file(marker).empty());
+  s[1].kill();
+  s[1].start();  // empty: only 1 of 3 still holds it
+  Result r = exec.wait(Seconds(10));
+  EXPECT_EQ(r.status, 74) << r.err;
+  EXPECT_EQ(read_file(marker), "term\n");
+}
+
+// Fences strictly increase over successive holders while servers are killed
+// and restarted empty one at a time; each stays down longer than the TTL
+// (the Redlock description's delayed restart).
+TEST(Redlock, FencesIncreaseAcrossRestartsOfSingleServers) {
+  Servers s(3);
+  long long last = 0;
+  for (int i = 0; i < 50; ++i) {
+    if (i % 10 == 5) {
+      size_t victim = static_cast<size_t>(i / 10) % 3;
+      s[victim].kill();
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));  // > --ttl
+      s[victim].start();
+    }
+    Result a = run({"acquire", "--ttl", "300ms", "--connect-timeout", "300ms", "--json", "fenced"}, s.env());
+    ASSERT_EQ(a.status, 0) << i << ": " << a.err;
+    json j = json::parse(a.out);
+    long long fence = j["fence"];
+    EXPECT_GT(fence, last) << "holder " << i;
+    last = fence;
+    ASSERT_EQ(run({"release", "--token", j["token"].get<std::string>(), "fenced"}, s.env()).status, 0);
+  }
+}
+
+TEST(Redlock, ContentionAcrossFiveServersNeverOverlaps) {
+  Servers s(5);
+  TempDir dir;
+  const std::string script = dir.path() + "/critical.sh";
+  {
+    std::ofstream f(script);
+    f << "d=" << dir.path() << "\n"
+      << "mkdir \"$d/inside\" 2>/dev/null || echo overlap >> \"$d/overlaps\"\n"
+      << "n=$(cat \"$d/count\" 2>/dev/null || echo 0)\n"
+      << "sleep 0.01\n"
+      << "echo $((n + 1)) > \"$d/count\"\n"
+      << "rmdir \"$d/inside\"\n";
+  }
+  std::vector<std::unique_ptr<Child>> workers;
+  for (int w = 0; w < 6; ++w) {
+    workers.push_back(std::make_unique<Child>(
+        std::vector<std::string>{"-c",
+                                 "for i in 1 2 3 4 5; do \"$0\" exec --wait 60s contended -- sh \"$1\" || exit 9; done",
+                                 redlock_binary(), script},
+        s.env(), "sh"));
+  }
+  for (auto& w : workers) {
+    Result r = w->wait(Seconds(90));
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(read_file(dir.path() + "/overlaps"), "");
+  EXPECT_EQ(read_file(dir.path() + "/count"), "30\n");
+}
