@@ -1,0 +1,181 @@
+# fish completion for redlock(1)
+#
+# Completes subcommands, every option, the values of --on-lost, lock names
+# from the server for release/renew/status, and an ordinary command after
+# `--` in `redlock exec NAME -- CMD`. tests/unit/docs_sync_test.cpp fails when
+# an option of the program is missing here.
+
+# Every option that takes a value (so that its value is never taken for the
+# subcommand or a lock name).
+set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
+    --tls-server-name --password-file --min-replicas --ttl --wait --token --conflict-exit-code --on-lost \
+    --kill-after -c
+
+# Prints the subcommand, then the positional arguments after it, then `--`
+# and what follows it, for the tokens before the cursor.
+function __redlock_parse
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l sub
+    set -l skip 0
+    for i in (seq (count $tokens))
+        set -l t $tokens[$i]
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if test -n "$sub"; and test "$t" = --
+            printf '%s\n' --
+            for rest in $tokens[(math $i + 1)..-1]
+                printf '%s\n' $rest
+            end
+            return
+        end
+        switch $t
+            case '--*=*'
+            case '-*'
+                contains -- $t $__redlock_value_opts; and set skip 1
+            case '*'
+                if test -z "$sub"
+                    if contains -- $t acquire release renew status exec
+                        set sub $t
+                        printf '%s\n' $t
+                    end
+                else
+                    printf '%s\n' $t
+                end
+        end
+    end
+end
+
+# True when no subcommand has been given yet.
+function __redlock_no_subcommand
+    set -l parsed (__redlock_parse)
+    test (count $parsed) -eq 0
+end
+
+# True when the subcommand is one of the arguments (and the cursor is not
+# after `--`).
+function __redlock_using
+    set -l parsed (__redlock_parse)
+    test (count $parsed) -gt 0; and contains -- $parsed[1] $argv; and not contains -- -- $parsed
+end
+
+# True when the cursor is after `exec NAME --`.
+function __redlock_after_dashdash
+    set -l parsed (__redlock_parse)
+    test (count $parsed) -gt 0; and test "$parsed[1]" = exec; and contains -- -- $parsed
+end
+
+# True when the subcommand is release or renew and it has no NAME yet, or
+# the subcommand is status.
+function __redlock_wants_lock_name
+    set -l parsed (__redlock_parse)
+    test (count $parsed) -gt 0; or return 1
+    switch $parsed[1]
+        case status
+            return 0
+        case release renew
+            test (count $parsed) -eq 1
+        case '*'
+            return 1
+    end
+end
+
+# Lock names held under the prefix, asked of the server with the
+# --redis/--prefix/password/TLS options already on the command line and short
+# timeouts; nothing when the server cannot be reached.
+function __redlock_lock_names
+    set -l tokens (commandline -opc)
+    set -l prog $tokens[1]
+    command -sq -- $prog; or set prog redlock
+    command -sq -- $prog; or return
+    set -l args
+    set -l n (count $tokens)
+    for i in (seq 2 $n)
+        set -l t $tokens[$i]
+        switch $t
+            case --
+                break
+            case -r --redis --prefix --password-file --tls-ca --tls-cert --tls-key --tls-server-name
+                if test $i -lt $n
+                    set -a args $t $tokens[(math $i + 1)]
+                end
+            case '--redis=*' '--prefix=*' '--password-file=*' '--tls-ca=*' '--tls-cert=*' '--tls-key=*' \
+                '--tls-server-name=*' --insecure
+                set -a args $t
+        end
+    end
+    set -l run $prog
+    command -sq timeout; and set run timeout 3 $prog
+    $run -q $args --connect-timeout 300ms --timeout 300ms status --json 2>/dev/null </dev/null \
+        | string replace -rf '^    "name": "(.*)",?$' '$1' \
+        | string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
+end
+
+# CMD and its arguments after `exec NAME --`, completed like any command line.
+function __redlock_complete_command
+    set -l parsed (__redlock_parse)
+    set -l i (contains -i -- -- $parsed)
+    set -l rest $parsed[(math $i + 1)..-1]
+    complete -C (string join -- ' ' (string escape -- $rest) (commandline -ct))
+end
+
+complete -c redlock -f
+
+# Subcommands
+complete -c redlock -n __redlock_no_subcommand -a acquire -d 'take the lock and print its token'
+complete -c redlock -n __redlock_no_subcommand -a release -d 'release the lock held by a token'
+complete -c redlock -n __redlock_no_subcommand -a renew -d 'extend the lock held by a token'
+complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long'
+complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
+
+# Global options: before or after the subcommand, never after `--`
+complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
+complete -c redlock -n 'not __redlock_after_dashdash' -l prefix -x -d 'key prefix (default redlock:)'
+complete -c redlock -n 'not __redlock_after_dashdash' -l connect-timeout -x -d 'per-connection timeout'
+complete -c redlock -n 'not __redlock_after_dashdash' -l timeout -x -d 'per-command round-trip timeout'
+complete -c redlock -n 'not __redlock_after_dashdash' -l tls-ca -r -F -d 'CA certificates for rediss://'
+complete -c redlock -n 'not __redlock_after_dashdash' -l tls-cert -r -F -d 'client certificate for rediss://'
+complete -c redlock -n 'not __redlock_after_dashdash' -l tls-key -r -F -d 'client key for rediss://'
+complete -c redlock -n 'not __redlock_after_dashdash' -l tls-server-name -x -d 'name to verify the server certificate against'
+complete -c redlock -n 'not __redlock_after_dashdash' -l insecure -d 'do not verify TLS certificates'
+complete -c redlock -n 'not __redlock_after_dashdash' -l password-file -r -F -d 'read the Redis password from a file'
+complete -c redlock -n 'not __redlock_after_dashdash' -l min-replicas -x -d 'WAIT for N replicas after acquire/renew'
+complete -c redlock -n 'not __redlock_after_dashdash' -s q -l quiet -d 'print nothing on stderr'
+complete -c redlock -n 'not __redlock_after_dashdash' -s v -l verbose -d 'say more on stderr'
+complete -c redlock -n 'not __redlock_after_dashdash' -s h -l help -d 'print help and exit'
+complete -c redlock -n __redlock_no_subcommand -l version -d 'print the versions of redlock, hiredis and OpenSSL'
+
+# acquire NAME
+complete -c redlock -n '__redlock_using acquire' -l ttl -x -d 'how long the lock lives unless renewed'
+complete -c redlock -n '__redlock_using acquire' -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using acquire' -l token -x -d 're-enter the lock if this token holds it'
+complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
+
+# release NAME
+complete -c redlock -n '__redlock_using release' -l token -x -d "the holder's token"
+
+# renew NAME
+complete -c redlock -n '__redlock_using renew' -l token -x -d "the holder's token"
+complete -c redlock -n '__redlock_using renew' -l ttl -x -d 'the new time to live, from now'
+complete -c redlock -n '__redlock_using renew' -l json -d 'print ttl_ms and validity_ms as JSON'
+
+# status [NAME...]
+complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array instead of a table'
+
+# exec NAME -- CMD [ARG...]
+complete -c redlock -n '__redlock_using exec' -l ttl -x -d 'the time to live, renewed every ttl/3'
+complete -c redlock -n '__redlock_using exec' -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using exec' -l token -x -d 're-enter the lock if this token holds it'
+complete -c redlock -n '__redlock_using exec' -l on-lost -x -a 'term\t"SIGTERM, then SIGKILL" kill\t"SIGKILL at once" ignore\t"warn only"' -d 'what to do when the lock is lost'
+complete -c redlock -n '__redlock_using exec' -l kill-after -x -d 'SIGKILL this long after SIGTERM'
+complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL -c instead of CMD'
+
+# Lock names from the server
+complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 'lock'
+
+# CMD after `exec NAME --`
+complete -c redlock -n __redlock_after_dashdash -a '(__redlock_complete_command)'
