@@ -1,0 +1,308 @@
+// The man page and the three shell completions must know every option the
+// program accepts. These tests read the command-line definition itself
+// (build_app) so they fail the moment an option is added without its docs.
+
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+#ifndef REDLOCK_SOURCE_DIR
+#error "tests/CMakeLists.txt defines REDLOCK_SOURCE_DIR for this test"
+#endif
+
+namespace {
+
+std::string read_source_file(const std::string& relative) {
+  const std::string path = std::string(REDLOCK_SOURCE_DIR) + "/" + relative;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The man page as plain text: roff's escaped hyphen-minus `\-` becomes `-`.
+std::string man_page_text() {
+  std::string roff = read_source_file("man/redlock.1");
+  std::string out;
+  for (size_t i = 0; i < roff.size(); ++i) {
+    if (roff[i] == '\\' && i + 1 < roff.size() && roff[i + 1] == '-') {
+      out += '-';
+      ++i;
+    } else {
+      out += roff[i];
+    }
+  }
+  return out;
+}
+
+// The text from the line that starts with `start` up to (not including) the
+// next line that starts with `end_prefix`, or to the end; empty if no line
+// starts with `start`. An `end_prefix` of "\n" ends at the next empty line.
+std::string section(const std::string& text, const std::string& start, const std::string& end_prefix) {
+  size_t from = 0;
+  if (text.compare(0, start.size(), start) != 0) {
+    from = text.find("\n" + start);
+    if (from == std::string::npos) {
+      return {};
+    }
+    ++from;
+  }
+  const size_t to = text.find("\n" + end_prefix, from + start.size());
+  return text.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
+
+// The one line that starts with `start`, empty if there is none.
+std::string line_starting(const std::string& text, const std::string& start) {
+  std::string s = section(text, start, "");
+  return s.substr(0, s.find('\n'));
+}
+
+// `word` occurs in `text` as a whole option word (not as part of a longer
+// option such as --timeout inside --connect-timeout).
+bool has_word(const std::string& text, const std::string& word) {
+  const std::regex re("(^|[^A-Za-z0-9_-])" + std::regex_replace(word, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                      "($|[^A-Za-z0-9_-])");
+  return std::regex_search(text, re);
+}
+
+// The tagged-paragraph headings (the line after each `.TP`) of a man page
+// section: where an option is documented, as opposed to merely mentioned.
+std::string man_item_headings(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  bool after_tp = false;
+  while (std::getline(in, line)) {
+    if (after_tp) {
+      out += line + "\n";
+    }
+    after_tp = line == ".TP";
+  }
+  return out;
+}
+
+// `word` appears in a zsh _arguments spec as an option being specified
+// ('--ttl=[…]', '-c+[…]', {-q,--quiet}'[…]', '(- *)--version[…]'), not just
+// mentioned in a description or an exclusion list.
+bool zsh_specifies(const std::string& text, const std::string& word) {
+  return std::regex_search(text, std::regex("(^|['{,)])" + word + R"([=+]?[\[,}])"));
+}
+
+struct Cli {
+  redlock::cli::AllOptions options;
+  std::unique_ptr<CLI::App> app = redlock::cli::build_app(options);
+
+  std::vector<CLI::App*> subcommands() const {
+    return app->get_subcommands([](CLI::App*) { return true; });
+  }
+};
+
+// Every non-positional option of `app`, as the words a user types:
+// "--ttl", "-c", "-r", "--redis".
+std::vector<std::string> option_words(const CLI::App& app) {
+  std::vector<std::string> words;
+  for (const CLI::Option* opt : app.get_options([](const CLI::Option* o) { return o->nonpositional(); })) {
+    for (const auto& l : opt->get_lnames()) {
+      words.push_back("--" + l);
+    }
+    for (const auto& s : opt->get_snames()) {
+      words.push_back("-" + s);
+    }
+  }
+  return words;
+}
+
+// The options of `app` that take a value (so completions must skip it).
+std::vector<std::string> value_option_words(const CLI::App& app) {
+  std::vector<std::string> words;
+  for (const CLI::Option* opt :
+       app.get_options([](const CLI::Option* o) { return o->nonpositional() && o->get_items_expected_min() > 0; })) {
+    for (const auto& l : opt->get_lnames()) {
+      words.push_back("--" + l);
+    }
+    for (const auto& s : opt->get_snames()) {
+      words.push_back("-" + s);
+    }
+  }
+  return words;
+}
+
+// Fish declares options as `-l name` / `-s c`.
+std::string fish_spelling(const std::string& word) {
+  return word.rfind("--", 0) == 0 ? "-l " + word.substr(2) : "-s " + word.substr(1);
+}
+
+// The fish `complete` lines whose condition is `__redlock_using … sub …`.
+std::string fish_lines_for(const std::string& fish, const std::string& sub) {
+  const std::string marker = "-n '__redlock_using ";
+  std::istringstream in(fish);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(marker);
+    if (at == std::string::npos) {
+      continue;
+    }
+    const size_t from = at + marker.size();
+    const std::string condition = line.substr(from, line.find('\'', from) - from);
+    if (has_word(condition, sub)) {
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+TEST(DocsSync, TheCliHasTheSubcommandsAndOptionsTheseTestsWalk) {
+  // Guards the walk itself: if build_app stopped exposing options this way,
+  // every other test here would pass vacuously.
+  Cli cli;
+  EXPECT_EQ(cli.subcommands().size(), 5u);
+  auto global = option_words(*cli.app);
+  EXPECT_NE(std::find(global.begin(), global.end(), "--redis"), global.end());
+  EXPECT_NE(std::find(global.begin(), global.end(), "--version"), global.end());
+  for (CLI::App* sub : cli.subcommands()) {
+    EXPECT_FALSE(option_words(*sub).empty()) << sub->get_name();
+  }
+}
+
+TEST(DocsSync, ManPageDocumentsEveryGlobalOptionUnderGlobalOptions) {
+  Cli cli;
+  const std::string man = man_page_text();
+  const std::string options = section(man, ".SH OPTIONS", ".SH ");
+  ASSERT_FALSE(options.empty()) << "no OPTIONS section in man/redlock.1";
+  const std::string global = man_item_headings(section(options, ".SS \"Global options\"", ".SS "));
+  ASSERT_FALSE(global.empty()) << "no .SS \"Global options\" with .TP items in OPTIONS";
+  for (const auto& word : option_words(*cli.app)) {
+    EXPECT_TRUE(has_word(global, word)) << word << " is not documented under Global options in man/redlock.1";
+  }
+}
+
+TEST(DocsSync, ManPageDocumentsEverySubcommandOptionInItsOwnSubsection) {
+  Cli cli;
+  const std::string man = man_page_text();
+  const std::string options = section(man, ".SH OPTIONS", ".SH ");
+  const std::string synopsis = section(man, ".SH SYNOPSIS", ".SH ");
+  for (CLI::App* sub : cli.subcommands()) {
+    const std::string name = sub->get_name();
+    const std::string own = man_item_headings(section(options, ".SS \"" + name + " ", ".SS "));
+    ASSERT_FALSE(own.empty()) << "no .SS \"" << name << " …\" subsection with .TP items in OPTIONS of man/redlock.1";
+    EXPECT_TRUE(has_word(synopsis, name)) << name << " is missing from the SYNOPSIS";
+    for (const auto& word : option_words(*sub)) {
+      if (word == "--help" || word == "-h") {
+        continue;  // documented once, with the global options
+      }
+      EXPECT_TRUE(has_word(own, word)) << name << " " << word << " is not documented in its subsection of man/redlock.1";
+      EXPECT_TRUE(has_word(synopsis, word)) << name << " " << word << " is missing from the SYNOPSIS";
+    }
+  }
+}
+
+TEST(DocsSync, BashCompletionOffersEveryOptionForItsSubcommand) {
+  Cli cli;
+  const std::string bash = read_source_file("completions/redlock.bash");
+  const std::string global = line_starting(bash, "_redlock_global_opts=");
+  ASSERT_FALSE(global.empty()) << "no _redlock_global_opts= line in completions/redlock.bash";
+  for (const auto& word : option_words(*cli.app)) {
+    if (word == "--version") {
+      continue;  // only before a subcommand: offered separately
+    }
+    EXPECT_TRUE(has_word(global, word)) << word << " is missing from _redlock_global_opts";
+  }
+  EXPECT_TRUE(has_word(bash, "--version"));
+  for (CLI::App* sub : cli.subcommands()) {
+    const std::string name = sub->get_name();
+    const std::string own = section(bash, "        " + name + ")", "        ");
+    ASSERT_FALSE(own.empty()) << "no `" << name << ")` case in _redlock_subcommand_opts";
+    EXPECT_TRUE(has_word(line_starting(bash, "_redlock_subcommands="), name));
+    for (const auto& word : option_words(*sub)) {
+      if (word == "--help" || word == "-h") {
+        continue;  // one of the global options
+      }
+      EXPECT_TRUE(has_word(own, word)) << name << " " << word << " is missing from completions/redlock.bash";
+    }
+  }
+}
+
+TEST(DocsSync, BashAndFishSkipTheValueOfEveryOptionThatTakesOne) {
+  Cli cli;
+  const std::string bash_values = line_starting(read_source_file("completions/redlock.bash"), "_redlock_value_opts=");
+  // The fish list is one `set -g` spread over continuation lines, up to an empty line.
+  const std::string fish_set = section(read_source_file("completions/redlock.fish"), "set -g __redlock_value_opts", "\n");
+  ASSERT_FALSE(bash_values.empty()) << "no _redlock_value_opts= line in completions/redlock.bash";
+  ASSERT_FALSE(fish_set.empty()) << "no `set -g __redlock_value_opts` in completions/redlock.fish";
+  const std::string fish_values = fish_set.substr(std::string("set -g ").size());
+  std::vector<std::string> words = value_option_words(*cli.app);
+  for (CLI::App* sub : cli.subcommands()) {
+    auto more = value_option_words(*sub);
+    words.insert(words.end(), more.begin(), more.end());
+  }
+  for (const auto& word : words) {
+    EXPECT_TRUE(has_word(bash_values, word)) << word << " takes a value but is missing from _redlock_value_opts";
+    EXPECT_TRUE(has_word(fish_values, word)) << word << " takes a value but is missing from __redlock_value_opts";
+  }
+  // And the other way round: a flag in these lists would swallow the next word.
+  for (const auto& list : {bash_values, fish_values}) {
+    std::smatch m;
+    for (auto it = list.cbegin(); std::regex_search(it, list.cend(), m, std::regex(R"(\s(-[-a-z]+))")); it = m[0].second) {
+      EXPECT_NE(std::find(words.begin(), words.end(), m[1].str()), words.end())
+          << m[1] << " is listed as taking a value, but the program has no such option with a value";
+    }
+  }
+}
+
+TEST(DocsSync, ZshCompletionOffersEveryOptionForItsSubcommand) {
+  Cli cli;
+  const std::string zsh = read_source_file("completions/_redlock");
+  const std::string global = section(zsh, "  local -a global_opts=(", "  )");
+  ASSERT_FALSE(global.empty()) << "no global_opts array in completions/_redlock";
+  for (const auto& word : option_words(*cli.app)) {
+    if (word == "--version") {
+      EXPECT_TRUE(zsh_specifies(zsh, word));  // only before a subcommand: specified separately
+      continue;
+    }
+    EXPECT_TRUE(zsh_specifies(global, word)) << word << " is missing from global_opts in completions/_redlock";
+  }
+  for (CLI::App* sub : cli.subcommands()) {
+    const std::string name = sub->get_name();
+    const std::string own = section(zsh, "        (" + name + ")", "          ;;");
+    ASSERT_FALSE(own.empty()) << "no `(" << name << ")` case in completions/_redlock";
+    EXPECT_TRUE(has_word(section(zsh, "  local -a subcommands=(", "  )"), name));
+    for (const auto& word : option_words(*sub)) {
+      if (word == "--help" || word == "-h") {
+        continue;  // one of the global options
+      }
+      EXPECT_TRUE(zsh_specifies(own, word)) << name << " " << word << " is missing from completions/_redlock";
+    }
+  }
+}
+
+TEST(DocsSync, FishCompletionOffersEveryOptionForItsSubcommand) {
+  Cli cli;
+  const std::string fish = read_source_file("completions/redlock.fish");
+  for (const auto& word : option_words(*cli.app)) {
+    EXPECT_NE(fish.find(fish_spelling(word) + " "), std::string::npos)
+        << word << " (" << fish_spelling(word) << ") is missing from completions/redlock.fish";
+  }
+  for (CLI::App* sub : cli.subcommands()) {
+    const std::string name = sub->get_name();
+    EXPECT_NE(fish.find("-a " + name + " "), std::string::npos) << "subcommand " << name << " is not offered";
+    const std::string own = fish_lines_for(fish, name);
+    ASSERT_FALSE(own.empty()) << "no `__redlock_using " << name << "` lines in completions/redlock.fish";
+    for (const auto& word : option_words(*sub)) {
+      if (word == "--help" || word == "-h") {
+        continue;  // one of the global options
+      }
+      EXPECT_NE(own.find(fish_spelling(word) + " "), std::string::npos)
+          << name << " " << word << " is missing from completions/redlock.fish";
+    }
+  }
+}
+
+}  // namespace
