@@ -21,6 +21,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("-r,--redis", g.redis,
                  "Redis URL; repeat for the Redlock algorithm over N masters "
                  "(default: $REDLOCK_URL, else redis://127.0.0.1:6379)")
+      ->allow_extra_args(false)  // one URL per -r: `release -r URL NAME` must leave NAME alone
       ->type_name("URL");
   app.add_option("--prefix", g.prefix, "key prefix (default: $REDLOCK_PREFIX, else redlock:)")->type_name("STR");
   app.add_option("--connect-timeout", g.connect_timeout, "per-connection timeout (default 1s)")->type_name("D");
