@@ -1,0 +1,210 @@
+// Bad input (safety promise 7): every malformed invocation exits 64 with one
+// line on stderr and nothing on stdout, and is found before any network
+// traffic — the Redis server it would talk to sees no connection at all.
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+struct Case {
+  const char* label;  // a test-name suffix
+  std::vector<std::string> args;
+  Env env;  // on top of REDLOCK_URL
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
+
+const std::string k_long_name(513, 'n');
+
+// Each of these is a usage error, whatever the server would say.
+const std::vector<Case> k_cases = {
+    // durations
+    {"TtlWord", {"acquire", "x", "--ttl", "abc"}, {}},
+    {"TtlNegative", {"acquire", "x", "--ttl", "-5s"}, {}},
+    {"TtlEmpty", {"acquire", "x", "--ttl", ""}, {}},
+    {"TtlUnknownUnit", {"acquire", "x", "--ttl", "10x"}, {}},
+    {"TtlOverflow", {"acquire", "x", "--ttl", "99999999999999999999h"}, {}},
+    {"TtlMissingUnitAfterMinutes", {"acquire", "x", "--ttl", "1m30"}, {}},
+    {"TtlZero", {"acquire", "x", "--ttl", "0"}, {}},
+    {"TtlTooShort", {"acquire", "x", "--ttl", "5ms"}, {}},
+    {"TtlWithoutValue", {"acquire", "x", "--ttl"}, {}},
+    {"WaitWord", {"acquire", "x", "--wait", "soon"}, {}},
+    {"WaitNegative", {"acquire", "x", "--wait", "-1s"}, {}},
+    {"WaitMissingUnit", {"acquire", "x", "--wait", "1m30"}, {}},
+    {"RenewTtlUnknownUnit", {"renew", "x", "--token", "t", "--ttl", "10x"}, {}},
+    {"RenewTtlZero", {"renew", "x", "--token", "t", "--ttl", "0"}, {}},
+    {"TimeoutWord", {"--timeout", "abc", "status"}, {}},
+    {"ConnectTimeoutZero", {"status", "--connect-timeout", "0"}, {}},
+    // URLs
+    {"UrlUnknownScheme", {"--redis", "http://127.0.0.1:6380", "acquire", "x"}, {}},
+    {"UrlPortZero", {"acquire", "x", "--redis", "redis://127.0.0.1:0"}, {}},
+    {"UrlPortTooLarge", {"acquire", "x", "--redis", "redis://127.0.0.1:65536"}, {}},
+    {"UrlPortNotANumber", {"acquire", "x", "--redis", "redis://127.0.0.1:abc"}, {}},
+    {"UrlEmptyHost", {"acquire", "x", "--redis", "redis://:6380"}, {}},
+    {"UrlIpv6WithoutBrackets", {"acquire", "x", "--redis", "redis://::1:6380"}, {}},
+    {"UrlBadEscape", {"acquire", "x", "--redis", "redis://:pa%zz@127.0.0.1:6380"}, {}},
+    {"UrlDatabaseNotANumber", {"acquire", "x", "--redis", "redis://127.0.0.1:6380/abc"}, {}},
+    {"UnixUrlDatabaseNotANumber", {"status", "--redis", "unix:///tmp/redis.sock?db=x"}, {}},
+    {"UrlInEnvironment", {"status"}, {{"REDLOCK_URL", "redis://127.0.0.1:6380/-1"}}},
+    {"UrlListWithEmptyItem", {"status"}, {{"REDLOCK_URL", "redis://127.0.0.1:6380,,redis://127.0.0.1:6381"}}},
+    // names
+    {"NameEmpty", {"acquire", ""}, {}},
+    {"Name513Bytes", {"acquire", k_long_name}, {}},
+    {"NameWithNewline", {"acquire", "a\nb"}, {}},
+    {"NameWithEscape", {"acquire", "\x1b[2J"}, {}},
+    {"NameWithDel", {"release", "x\x7f", "--token", "t"}, {}},
+    {"NameInvalidUtf8", {"acquire", "\xff\xfe"}, {}},
+    {"StatusSecondNameBad", {"status", "ok", "b\x01"}, {}},
+    {"RenewNameEmpty", {"renew", "", "--token", "t"}, {}},
+    // tokens
+    {"ReleaseWithoutToken", {"release", "x"}, {}},
+    {"RenewWithoutToken", {"renew", "x"}, {}},
+    {"ReleaseWithEmptyToken", {"release", "x", "--token", ""}, {}},
+    // flags and subcommands
+    {"UnknownFlag", {"acquire", "x", "--bogus"}, {}},
+    {"UnknownShortFlag", {"-Z", "status"}, {}},
+    {"UnknownSubcommand", {"frobnicate", "x"}, {}},
+    {"NoSubcommand", {}, {}},
+    {"OnlyGlobalOptions", {"--prefix", "p:"}, {}},
+    {"AcquireWithoutName", {"acquire"}, {}},
+    {"AcquireTwoNames", {"acquire", "x", "y"}, {}},
+    {"TtlOnRelease", {"release", "x", "--token", "t", "--ttl", "5s"}, {}},
+    {"WaitOnStatus", {"status", "--wait", "5s"}, {}},
+    {"ConflictExitCodeTooLarge", {"acquire", "x", "--conflict-exit-code", "300"}, {}},
+    {"ConflictExitCodeNegative", {"acquire", "x", "--conflict-exit-code", "-1"}, {}},
+    {"ConflictExitCodeWord", {"acquire", "x", "--conflict-exit-code", "busy"}, {}},
+    {"MinReplicasNegative", {"--min-replicas", "-1", "acquire", "x"}, {}},
+    {"PrefixInvalidUtf8", {"acquire", "x", "--prefix", "\xff:"}, {}},
+    {"PasswordFileMissing", {"acquire", "x", "--password-file", "/nonexistent/redlock-password"}, {}},
+};
+
+// A loopback port with nothing listening on it.
+int unused_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+long long info_number(const RedisServer& redis, const std::string& section, const std::string& field) {
+  std::string info = redis.cmd({"INFO", section}).str;
+  auto at = info.find("\n" + field + ":");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no " << field << " in INFO " << section;
+    return -1;
+  }
+  return std::stoll(info.substr(at + field.size() + 2));
+}
+
+// Every command the server has run, except the INFO we ask with.
+long long commands_run(const RedisServer& redis) {
+  std::istringstream in(redis.cmd({"INFO", "commandstats"}).str);
+  long long total = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("cmdstat_", 0) != 0 || line.rfind("cmdstat_info:", 0) == 0) {
+      continue;
+    }
+    auto at = line.find(":calls=");
+    if (at != std::string::npos) {
+      total += std::stoll(line.substr(at + 7));
+    }
+  }
+  return total;
+}
+
+void expect_usage_error(const Result& r) {
+  EXPECT_EQ(r.status, 64) << r.err;
+  EXPECT_EQ(r.out, "");
+  // Exactly one line: one newline, at the end, after some text.
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(!r.err.empty() && r.err.back() == '\n') << r.err;
+  EXPECT_EQ(r.err.rfind("redlock: ", 0), 0u) << r.err;
+  EXPECT_GT(r.err.size(), std::string("redlock: \n").size()) << r.err;
+}
+
+class BadInput : public ::testing::TestWithParam<Case> {
+ protected:
+  static void SetUpTestSuite() { s_redis = std::make_unique<RedisServer>(); }
+  static void TearDownTestSuite() { s_redis.reset(); }
+
+  static Env env_with(const std::string& url, const Env& extra) {
+    Env e{{"REDLOCK_URL", url}};
+    for (const auto& [k, v] : extra) {
+      e[k] = v;
+    }
+    return e;
+  }
+
+  static std::unique_ptr<RedisServer> s_redis;
+};
+
+std::unique_ptr<RedisServer> BadInput::s_redis;
+
+}  // namespace
+
+TEST_P(BadInput, Exits64WithOneLineAndNoTrafficToRedis) {
+  const Case& c = GetParam();
+  RedisServer& redis = *s_redis;
+  // Our own INFO connection counts itself, so a quiet server shows exactly
+  // one more connection (the next INFO) afterwards.
+  const long long connections = info_number(redis, "stats", "total_connections_received");
+  const long long commands = commands_run(redis);
+
+  Result r = run(c.args, env_with(redis.url(), c.env), Seconds(10));
+  expect_usage_error(r);
+
+  EXPECT_EQ(info_number(redis, "stats", "total_connections_received"), connections + 2)
+      << "redlock connected to Redis";  // +1 for commands_run's INFO, +1 for this one
+  EXPECT_EQ(commands_run(redis), commands);
+  EXPECT_EQ(redis.cmd({"DBSIZE"}).integer, 0);
+}
+
+TEST_P(BadInput, Exits64EvenWhenRedisIsUnreachable) {
+  const Case& c = GetParam();
+  Result r = run(c.args, env_with("redis://127.0.0.1:" + std::to_string(unused_port()), c.env), Seconds(10));
+  expect_usage_error(r);
+  EXPECT_LT(r.seconds, 1.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Invocations, BadInput, ::testing::ValuesIn(k_cases),
+                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.label); });
+
+TEST(BadInputList, HasAtLeast25DistinctInvocations) {
+  std::vector<std::string> labels;
+  for (const auto& c : k_cases) {
+    labels.emplace_back(c.label);
+  }
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(std::unique(labels.begin(), labels.end()), labels.end());
+  EXPECT_GE(k_cases.size(), 25u);
+}
+
+TEST(GoodInput, TheSameShapesWithGoodValuesReachRedis) {
+  // The control for the cases above: with every value fixed, the same kinds
+  // of invocation get past validation and talk to the server.
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "x", "--ttl", "10ms", "--wait", "1m30s", "--conflict-exit-code", "255"}, env);
+  EXPECT_EQ(a.status, 0) << a.err;
+  Result n = run({"acquire", std::string(512, 'n'), "--redis", redis.url() + "/0", "--timeout", "1.5"}, env);
+  EXPECT_EQ(n.status, 0) << n.err;
+  EXPECT_GT(redis.cmd({"DBSIZE"}).integer, 0);
+}
