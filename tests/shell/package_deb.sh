@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Installing and packaging: `cmake --install` into a DESTDIR and `cpack -G
+# DEB` into a temporary directory put every file where the issue says; the
+# .deb's Depends names hiredis, OpenSSL and fmt (packages that exist here);
+# the binary unpacked from the .deb runs and prints redlock's, hiredis's and
+# OpenSSL's versions.
+# Usage: package_deb.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src=$2 build=$3
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
+[ -n "$version" ] || { echo "FAIL: no CMAKE_PROJECT_VERSION in $build/CMakeCache.txt" >&2; exit 1; }
+
+# Where each file must land, relative to the root of the installed system.
+expected_files=(
+  usr/bin/redlock
+  usr/share/man/man1/redlock.1
+  usr/share/bash-completion/completions/redlock
+  usr/share/zsh/vendor-completions/_redlock
+  usr/share/fish/vendor_completions.d/redlock.fish
+)
+# check_tree ROOT WHAT: the files are there, the binary runs, the data files
+# are the source tree's.
+check_tree() {
+  local root=$1 what=$2 f out
+  for f in "${expected_files[@]}"; do
+    [ -f "$root/$f" ] || fail "$what: no /$f"
+  done
+  [ -x "$root/usr/bin/redlock" ] || fail "$what: /usr/bin/redlock is not executable"
+  cmp -s "$root/usr/share/man/man1/redlock.1" "$src/man/redlock.1" || fail "$what: the man page differs from man/redlock.1"
+  cmp -s "$root/usr/share/bash-completion/completions/redlock" "$src/completions/redlock.bash" ||
+    fail "$what: the bash completion differs from completions/redlock.bash"
+  cmp -s "$root/usr/share/zsh/vendor-completions/_redlock" "$src/completions/_redlock" ||
+    fail "$what: the zsh completion differs from completions/_redlock"
+  cmp -s "$root/usr/share/fish/vendor_completions.d/redlock.fish" "$src/completions/redlock.fish" ||
+    fail "$what: the fish completion differs from completions/redlock.fish"
+  if ! out=$("$root/usr/bin/redlock" --version 2>&1); then
+    fail "$what: redlock --version failed: $out"
+    return
+  fi
+  grep -qx "redlock $version" <<<"$out" || fail "$what: --version lacks 'redlock $version': $out"
+  grep -qE '^hiredis [0-9]+\.[0-9]+\.[0-9]+$' <<<"$out" || fail "$what: --version lacks the hiredis version: $out"
+  grep -qE '^OpenSSL [0-9]+\.[0-9]+' <<<"$out" || fail "$what: --version lacks the OpenSSL version: $out"
+}
+
+# --- cmake --install ------------------------------------------------------------
+if DESTDIR="$tmp/destdir" cmake --install "$build" --prefix /usr >"$tmp/install.log" 2>&1; then
+  check_tree "$tmp/destdir" "cmake --install"
+else
+  fail "cmake --install failed:"$'\n'"$(cat "$tmp/install.log")"
+fi
+
+# --- cpack -G DEB -------------------------------------------------------------------
+if ! (cd "$build" && cpack -G DEB -B "$tmp/out") >"$tmp/cpack.log" 2>&1; then
+  echo "FAIL: cpack -G DEB failed:" >&2
+  cat "$tmp/cpack.log" >&2
+  exit 1
+fi
+debs=("$tmp"/out/*.deb)
+[ "${#debs[@]}" -eq 1 ] && [ -f "${debs[0]}" ] || { echo "FAIL: expected one .deb, got: ${debs[*]}" >&2; exit 1; }
+deb=${debs[0]}
+
+field() { dpkg-deb -f "$deb" "$1"; }
+[ "$(field Package)" = redlock ] || fail "Package is '$(field Package)'"
+[ "$(field Version)" = "$version" ] || fail "Version is '$(field Version)', expected $version"
+[ "$(field Architecture)" = "$(dpkg --print-architecture)" ] || fail "Architecture is '$(field Architecture)'"
+grep -qE '^[^<]+ <[^@>]+@[^>]+>$' <<<"$(field Maintainer)" || fail "Maintainer is '$(field Maintainer)'"
+[ -n "$(field Description)" ] || fail "no Description"
+[ "$(field Section)" = utils ] || fail "Section is '$(field Section)'"
+
+depends=$(field Depends)
+for lib in libhiredis0.14 libssl3 libfmt9 libc6 libstdc++6; do
+  re=$(sed 's/[.+]/\\&/g' <<<"$lib")
+  grep -qE "(^|, )$re( |,|\$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
+done
+# Every package Depends names exists (and is installed here, where it was built).
+for pkg in $(sed 's/([^)]*)//g; s/|/,/g; s/,/ /g' <<<"$depends"); do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+    fail "Depends names $pkg, which is not an installed package"
+done
+
+# Unpack into a scratch root and run what is there.
+dpkg-deb -x "$deb" "$tmp/root" || fail "dpkg-deb -x failed"
+check_tree "$tmp/root" ".deb"
+# Nothing outside /usr, and nothing unexpected in it.
+unexpected=$(cd "$tmp/root" && find . -type f | sed 's|^\./||' | sort |
+  grep -vxF -f <(printf '%s\n' "${expected_files[@]}") || true)
+[ -z "$unexpected" ] || fail "unexpected files in the .deb: $unexpected"
+if ldd "$tmp/root/usr/bin/redlock" | grep -q 'not found'; then
+  fail "the packaged binary has unresolved libraries: $(ldd "$tmp/root/usr/bin/redlock" | grep 'not found')"
+fi
+file "$tmp/root/usr/bin/redlock" | grep -q 'not stripped' && fail "the packaged binary is not stripped"
+
+if ((failures)); then
+  exit 1
+fi
+echo "package: $(basename "$deb") is complete (Depends: $depends)"
