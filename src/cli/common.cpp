@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -95,8 +96,13 @@ Resolved resolve(const GlobalOptions& g) {
     if (!ep.password && password) {
       ep.password = password;
     }
-    if (ep.tls) {
-      throw UsageError(fmt::format("{}: rediss:// (TLS) is not supported by this build of redlock", ep.display()));
+  }
+  const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
+  if (any_tls) {
+    r.options.tls = redis::TlsContext::create(
+        redis::TlsOptions{g.tls_ca, g.tls_cert, g.tls_key, g.tls_server_name, g.insecure});
+    if (g.insecure) {
+      log_warning("--insecure: TLS certificates are not verified; anyone on the path can impersonate Redis");
     }
   }
   r.options.prefix = g.prefix ? *g.prefix : (std::getenv("REDLOCK_PREFIX") ? env("REDLOCK_PREFIX") : "redlock:");

@@ -40,7 +40,7 @@ struct Locker::Answer {
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
     : m_endpoints(std::move(endpoints)), m_options(std::move(options)) {
   for (const auto& ep : m_endpoints) {
-    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts));
+    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls));
   }
 }
 
@@ -138,8 +138,20 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::str
     }
     const std::string where = m_endpoints[i].display();
     if (a.reply.is_error()) {
-      a.failure = redis::Failure{redis::classify_error(a.reply.str),
-                                 fmt::format("Redis at {} answered {}: {}", where, script.name, a.reply.str)};
+      const ExitStatus status = redis::classify_error(a.reply.str);
+      const bool needs_auth = a.reply.str.rfind("NOAUTH", 0) == 0 ||
+                              a.reply.str.find("unauthenticated") != std::string::npos;
+      if (needs_auth) {
+        a.failure = redis::Failure{status, fmt::format("Redis at {} requires a password: give it with "
+                                                       "--password-file or $REDLOCK_PASSWORD",
+                                                       where)};
+      } else {
+        a.failure = redis::Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, script.name,
+                                                       a.reply.str,
+                                                       status == ExitStatus::k_refused
+                                                           ? " (check the user's ACL permissions)"
+                                                           : "")};
+      }
     } else if (!a.reply.is_array() || a.reply.elements.empty()) {
       a.failure = redis::Failure{ExitStatus::k_protocol,
                                  fmt::format("Redis at {} sent an unexpected reply to {}", where, script.name)};
@@ -175,9 +187,6 @@ namespace {
     }
   }
   switch (status) {
-    case ExitStatus::k_refused:
-      msg += " (check the password, user and ACL: --password-file or $REDLOCK_PASSWORD)";
-      break;
     case ExitStatus::k_unavailable:
       msg += " (is redis-server running there? see --redis and --timeout)";
       break;

@@ -18,6 +18,7 @@ struct Options {
   std::string prefix = "redlock:";
   redis::Timeouts timeouts;
   int min_replicas = 0;  // WAIT for this many replicas after acquire/renew
+  std::shared_ptr<redis::TlsContext> tls;  // for rediss:// endpoints
 };
 
 // Who is asking: stored in the lock hash for `status`.

@@ -23,7 +23,7 @@ class Subscribers {
  public:
   Subscribers(const Locker& locker, const std::string& channel) {
     for (const auto& ep : locker.endpoints()) {
-      m_conns.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts));
+      m_conns.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls));
       m_conns.back()->queue({"SUBSCRIBE", channel});
     }
     std::vector<redis::Connection*> all = live();

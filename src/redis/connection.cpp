@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -36,15 +40,25 @@ std::string format_command(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-Connection::Connection(Endpoint endpoint, Timeouts timeouts)
-    : m_endpoint(std::move(endpoint)), m_timeouts(timeouts), m_reader(nullptr, redisReaderFree) {}
+Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls)
+    : m_endpoint(std::move(endpoint)),
+      m_timeouts(timeouts),
+      m_tls(std::move(tls)),
+      m_ssl(nullptr, SSL_free),
+      m_reader(nullptr, redisReaderFree) {}
+
+void Connection::close_socket() {
+  m_ssl.reset();
+  m_tls_want = 0;
+  m_fd.reset();
+  m_state = State::k_closed;
+  m_reader.reset();
+}
 
 Connection::~Connection() = default;
 
 void Connection::reset() {
-  m_fd.reset();
-  m_state = State::k_closed;
-  m_reader.reset();
+  close_socket();
   m_out.clear();
   m_hidden = 0;
   m_awaiting = 0;
@@ -54,9 +68,7 @@ void Connection::reset() {
 }
 
 void Connection::fail(ExitStatus status, std::string message) {
-  m_fd.reset();
-  m_state = State::k_closed;
-  m_reader.reset();
+  close_socket();
   m_out.clear();
   m_hidden = 0;
   m_deadline.reset();
@@ -64,10 +76,10 @@ void Connection::fail(ExitStatus status, std::string message) {
 }
 
 void Connection::fail_timeout() {
-  if (m_state == State::k_connecting) {
+  if (m_state == State::k_connecting || m_state == State::k_handshake) {
     fail(ExitStatus::k_unavailable,
-         fmt::format("cannot connect to Redis at {}: timed out after {}", m_endpoint.display(),
-                     format_duration(m_timeouts.connect)));
+         fmt::format("cannot connect to Redis at {}: {}timed out after {}", m_endpoint.display(),
+                     m_state == State::k_handshake ? "TLS handshake " : "", format_duration(m_timeouts.connect)));
   } else {
     fail(ExitStatus::k_unavailable,
          fmt::format("Redis at {} did not answer within {}", m_endpoint.display(),
@@ -173,9 +185,163 @@ void Connection::finish_connect() {
          fmt::format("cannot connect to Redis at {}: {}", m_endpoint.display(), std::strerror(err)));
     return;
   }
+  if (m_endpoint.tls) {
+    if (!m_tls) {
+      fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
+      return;
+    }
+    m_ssl.reset(SSL_new(m_tls->get()));
+    SSL_set_fd(m_ssl.get(), m_fd.get());
+    const std::string& name = m_tls->options().server_name.empty() ? m_endpoint.host : m_tls->options().server_name;
+    unsigned char ip[16];
+    const bool is_ip = inet_pton(AF_INET, name.c_str(), ip) == 1 || inet_pton(AF_INET6, name.c_str(), ip) == 1;
+    if (!is_ip) {
+      SSL_set_tlsext_host_name(m_ssl.get(), name.c_str());
+    }
+    if (!m_tls->options().insecure) {
+      X509_VERIFY_PARAM* param = SSL_get0_param(m_ssl.get());
+      if (is_ip) {
+        X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
+      } else {
+        X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
+      }
+    }
+    m_state = State::k_handshake;
+    handshake();
+    return;
+  }
   m_state = State::k_ready;
   m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command)
                                                 : std::nullopt;
+}
+
+namespace {
+
+// TLS failures that mean "we were refused" (77), not "unreachable" (69).
+bool is_refusal(unsigned long e) {
+  int reason = ERR_GET_REASON(e);
+  return reason == SSL_R_CERTIFICATE_VERIFY_FAILED || reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED ||
+         reason == SSL_R_SSLV3_ALERT_BAD_CERTIFICATE || reason == SSL_R_TLSV1_ALERT_UNKNOWN_CA ||
+         reason == SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN || reason == SSL_R_TLSV1_ALERT_ACCESS_DENIED ||
+         reason == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE;
+}
+
+}  // namespace
+
+void Connection::handshake() {
+  ERR_clear_error();
+  int r = SSL_connect(m_ssl.get());
+  if (r == 1) {
+    m_tls_want = 0;
+    m_state = State::k_ready;
+    m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command)
+                                                  : std::nullopt;
+    return;
+  }
+  int err = SSL_get_error(m_ssl.get(), r);
+  if (err == SSL_ERROR_WANT_READ) {
+    m_tls_want = POLLIN;
+    return;
+  }
+  if (err == SSL_ERROR_WANT_WRITE) {
+    m_tls_want = POLLOUT;
+    return;
+  }
+  long verify = SSL_get_verify_result(m_ssl.get());
+  if (verify != X509_V_OK) {
+    fail(ExitStatus::k_refused, fmt::format("TLS verification of Redis at {} failed: {} (see --tls-ca, "
+                                            "--tls-server-name)",
+                                            m_endpoint.display(), X509_verify_cert_error_string(verify)));
+    return;
+  }
+  unsigned long e = ERR_peek_error();
+  ExitStatus status = is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable;
+  std::string why = err == SSL_ERROR_SYSCALL && e == 0 ? "the server closed the connection" : tls_error_text();
+  fail(status, fmt::format("TLS handshake with Redis at {} failed: {}", m_endpoint.display(), why));
+}
+
+ssize_t Connection::transport_read(char* buf, size_t len) {
+  if (!m_ssl) {
+    while (true) {
+      ssize_t n = ::recv(m_fd.get(), buf, len, 0);
+      if (n >= 0) {
+        return n;
+      }
+      if (errno == EINTR) {
+        continue;
+      }
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return -1;
+      }
+      fail(ExitStatus::k_unavailable,
+           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
+      return -2;
+    }
+  }
+  ERR_clear_error();
+  int n = SSL_read(m_ssl.get(), buf, static_cast<int>(len));
+  if (n > 0) {
+    m_tls_want = 0;
+    return n;
+  }
+  int err = SSL_get_error(m_ssl.get(), n);
+  if (err == SSL_ERROR_WANT_READ) {
+    return -1;
+  }
+  if (err == SSL_ERROR_WANT_WRITE) {
+    m_tls_want = POLLOUT;
+    return -1;
+  }
+  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)) {
+    return 0;
+  }
+  unsigned long e = ERR_peek_error();
+  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
+       fmt::format("TLS error from Redis at {}: {}", m_endpoint.display(), tls_error_text()));
+  return -2;
+}
+
+ssize_t Connection::transport_write(const char* buf, size_t len) {
+  if (!m_ssl) {
+    while (true) {
+      ssize_t n = ::send(m_fd.get(), buf, len, MSG_NOSIGNAL);
+      if (n >= 0) {
+        return n;
+      }
+      if (errno == EINTR) {
+        continue;
+      }
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        return -1;
+      }
+      fail(ExitStatus::k_unavailable,
+           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
+      return -2;
+    }
+  }
+  ERR_clear_error();
+  int n = SSL_write(m_ssl.get(), buf, static_cast<int>(len));
+  if (n > 0) {
+    return n;
+  }
+  int err = SSL_get_error(m_ssl.get(), n);
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    return -1;
+  }
+  // The server may have closed after an alert (e.g. TLS 1.3's "certificate
+  // required", sent after the client's side of the handshake is done): read
+  // it, so the failure names the real cause.
+  unsigned long e = ERR_peek_error();
+  if (e == 0) {
+    char scratch[256];
+    ERR_clear_error();
+    (void)SSL_read(m_ssl.get(), scratch, sizeof(scratch));
+    e = ERR_peek_error();
+  }
+  std::string why = e == 0 ? std::string("the server closed the connection") : tls_error_text();
+  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
+       fmt::format("TLS error talking to Redis at {}: {}", m_endpoint.display(), why));
+  return -2;
 }
 
 short Connection::wanted_events() const {
@@ -185,7 +351,10 @@ short Connection::wanted_events() const {
   if (m_state == State::k_connecting) {
     return POLLOUT;
   }
-  short ev = POLLIN;
+  if (m_state == State::k_handshake) {
+    return m_tls_want;
+  }
+  short ev = POLLIN | m_tls_want;
   if (!m_out.empty()) {
     ev |= POLLOUT;
   }
@@ -207,28 +376,26 @@ void Connection::on_events(short revents) {
     if (m_state != State::k_ready) {
       return;
     }
+  } else if (m_state == State::k_handshake) {
+    handshake();
+    if (m_state != State::k_ready) {
+      return;
+    }
   }
   if ((revents & POLLOUT) && !m_out.empty()) {
     write_some();
   }
-  if (m_state == State::k_ready && (revents & (POLLIN | POLLERR | POLLHUP))) {
+  if (m_state == State::k_ready && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
+                                    ((revents & POLLOUT) && m_tls_want == POLLOUT))) {
     read_some();
   }
 }
 
 void Connection::write_some() {
   while (!m_out.empty()) {
-    ssize_t n = ::send(m_fd.get(), m_out.data(), m_out.size(), MSG_NOSIGNAL);
+    ssize_t n = transport_write(m_out.data(), m_out.size());
     if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return;
-      }
-      fail(ExitStatus::k_unavailable,
-           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
-      return;
+      return;  // would block, or failed
     }
     m_out.erase(0, static_cast<size_t>(n));
   }
@@ -237,16 +404,11 @@ void Connection::write_some() {
 void Connection::read_some() {
   char buf[16384];
   while (true) {
-    ssize_t n = ::recv(m_fd.get(), buf, sizeof(buf), 0);
+    ssize_t n = transport_read(buf, sizeof(buf));
+    if (n == -1) {
+      break;
+    }
     if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        break;
-      }
-      fail(ExitStatus::k_unavailable,
-           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
       return;
     }
     if (n == 0) {
@@ -257,9 +419,7 @@ void Connection::read_some() {
         fail(ExitStatus::k_unavailable,
              fmt::format("Redis at {} closed the connection", m_endpoint.display()));
       } else {
-        m_fd.reset();
-        m_state = State::k_closed;
-        m_reader.reset();
+        close_socket();
       }
       return;
     }
@@ -280,9 +440,12 @@ void Connection::read_some() {
         --m_hidden;
         if (reply.is_error()) {
           ExitStatus status = classify_error(reply.str);
-          fail(status, fmt::format("Redis at {} refused the {}: {}", m_endpoint.display(),
+          fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),
                                    status == ExitStatus::k_refused ? "credentials" : "database selection",
-                                   reply.str));
+                                   reply.str,
+                                   status == ExitStatus::k_refused
+                                       ? " (check the password and user: --password-file or $REDLOCK_PASSWORD)"
+                                       : ""));
           return;
         }
         continue;
@@ -292,8 +455,8 @@ void Connection::read_some() {
       }
       m_replies.push_back(std::move(reply));
     }
-    if (static_cast<size_t>(n) < sizeof(buf)) {
-      break;
+    if (static_cast<size_t>(n) < sizeof(buf) && !m_ssl) {
+      break;  // (TLS may hold more decrypted bytes: read until it would block)
     }
   }
   if (m_awaiting == 0 && m_hidden == 0) {

@@ -9,11 +9,13 @@
 
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
+#include "redis/tls.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 
 struct redisReader;
+typedef struct ssl_st SSL;
 
 namespace redlock::redis {
 
@@ -36,11 +38,12 @@ struct Failure {
 // outside (see fanout.hpp) so that many servers can be served in one loop
 // under one deadline. Commands are queued as argument vectors; replies come
 // back in order. AUTH and SELECT are sent first, pipelined, whenever the
-// connection is (re)established. A timeout or I/O error closes the socket:
-// the next queued command reconnects.
+// connection is (re)established; rediss:// endpoints first complete a TLS
+// handshake (verified against `tls`). A timeout or I/O error closes the
+// socket: the next queued command reconnects.
 class Connection {
  public:
-  Connection(Endpoint endpoint, Timeouts timeouts);
+  Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls = nullptr);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -73,18 +76,27 @@ class Connection {
   [[nodiscard]] bool connected() const { return m_state == State::k_ready; }
 
  private:
-  enum class State { k_closed, k_connecting, k_ready };
+  enum class State { k_closed, k_connecting, k_handshake, k_ready };
 
   void start_connect();
   void finish_connect();
   void fail(ExitStatus status, std::string message);
   void read_some();
   void write_some();
+  void handshake();
+  void close_socket();
+  // Transport: plain socket or TLS. >0 bytes, 0 = closed by the peer,
+  // -1 = would block (errno EAGAIN), -2 = failed (m_failure set).
+  ssize_t transport_read(char* buf, size_t len);
+  ssize_t transport_write(const char* buf, size_t len);
 
   Endpoint m_endpoint;
   Timeouts m_timeouts;
   State m_state = State::k_closed;
   Fd m_fd;
+  std::shared_ptr<TlsContext> m_tls;
+  std::unique_ptr<SSL, void (*)(SSL*)> m_ssl;
+  short m_tls_want = 0;  // what OpenSSL waits for (handshake, or a read that must write)
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
   std::string m_out;          // formatted commands not yet written
   size_t m_hidden = 0;        // replies to AUTH/SELECT still to be checked

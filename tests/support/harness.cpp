@@ -169,7 +169,7 @@ std::string RedisServer::url() const {
   if (m_options.unix_socket) {
     return "unix://" + m_dir.path() + "/redis.sock";
   }
-  return "redis://127.0.0.1:" + std::to_string(m_port);
+  return (m_options.tls_cert.empty() ? "redis://127.0.0.1:" : "rediss://127.0.0.1:") + std::to_string(m_port);
 }
 
 void RedisServer::start() {
@@ -185,6 +185,12 @@ void RedisServer::start() {
     }
     if (!m_options.requirepass.empty()) {
       args.insert(args.end(), {"--requirepass", m_options.requirepass});
+    }
+    if (!m_options.tls_cert.empty()) {
+      args.insert(args.end(), {"--port", "0", "--tls-port", std::to_string(m_port), "--tls-cert-file",
+                               m_options.tls_cert, "--tls-key-file", m_options.tls_key, "--tls-ca-cert-file",
+                               m_options.tls_ca, "--tls-auth-clients",
+                               m_options.tls_client_cert.empty() ? "no" : "yes"});
     }
     args.insert(args.end(), m_options.extra.begin(), m_options.extra.end());
     pid_t pid = fork();
@@ -244,7 +250,12 @@ redis::Reply RedisServer::cmd(const std::vector<std::string>& argv) const {
   if (!m_options.requirepass.empty()) {
     ep.password = m_options.requirepass;
   }
-  redis::Connection conn(ep, redis::Timeouts{Millis(2000), Millis(5000)});
+  std::shared_ptr<redis::TlsContext> tls;
+  if (!m_options.tls_cert.empty()) {
+    tls = redis::TlsContext::create(redis::TlsOptions{m_options.tls_ca, m_options.tls_client_cert,
+                                                      m_options.tls_client_key, "", false});
+  }
+  redis::Connection conn(ep, redis::Timeouts{Millis(2000), Millis(5000)}, tls);
   return redis::call(conn, argv);
 }
 

@@ -37,6 +37,10 @@ class RedisServer {
     std::string requirepass;             // --requirepass
     bool unix_socket = false;            // listen on a socket in a temp dir instead of TCP
     std::vector<std::string> extra;      // more redis-server arguments
+    // TLS only (rediss://): PEM files for the server and the CA that signed
+    // it; with `tls_client_cert`/`tls_client_key` the server demands client
+    // certificates and cmd() presents these.
+    std::string tls_cert, tls_key, tls_ca, tls_client_cert, tls_client_key;
   };
   RedisServer() : RedisServer(Options{}) {}
   explicit RedisServer(Options options);
@@ -46,7 +50,7 @@ class RedisServer {
 
   [[nodiscard]] int port() const { return m_port; }
   [[nodiscard]] pid_t pid() const { return m_pid; }
-  // redis://127.0.0.1:PORT or unix:///…/redis.sock (never with the password)
+  // redis://127.0.0.1:PORT, rediss://… or unix:///…/redis.sock (never with the password)
   [[nodiscard]] std::string url() const;
 
   void stop();                 // SIGTERM (SIGKILL after 3 s), wait for it

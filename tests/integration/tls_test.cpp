@@ -1,0 +1,127 @@
+// rediss:// endpoints: certificate verification, --insecure, client
+// certificates, against a TLS redis-server with certificates made here.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+// A throwaway CA, a server certificate for 127.0.0.1/localhost signed by
+// it, and a client certificate, made with the openssl command.
+class Certificates {
+ public:
+  Certificates() {
+    const std::string d = m_dir.path();
+    const std::string script =
+        "set -e; cd '" + d + "'\n"
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=redlock-test-ca -keyout ca.key -out ca.pem\n"
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr\n"
+        "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > san.ext\n"
+        "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext "
+        "-out server.pem\n"
+        "openssl req -newkey rsa:2048 -nodes -subj /CN=client -keyout client.key -out client.csr\n"
+        "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -out client.pem\n";
+    if (std::system(("sh -c \"" + script + "\" >/dev/null 2>&1").c_str()) != 0) {
+      throw std::runtime_error("openssl could not make test certificates");
+    }
+  }
+  [[nodiscard]] std::string file(const std::string& name) const { return m_dir.path() + "/" + name; }
+  [[nodiscard]] RedisServer::Options server(bool client_certs = false) const {
+    RedisServer::Options o;
+    o.tls_cert = file("server.pem");
+    o.tls_key = file("server.key");
+    o.tls_ca = file("ca.pem");
+    if (client_certs) {
+      o.tls_client_cert = file("client.pem");
+      o.tls_client_key = file("client.key");
+    }
+    return o;
+  }
+
+ private:
+  TempDir m_dir;
+};
+
+class Tls : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { s_certs = std::make_unique<Certificates>(); }
+  static void TearDownTestSuite() { s_certs.reset(); }
+  static std::unique_ptr<Certificates> s_certs;
+};
+std::unique_ptr<Certificates> Tls::s_certs;
+
+}  // namespace
+
+TEST_F(Tls, VerifiedConnectionTakesAndShowsTheLock) {
+  RedisServer redis(s_certs->server());
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "secure"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(redis.cmd({"HGET", "redlock:{secure}", "token"}).str + "\n", a.out);
+  Result st = run({"status", "--tls-ca", s_certs->file("ca.pem"), "secure"}, env);
+  EXPECT_EQ(st.status, 0) << st.err;
+  EXPECT_NE(st.out.find("secure"), std::string::npos);
+}
+
+TEST_F(Tls, UnknownCertificateAuthorityIsRefused) {
+  RedisServer redis(s_certs->server());
+  Result a = run({"acquire", "nope"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(a.status, 77) << a.err;
+  EXPECT_NE(a.err.find("verification"), std::string::npos) << a.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{nope}"}).integer, 0);
+}
+
+TEST_F(Tls, ServerNameMismatchIsRefused) {
+  RedisServer redis(s_certs->server());
+  Result a = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "--tls-server-name", "elsewhere.example", "n"},
+                 {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(a.status, 77) << a.err;
+}
+
+TEST_F(Tls, InsecureSkipsVerificationAndSaysSo) {
+  RedisServer redis(s_certs->server());
+  Result a = run({"acquire", "--insecure", "loose"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.err.find("--insecure"), std::string::npos) << a.err;
+}
+
+TEST_F(Tls, ClientCertificateWhenTheServerDemandsOne) {
+  RedisServer redis(s_certs->server(true));
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result without = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "mtls"}, env);
+  EXPECT_EQ(without.status, 77) << without.err;
+  Result with = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "--tls-cert", s_certs->file("client.pem"),
+                     "--tls-key", s_certs->file("client.key"), "mtls"},
+                    env);
+  EXPECT_EQ(with.status, 0) << with.err;
+}
+
+TEST_F(Tls, BadCertificateFilesAreUsageErrorsBeforeAnyTraffic) {
+  Env env{{"REDLOCK_URL", "rediss://127.0.0.1:1"}};
+  Result missing = run({"acquire", "--tls-ca", "/nonexistent/ca.pem", "x"}, env);
+  EXPECT_EQ(missing.status, 64) << missing.err;
+  Result half = run({"acquire", "--tls-cert", s_certs->file("client.pem"), "x"}, env);
+  EXPECT_EQ(half.status, 64) << half.err;
+}
+
+TEST_F(Tls, PlainRedisUrlAgainstATlsPortIsUnavailable) {
+  RedisServer redis(s_certs->server());
+  std::string plain = "redis://127.0.0.1:" + std::to_string(redis.port());
+  Result a = run({"acquire", "--timeout", "500ms", "x"}, {{"REDLOCK_URL", plain}});
+  EXPECT_EQ(a.status, 69) << a.err;
+}
+
+TEST_F(Tls, ExecRunsOverTlsAndPassesTheUrlOn) {
+  RedisServer redis(s_certs->server());
+  Result r = run({"exec", "--tls-ca", s_certs->file("ca.pem"), "tlsexec", "--", "sh", "-c", "echo \"$REDLOCK_URL\""},
+                 {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, redis.url() + "\n");
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tlsexec}"}).integer, 0);
+}
