@@ -4,10 +4,13 @@
 // reports what it saw through files in a temp dir ($D in its environment),
 // so that redlock's own stdout stays observable.
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -63,6 +66,47 @@ inline double seconds_until_gone(pid_t pid, Seconds limit) {
     return -1;
   }
   return now_seconds() - start;
+}
+
+// Live (not zombie) processes whose process group is `pgid`, from /proc.
+inline std::vector<pid_t> group_members(pid_t pgid) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) {
+    return out;
+  }
+  while (dirent* e = readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') {
+      continue;
+    }
+    std::string stat = read_file(std::string("/proc/") + e->d_name + "/stat");
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) {
+      continue;
+    }
+    // After "pid (comm) ": state ppid pgrp ...
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
+        state != 'Z') {
+      out.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  closedir(proc);
+  return out;
+}
+
+// True if process `pid` ignores signal `sig` (SigIgn in /proc/PID/status).
+inline bool ignores_signal(pid_t pid, int sig) {
+  std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  auto at = status.find("SigIgn:");
+  if (at == std::string::npos) {
+    return false;
+  }
+  unsigned long long mask = std::stoull(status.substr(at + 7), nullptr, 16);
+  return (mask >> (sig - 1)) & 1ULL;
 }
 
 // Kills, at the end of a test, the process groups of CMDs (and the

@@ -1,0 +1,293 @@
+// redlock exec and signals: forwarding to CMD's process group, grandchildren,
+// redlock killed outright, and interruption while waiting for the lock.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "exec_support.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+void sleep_for(double seconds) {
+  struct timespec ts {static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)};
+  nanosleep(&ts, nullptr);
+}
+
+struct Fixture {
+  RedisServer redis;
+  TempDir dir;
+  Reaper reaper;
+  Env env() const { return Env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}}; }
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+  std::string script(const std::string& body) const {
+    write_file(path("cmd.sh"), body);
+    return path("cmd.sh");
+  }
+};
+
+std::string name_of(int sig) { return sigabbrev_np(sig); }
+
+}  // namespace
+
+class ExecForwards : public ::testing::TestWithParam<int> {};
+
+TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
+  const int sig = GetParam();
+  const std::string name = name_of(sig);
+  Fixture f;
+  // CMD traps the signal, records it, and only exits (with 3) when told,
+  // so the test can see that the lock stays held until CMD is done. Its
+  // background sleep ignores INT and QUIT (a non-interactive shell's
+  // background job), so the trap kills it explicitly.
+  Child c({"exec", "job", "--", "sh",
+           f.script("trap 'echo " + name + " >> \"$D/got\"; kill $SP; while [ ! -e \"$D/go\" ]; do sleep 0.02; done; "
+                    "exit 3' " + name + "\n"
+                    "sleep 30 & SP=$!\n"
+                    "echo $$ > \"$D/pid\"\n"
+                    "wait\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with SIG" << name << " ignored";
+  ASSERT_TRUE(key_exists(f.redis, lock_key("job")));
+
+  c.signal(sig);
+  double t = seconds_until_file(f.path("got"), Seconds(3));
+  ASSERT_GE(t, 0) << "SIG" << name << " never reached CMD: " << c.err_so_far();
+  EXPECT_LT(t, 1.0);
+  EXPECT_TRUE(eventually([&] { return read_file(f.path("got")) == name + "\n"; }, Seconds(1)))
+      << read_file(f.path("got"));
+  // redlock waits for CMD, holding the lock meanwhile.
+  sleep_for(0.2);
+  EXPECT_TRUE(c.alive());
+  EXPECT_TRUE(key_exists(f.redis, lock_key("job")));
+
+  write_file(f.path("go"), "");
+  Result r = c.wait(Seconds(10));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(read_file(f.path("got")), name + "\n") << "delivered once";
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
+                         [](const ::testing::TestParamInfo<int>& info) { return "SIG" + name_of(info.param); });
+
+TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
+  Fixture f;
+  Child c({"exec", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nsleep 30\n")}, f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  c.signal(SIGHUP);
+  Result r = c.wait(Seconds(5));
+  EXPECT_EQ(r.status, 128 + SIGHUP) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_FALSE(process_alive(pid));
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
+TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
+  Fixture f;
+  // Background jobs and a foreground pipeline: all in CMD's process group.
+  Child c({"exec", "job", "--", "sh",
+           f.script("sleep 60 & echo $! > \"$D/g1\"\n"
+                    "sleep 61 & echo $! > \"$D/g2\"\n"
+                    "echo $$ > \"$D/pid\"\n"
+                    "sleep 62 | sleep 63\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  pid_t g1 = wait_for_pid(f.path("g1"));
+  pid_t g2 = wait_for_pid(f.path("g2"));
+  f.reaper.pid(g1);
+  f.reaper.pid(g2);
+  // sh, two background sleeps and the two pipeline sleeps.
+  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 5; }, Seconds(3)))
+      << group_members(pid).size();
+  ASSERT_TRUE(process_alive(g1));
+
+  c.signal(SIGTERM);
+  Result r = c.wait(Seconds(5));
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(eventually([&] { return !process_alive(g1) && !process_alive(g2); }, Seconds(1)));
+  EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(1)))
+      << group_members(pid).size() << " processes left in CMD's group";
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
+TEST(ExecSignals, SigkillToRedlockKillsCommandAndTheLockFreesWithinItsTtl) {
+  Fixture f;
+  Child c({"exec", "--ttl", "3s", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nexec sleep 30\n")}, f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  sleep_for(0.3);
+  ASSERT_TRUE(process_alive(pid));
+  ASSERT_TRUE(key_exists(f.redis, lock_key("job")));
+
+  const double killed_at = now_seconds();
+  c.signal(SIGKILL);
+  double gone = seconds_until_gone(pid, Seconds(5));
+  EXPECT_GE(gone, 0) << "CMD outlived redlock's SIGKILL";
+  EXPECT_LT(gone, 1.0);
+  Result r = c.wait(Seconds(5));
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  // Nobody released it; it expires by itself within the TTL.
+  EXPECT_LE(f.redis.cmd({"PTTL", lock_key("job")}).integer, 3000);
+  EXPECT_TRUE(eventually([&] { return !key_exists(f.redis, lock_key("job")); }, Seconds(4)));
+  EXPECT_LT(now_seconds() - killed_at, 3.6);
+}
+
+// Safety promise 5 says CMD never runs unlocked, and CMD runs in its own
+// process group so that grandchildren share its fate; PR_SET_PDEATHSIG
+// alone only reaches CMD itself.
+TEST(ExecSignals, SigkillToRedlockAlsoKillsGrandchildren) {
+  Fixture f;
+  Child c({"exec", "--ttl", "3s", "job", "--", "sh",
+           f.script("sleep 60 & echo $! > \"$D/g1\"\n"
+                    "echo $$ > \"$D/pid\"\n"
+                    "sleep 61 | sleep 62\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  pid_t g1 = wait_for_pid(f.path("g1"));
+  f.reaper.pid(g1);
+  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 4; }, Seconds(3)))
+      << group_members(pid).size();
+
+  c.signal(SIGKILL);
+  (void)c.wait(Seconds(5));
+  EXPECT_GE(seconds_until_gone(pid, Seconds(2)), 0) << "CMD outlived redlock's SIGKILL";
+  EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(1)))
+      << group_members(pid).size() << " processes of CMD's group still run after redlock was killed "
+      << "(the lock expires within 3 s, they go on unlocked)";
+  EXPECT_TRUE(eventually([&] { return !process_alive(g1); }, Seconds(0.5)));
+}
+
+namespace {
+
+// Holds `job` from outside, starts a waiting exec, interrupts it with `sig`.
+void interrupt_waiting_exec(int sig) {
+  Fixture f;
+  Result holder = run({"acquire", "--ttl", "30s", "job"}, f.env());
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  std::string token = holder.out.substr(0, holder.out.find('\n'));
+
+  Child c({"exec", "--wait", "30s", "job", "--", "sh", "-c", "touch \"$D/ran\""}, f.env());
+  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with the signal ignored";
+  // Waiting: subscribed to the release channel (or, failing that, some time passed).
+  (void)eventually(
+      [&] {
+        auto reply = f.redis.cmd({"PUBSUB", "NUMSUB", lock_key("job") + ":released"});
+        return reply.elements.size() == 2 && reply.elements[1].integer >= 1;
+      },
+      Seconds(3));
+  sleep_for(0.3);
+  ASSERT_TRUE(c.alive()) << c.err_so_far();
+
+  c.signal(sig);
+  Result r = c.wait(Seconds(5));
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
+  EXPECT_LT(r.seconds, 3.0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err, "");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  sleep_for(0.3);
+  EXPECT_FALSE(file_exists(f.path("ran"))) << "CMD started after the interrupt";
+  // The holder's lock is untouched.
+  EXPECT_EQ(f.redis.cmd({"HGET", lock_key("job"), "token"}).str, token);
+  EXPECT_EQ(f.redis.cmd({"HGET", lock_key("job"), "count"}).str, "1");
+}
+
+}  // namespace
+
+TEST(ExecSignals, WaitingExecInterruptedBySigintExits130WithoutRunningCommand) {
+  interrupt_waiting_exec(SIGINT);
+}
+
+TEST(ExecSignals, WaitingExecInterruptedBySigtermExits143WithoutRunningCommand) {
+  interrupt_waiting_exec(SIGTERM);
+}
+
+// A stop signal at any moment of start-up (before, during or after the
+// acquire, or while CMD starts) either keeps CMD from starting or reaches
+// it: CMD never runs to its end, and the lock is never left held.
+TEST(ExecSignals, StopSignalDuringStartUpIsNeverLost) {
+  Fixture f;
+  // Start-up (exec, connect, acquire, fork) takes a few milliseconds here:
+  // the delays cover before, during and after it.
+  const std::vector<double> delays_ms = {0, 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15, 25};
+  for (size_t i = 0; i < delays_ms.size(); ++i) {
+    std::string done = f.path("done" + std::to_string(i));
+    Child c({"exec", "job", "--", "sh", "-c", "sleep 0.4; touch \"" + done + "\""}, f.env());
+    sleep_for(delays_ms[i] / 1000);
+    c.signal(SIGTERM);
+    Result r = c.wait(Seconds(5));
+    EXPECT_EQ(r.status, 128 + SIGTERM) << "delay " << delays_ms[i] << " ms: " << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(key_exists(f.redis, lock_key("job"))) << "delay " << delays_ms[i] << " ms";
+  }
+  sleep_for(0.5);
+  for (size_t i = 0; i < delays_ms.size(); ++i) {
+    EXPECT_FALSE(file_exists(f.path("done" + std::to_string(i))))
+        << "delay " << delays_ms[i] << " ms: CMD ran to its end";
+  }
+}
+
+// Redis being slow or gone never delays forwarding a signal or reaping CMD.
+TEST(ExecSignals, ForwardingAndReapingStayPromptWhileRedisIsStopped) {
+  Fixture f;
+  Child c({"exec", "--timeout", "300ms", "job", "--", "sh",
+           f.script("trap 'echo got > \"$D/got\"; exit 3' TERM\n"
+                    "echo $$ > \"$D/pid\"\n"
+                    "sleep 30 & wait\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  f.redis.pause();
+  const double sent_at = now_seconds();
+  c.signal(SIGTERM);
+  double t = seconds_until_file(f.path("got"), Seconds(3));
+  Result r = c.wait(Seconds(10));
+  const double exited_after = now_seconds() - sent_at;
+  f.redis.resume();
+  EXPECT_GE(t, 0) << r.err;
+  EXPECT_LT(t, 0.5) << "forwarding waited for Redis";
+  // CMD's status, even though the release could not reach Redis (which is said on stderr).
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_LT(exited_after, 3.0);
+  EXPECT_NE(r.err, "");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(ExecSignals, CommandEndingWhileRedisIsStoppedIsReapedPromptly) {
+  Fixture f;
+  Child c({"exec", "--timeout", "300ms", "job", "--", "sh",
+           f.script("echo $$ > \"$D/pid\"\n"
+                    "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
+                    "exit 6\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  f.redis.pause();
+  write_file(f.path("go"), "");
+  ASSERT_GE(seconds_until_gone(pid, Seconds(3)), 0);
+  const double ended_at = now_seconds();
+  Result r = c.wait(Seconds(10));
+  const double exited_after = now_seconds() - ended_at;
+  f.redis.resume();
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_LT(exited_after, 2.5);
+  EXPECT_NE(r.err, "") << "the failed release is reported";
+  EXPECT_EQ(r.out, "");
+}
