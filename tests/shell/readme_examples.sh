@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Runs the README's examples against a redis-server this script starts
+# (REDLOCK_URL points at it) and asserts each command's exit status.
+#
+# The README marks the blocks it means with an HTML comment on the line just
+# before the ```sh fence:
+#   <!-- readme-test: each line… -->  every line is a command, run in order in
+#                                      one shell; a trailing `# exit N` is its
+#                                      expected status, else 0
+#   <!-- readme-test: script -->       the block is a script; it must exit 0
+# Each block gets a key prefix of its own.
+# Usage: readme_examples.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
+set -uo pipefail
+bin=$1 src=$2
+readme=$src/README.md
+source "$src/tests/shell/lib/redis.bash"
+
+tmp=$(mktemp -d)
+trap 'stop_redis; rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# The README's first lines are exactly the two commands, in a fenced block.
+first=$(head -n 4 "$readme")
+[ "$first" = $'```sh\n./scripts/demo\n./scripts/test\n```' ] ||
+  fail "README.md does not open with the ./scripts/demo and ./scripts/test block"
+
+mkdir -p "$tmp/bin" "$tmp/work"
+ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/redlock"
+unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE
+export PATH="$tmp/bin:$PATH"
+start_redis "$tmp" || exit 1
+export REDLOCK_URL=$REDIS_URL
+
+# Split the README into the marked blocks: $tmp/block-N.{mode,sh,line}.
+awk -v dir="$tmp" '
+  /^<!-- readme-test: / { mode = ($3 == "script") ? "script" : "lines"; marked = NR; next }
+  /^```sh$/ && marked && marked == NR - 1 {
+    n++; inblock = 1
+    print mode > (dir "/block-" n ".mode")
+    print NR + 1 > (dir "/block-" n ".line")
+    printf "" > (dir "/block-" n ".sh")
+    next
+  }
+  /^```/ && inblock { inblock = 0; next }
+  inblock { print > (dir "/block-" n ".sh") }
+' "$readme"
+
+blocks=0 commands=0
+all_commands=''
+for mode_file in "$tmp"/block-*.mode; do
+  [ -e "$mode_file" ] || break
+  n=${mode_file##*/block-}
+  n=${n%.mode}
+  mode=$(cat "$mode_file")
+  first_line=$(cat "$tmp/block-$n.line")
+  block=$tmp/block-$n.sh
+  log=$tmp/block-$n.log
+  blocks=$((blocks + 1))
+  all_commands+=$(cat "$block")$'\n'
+  export REDLOCK_PREFIX="readme-$n:"
+
+  if [ "$mode" = script ]; then
+    commands=$((commands + 1))
+    (cd "$tmp/work" && sh "$block") >"$log" 2>&1
+    status=$?
+    [ "$status" -eq 0 ] || fail "README.md:$first_line: the script exited $status:"$'\n'"$(cat "$log")"
+    # Its EXIT trap gave every lock back.
+    if locks=$(redlock status --json 2>/dev/null) && [ "$(tr -d ' \n' <<<"$locks")" != '[]' ]; then
+      fail "README.md:$first_line: the script left locks behind: $locks"
+    fi
+    continue
+  fi
+
+  # One shell runs the block's lines in order (so tok=$(…) carries over),
+  # checking each line's status as it goes.
+  runner=$tmp/block-$n.run
+  {
+    echo 'cd "$1" || exit 2'
+    echo '__failed=0'
+    lineno=$first_line
+    while IFS= read -r line; do
+      if [[ -n $line && $line != '#'* ]]; then
+        expected=0
+        if [[ $line =~ \#\ exit\ ([0-9]+) ]]; then
+          expected=${BASH_REMATCH[1]}
+        fi
+        commands=$((commands + 1))
+        printf 'echo "$ "%q\n' "$line"
+        printf '{ %s\n} </dev/null\n' "$line"
+        printf '__status=$?; if [ "$__status" -ne %d ]; then ' "$expected"
+        printf 'printf "FAIL: README.md:%d: %%s exited %%s, expected %d\\n" %q "$__status" >&3; __failed=1; fi\n' \
+          "$lineno" "$expected" "$line"
+      fi
+      lineno=$((lineno + 1))
+    done <"$block"
+    echo 'exit $__failed'
+  } >"$runner"
+  if ! bash "$runner" "$tmp/work" >"$log" 2>&1 3>"$tmp/block-$n.failures"; then
+    while IFS= read -r msg; do fail "${msg#FAIL: }"; done <"$tmp/block-$n.failures"
+    echo "--- output of the block at README.md:$first_line:" >&2
+    cat "$log" >&2
+  fi
+done
+
+# The markers must not get lost: the README's tested examples cover every
+# subcommand, and exec's command saw the fence.
+((blocks >= 3)) || fail "only $blocks marked example blocks found in README.md"
+((commands >= 10)) || fail "only $commands example commands found in README.md"
+for sub in acquire renew release status exec; do
+  grep -qE "(^|[ (])redlock $sub " <<<"$all_commands" || fail "no tested README example runs 'redlock $sub'"
+done
+cat "$tmp"/block-*.log 2>/dev/null | grep -qE '^fence [0-9]+$' ||
+  fail "the exec example did not print 'fence N' from \$REDLOCK_FENCE"
+cat "$tmp"/block-*.log 2>/dev/null | grep -qx 'migrating indexes' ||
+  fail "the script example did not run to its last step"
+
+if ((failures)); then
+  exit 1
+fi
+echo "README: $commands example commands in $blocks blocks behaved as documented"
