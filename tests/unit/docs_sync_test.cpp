@@ -305,4 +305,18 @@ TEST(DocsSync, FishCompletionOffersEveryOptionForItsSubcommand) {
   }
 }
 
+TEST(DocsSync, EverySubcommandHelpEndsWithAnExampleOfThatSubcommand) {
+  Cli cli;
+  for (CLI::App* sub : cli.subcommands()) {
+    std::string help = sub->help();
+    while (!help.empty() && (help.back() == '\n' || help.back() == ' ')) {
+      help.pop_back();
+    }
+    const std::string last = help.substr(help.rfind('\n') + 1);
+    EXPECT_NE(last.find("redlock " + sub->get_name() + " "), std::string::npos)
+        << sub->get_name() << " --help ends with \"" << last << "\", not an example of it";
+    EXPECT_NE(sub->get_footer().find("Example"), std::string::npos) << sub->get_name() << " has no Example: footer";
+  }
+}
+
 }  // namespace
