@@ -55,6 +55,59 @@ namespace {
   _exit(err == ENOENT ? 127 : 126);
 }
 
+// A small process that outlives redlock by an instant: it waits on a pipe
+// that only redlock writes to. If redlock ends without saying "done" (even
+// by SIGKILL, when PR_SET_PDEATHSIG only reaches CMD itself), the pipe closes
+// and the guard SIGKILLs CMD's whole process group, so no grandchild goes on
+// unlocked. Returns the guard's pid and the pipe's write end.
+std::pair<pid_t, Fd> start_group_guard(pid_t group) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    return {-1, Fd()};
+  }
+  pid_t guard = fork();
+  if (guard == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, nullptr);  // only SIGKILL or the pipe ends it
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3; ++fd) {
+      dup2(devnull, fd);
+    }
+    if (p[0] > 3) {
+      syscall(SYS_close_range, 3U, static_cast<unsigned>(p[0] - 1), 0U);
+    }
+    syscall(SYS_close_range, static_cast<unsigned>(p[0] + 1), ~0U, 0U);
+    char c;
+    ssize_t n;
+    do {
+      n = read(p[0], &c, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      kill(-group, SIGKILL);
+    }
+    _exit(0);
+  }
+  close(p[0]);
+  if (guard < 0) {
+    close(p[1]);
+    return {-1, Fd()};
+  }
+  return {guard, Fd(p[1])};
+}
+
+void stop_group_guard(pid_t guard, Fd& pipe) {
+  if (guard <= 0) {
+    return;
+  }
+  char done = 'd';
+  (void)!write(pipe.get(), &done, 1);
+  pipe.reset();
+  int ws;
+  while (waitpid(guard, &ws, 0) < 0 && errno == EINTR) {
+  }
+}
+
 int decode(int wstatus) {
   if (WIFSIGNALED(wstatus)) {
     return 128 + WTERMSIG(wstatus);
@@ -101,6 +154,8 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   if (take_terminal) {
     tcsetpgrp(STDIN_FILENO, child);
   }
+  // Forked before the renewer's thread exists: the guard is a plain copy.
+  auto [guard, guard_pipe] = start_group_guard(child);
   renewer.start();
 
   Finished done;
@@ -176,6 +231,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
     log_warning("lost the lock: {}", done.lost_reason);  // noticed in the same instant CMD ended
   }
   renewer.stop();
+  stop_group_guard(guard, guard_pipe);
   if (take_terminal) {
     tcsetpgrp(STDIN_FILENO, getpgrp());
   }

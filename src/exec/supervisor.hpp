@@ -32,7 +32,8 @@ struct Finished {
 // - stop signals received through `signals` go to CMD's process group;
 // - when the renewer reports the lock lost, or no renewal has been confirmed
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
-// - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG).
+// - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG), and so does the
+//   rest of its process group (a guard process that outlives redlock).
 // `signals` must already block SIGCHLD and the forwarded signals.
 [[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals);
 
