@@ -232,6 +232,16 @@ TEST(Exec, CommandSeesOnlyDescriptorsZeroOneTwo) {
                   url_env(redis, dir));
   ASSERT_EQ(r2.status, 0) << r2.err;
   EXPECT_EQ(r2.out, "0\n1\n2\n");
+
+  // Descriptors that redlock itself inherited (not close-on-exec) stay
+  // with redlock too: CMD gets 0, 1 and 2 only.
+  Env env = url_env(redis, dir);
+  env["RL"] = redlock_binary();
+  Child c({"-c", "exec 7</dev/null 8>\"$D/extra\"; exec \"$RL\" exec job -- sh -c 'ls -1 /proc/$$/fd; exit 0'"}, env,
+          "sh");
+  Result r3 = c.wait(Seconds(10));
+  ASSERT_EQ(r3.status, 0) << r3.err;
+  EXPECT_EQ(r3.out, "0\n1\n2\n");
 }
 
 TEST(Exec, RedlockWritesNothingToStdout) {
