@@ -12,16 +12,16 @@ _redlock_subcommands='acquire release renew status exec'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --conflict-exit-code --on-lost --kill-after -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --conflict-exit-code --json' ;;
+        acquire) echo '--ttl --wait --token --limit --conflict-exit-code --json' ;;
         release) echo '--token' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json' ;;
-        exec) echo '--ttl --wait --token --on-lost --kill-after --conflict-exit-code -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --conflict-exit-code -c' ;;
     esac
 }
 

@@ -8,7 +8,7 @@
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
-    --tls-server-name --password-file --min-replicas --ttl --wait --token --conflict-exit-code --on-lost \
+    --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
     --kill-after -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
@@ -151,6 +151,7 @@ complete -c redlock -n __redlock_no_subcommand -l version -d 'print the versions
 complete -c redlock -n '__redlock_using acquire' -l ttl -x -d 'how long the lock lives unless renewed'
 complete -c redlock -n '__redlock_using acquire' -l wait -x -a 'inf' -d 'how long to wait for a held lock'
 complete -c redlock -n '__redlock_using acquire' -l token -x -d 're-enter the lock if this token holds it'
+complete -c redlock -n '__redlock_using acquire' -l limit -x -d 'a counting semaphore: up to N holders at once'
 complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'exit status when the lock is busy'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
 
@@ -171,6 +172,8 @@ complete -c redlock -n '__redlock_using exec' -l wait -x -a 'inf' -d 'how long t
 complete -c redlock -n '__redlock_using exec' -l token -x -d 're-enter the lock if this token holds it'
 complete -c redlock -n '__redlock_using exec' -l on-lost -x -a 'term\t"SIGTERM, then SIGKILL" kill\t"SIGKILL at once" ignore\t"warn only"' -d 'what to do when the lock is lost'
 complete -c redlock -n '__redlock_using exec' -l kill-after -x -d 'SIGKILL this long after SIGTERM'
+complete -c redlock -n '__redlock_using exec' -l limit -x -d 'a counting semaphore: up to N holders at once'
+complete -c redlock -n '__redlock_using exec' -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'
 complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL -c instead of CMD'
 

@@ -21,6 +21,8 @@ CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
       ->type_name("D");
   sub->add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
       ->type_name("T");
+  sub->add_option("--limit", o.limit, "a counting semaphore: up to N holders at once (default 1, a plain lock)")
+      ->type_name("N");
   sub->add_option("--conflict-exit-code", o.conflict_exit_code, "exit status when the lock is busy (default 75)")
       ->type_name("N");
   sub->add_flag("--json", o.json, "print token, fence, ttl_ms and validity_ms as JSON");
@@ -33,6 +35,7 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   const Millis ttl = parse_ttl(o.ttl);
   const auto wait = parse_wait(o.wait, "--wait");
   validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
+  const lock::Claim claim = make_claim(o.limit, false);
   const std::string reenter = token_from(o.token);
   Resolved r = resolve(g);
 
@@ -41,7 +44,7 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
   lock::Owner owner{host_name(), holder_pid, process_command(holder_pid)};
-  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd());
+  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd(), claim);
 
   if (std::holds_alternative<lock::Interrupted>(outcome)) {
     int sig = signals.take();

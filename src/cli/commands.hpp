@@ -19,6 +19,7 @@ struct AcquireOptions {
   std::string ttl = "30s";
   std::string wait = "0";
   std::string token;
+  int limit = 1;
   int conflict_exit_code = 75;
   bool json = false;
 };
@@ -53,6 +54,8 @@ struct ExecOptions {
   std::string ttl = "30s";
   std::string wait = "0";
   std::string token;
+  int limit = 1;
+  bool shared = false;
   std::string on_lost = "term";
   std::string kill_after = "5s";
   int conflict_exit_code = 75;

@@ -138,6 +138,21 @@ std::string token_from(const std::string& flag) {
   return flag.empty() ? env("REDLOCK_TOKEN") : flag;
 }
 
+lock::Claim make_claim(int limit, bool shared) {
+  if (limit < 1 || limit > 1'000'000) {
+    throw UsageError("--limit must be a whole number from 1 to 1000000");
+  }
+  if (shared && limit != 1) {
+    throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
+  }
+  lock::Claim claim;
+  claim.limit = limit;
+  claim.mode = shared ? lock::Claim::Mode::k_shared
+               : limit > 1 ? lock::Claim::Mode::k_semaphore
+                           : lock::Claim::Mode::k_exclusive;
+  return claim;
+}
+
 void validate_exit_code(int code, const char* option) {
   if (code < 0 || code > 255) {
     throw UsageError(fmt::format("{} must be from 0 to 255", option));

@@ -50,6 +50,9 @@ struct Resolved {
 // The token from --token, else $REDLOCK_TOKEN; empty if neither.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
+// The kind of hold --limit N and --shared ask for (validated).
+[[nodiscard]] lock::Claim make_claim(int limit, bool shared);
+
 // --conflict-exit-code must be 0..255.
 void validate_exit_code(int code, const char* option);
 

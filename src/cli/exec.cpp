@@ -25,6 +25,9 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       ->type_name("D");
   sub->add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
       ->type_name("T");
+  sub->add_option("--limit", o.limit, "a counting semaphore: up to N holders at once (default 1, a plain lock)")
+      ->type_name("N");
+  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
   sub->add_option("--on-lost", o.on_lost, "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
       ->type_name("POLICY");
   sub->add_option("--kill-after", o.kill_after, "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
@@ -106,6 +109,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   const Millis ttl = parse_ttl(o.ttl);
   const auto wait = parse_wait(o.wait, "--wait");
   validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
+  const lock::Claim claim = make_claim(o.limit, o.shared);
   exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
   // The grace period must end while the lock is still ours.
   policy.kill_after = std::min(policy.kill_after, ttl / 3);
@@ -117,7 +121,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options);
   lock::Owner owner{host_name(), getpid(), join(argv)};
-  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd());
+  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd(), claim);
   if (std::holds_alternative<lock::Interrupted>(outcome)) {
     int sig = signals.take();
     log_warning("interrupted by SIG{} while waiting for {}; the command was not started", sigabbrev_np(sig),

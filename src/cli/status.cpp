@@ -25,62 +25,59 @@ namespace {
 
 enum class State { k_free, k_held, k_foreign };
 
-// The overall picture of one lock across all servers. With N servers a lock
-// is held when a quorum agrees on one token.
+// The overall picture of one lock across all servers. With N servers a
+// holder counts when a quorum of servers agrees on its token.
 struct Verdict {
   std::string name;
   State state = State::k_free;
   std::string foreign_type;
-  const lock::ServerView* holder = nullptr;  // a view from the quorum, for host/pid/cmd
-  long long ttl_ms = -2;
-  long long age_ms = 0;
-  long long fence = 0;
-  long long count = 0;
+  std::string mode;      // exclusive, semaphore, shared
+  long long limit = 1;
+  long long now_ms = 0;  // server time of the view the holders come from
+  std::vector<lock::HolderView> holders;
   std::vector<lock::ServerView> views;
 };
-
-long long to_ll(const std::string& s) {
-  try {
-    return std::stoll(s);
-  } catch (...) {
-    return 0;
-  }
-}
 
 Verdict judge(std::string name, std::vector<lock::ServerView> views, size_t quorum) {
   Verdict v;
   v.name = std::move(name);
   v.views = std::move(views);
-  std::map<std::string, size_t> votes;
+  // token -> (servers that hold it, the merged view: smallest TTL, largest fence and count)
+  std::map<std::string, std::pair<size_t, lock::HolderView>> seen;
+  std::vector<std::string> order;
   size_t foreign = 0;
   for (const auto& s : v.views) {
     if (s.foreign) {
       ++foreign;
       v.foreign_type = s.type;
-    } else if (s.held()) {
-      ++votes[s.field("token")];
-    }
-  }
-  for (const auto& [token, n] : votes) {
-    if (n < quorum) {
       continue;
     }
-    v.state = State::k_held;
-    for (const auto& s : v.views) {
-      if (!s.held() || s.field("token") != token) {
-        continue;
+    for (const auto& h : s.holders) {
+      auto [it, fresh] = seen.try_emplace(h.token, 0, h);
+      if (fresh) {
+        order.push_back(h.token);
+      } else {
+        auto& m = it->second.second;
+        m.ttl_ms = std::min(m.ttl_ms, h.ttl_ms);
+        m.fence = std::max(m.fence, h.fence);
+        m.count = std::max(m.count, h.count);
       }
-      if (!v.holder) {
-        v.holder = &s;
-        v.ttl_ms = s.ttl_ms;
-        v.age_ms = std::max(0LL, s.now_ms - to_ll(s.field("since_ms")));
+      ++it->second.first;
+      if (v.mode.empty()) {
+        v.mode = s.mode;
+        v.limit = s.limit;
+        v.now_ms = s.now_ms;
       }
-      v.ttl_ms = std::min(v.ttl_ms, s.ttl_ms);
-      v.fence = std::max(v.fence, to_ll(s.field("fence")));
-      v.count = std::max(v.count, to_ll(s.field("count")));
     }
   }
-  if (v.state != State::k_held && foreign >= quorum) {
+  for (const auto& token : order) {
+    if (seen[token].first >= quorum) {
+      v.holders.push_back(seen[token].second);
+    }
+  }
+  if (!v.holders.empty()) {
+    v.state = State::k_held;
+  } else if (foreign >= quorum) {
     v.state = State::k_foreign;
   }
   return v;
@@ -107,20 +104,30 @@ std::string server_state(const lock::ServerView& s) {
   return s.held() ? "held" : "free";
 }
 
+long long age_of(const Verdict& v, const lock::HolderView& h) { return std::max(0LL, v.now_ms - h.since_ms); }
+
+nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
+  return {{"host", h.host}, {"pid", h.pid},       {"cmd", h.cmd},      {"since_ms", h.since_ms},
+          {"age_ms", age_of(v, h)}, {"ttl_ms", h.ttl_ms}, {"fence", h.fence}, {"count", h.count}};
+}
+
 nlohmann::json to_json(const Verdict& v) {
   nlohmann::json j = {{"name", v.name}, {"state", state_name(v.state)}, {"held", v.state == State::k_held}};
   if (v.state == State::k_foreign) {
     j["type"] = v.foreign_type;
   }
-  if (v.holder) {
-    j["host"] = v.holder->field("host");
-    j["pid"] = to_ll(v.holder->field("pid"));
-    j["cmd"] = v.holder->field("cmd");
-    j["since_ms"] = to_ll(v.holder->field("since_ms"));
-    j["age_ms"] = v.age_ms;
-    j["ttl_ms"] = v.ttl_ms;
-    j["fence"] = v.fence;
-    j["count"] = v.count;
+  if (v.state == State::k_held) {
+    j["mode"] = v.mode;
+    if (v.mode == "semaphore") {
+      j["limit"] = v.limit;
+    }
+    // The first holder's fields at the top level: the whole story for a plain lock.
+    j.update(holder_json(v, v.holders.front()));
+    nlohmann::json holders = nlohmann::json::array();
+    for (const auto& h : v.holders) {
+      holders.push_back(holder_json(v, h));
+    }
+    j["holders"] = std::move(holders);
   }
   nlohmann::json servers = nlohmann::json::array();
   for (const auto& s : v.views) {
@@ -128,10 +135,11 @@ nlohmann::json to_json(const Verdict& v) {
     if (s.error) {
       sj["error"] = *s.error;
     } else if (s.held()) {
-      sj["ttl_ms"] = s.ttl_ms;
-      sj["host"] = s.field("host");
-      sj["pid"] = to_ll(s.field("pid"));
-      sj["fence"] = to_ll(s.field("fence"));
+      sj["ttl_ms"] = s.holders.front().ttl_ms;
+      sj["host"] = s.holders.front().host;
+      sj["pid"] = s.holders.front().pid;
+      sj["fence"] = s.holders.front().fence;
+      sj["holders"] = s.holders.size();
     } else if (s.foreign) {
       sj["type"] = s.type;
     }
@@ -145,21 +153,30 @@ void print_table(const std::vector<Verdict>& verdicts, bool many_servers) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "COMMAND"});
   for (const auto& v : verdicts) {
-    std::string state = v.state == State::k_foreign ? "foreign(" + v.foreign_type + ")" : state_name(v.state);
-    if (v.holder) {
-      rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(v.holder->field("host")),
-                      escape_for_terminal(v.holder->field("pid")), format_duration(Millis(v.age_ms)),
-                      v.ttl_ms >= 0 ? format_duration(Millis(v.ttl_ms)) : "none", std::to_string(v.fence),
-                      std::to_string(v.count), escape_for_terminal(v.holder->field("cmd"))});
-    } else {
+    std::string state = state_name(v.state);
+    if (v.state == State::k_foreign) {
+      state = "foreign(" + v.foreign_type + ")";
+    } else if (v.mode == "semaphore") {
+      state = fmt::format("held {}/{}", v.holders.size(), v.limit);
+    } else if (v.mode == "shared") {
+      state = fmt::format("shared({})", v.holders.size());
+    }
+    for (const auto& h : v.holders) {
+      rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
+                      format_duration(Millis(age_of(v, h))),
+                      h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none", std::to_string(h.fence),
+                      std::to_string(h.count), escape_for_terminal(h.cmd)});
+    }
+    if (v.holders.empty()) {
       rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", "-"});
     }
     if (many_servers) {
       for (const auto& s : v.views) {
         std::string detail = server_state(s);
         if (s.held()) {
-          detail += fmt::format(" ttl {} by {} pid {}", format_duration(Millis(s.ttl_ms)),
-                                escape_for_terminal(s.field("host")), escape_for_terminal(s.field("pid")));
+          const auto& h = s.holders.front();
+          detail += fmt::format(" ttl {} by {} pid {}", format_duration(Millis(h.ttl_ms)), escape_for_terminal(h.host),
+                                h.pid);
         } else if (s.error) {
           detail += ": " + escape_for_terminal(*s.error);
         }

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
 
 #include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 #include "util/token.hpp"
 
 namespace redlock::lock {
@@ -19,15 +22,6 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
 }
 
 Millis clock_drift(Millis ttl) { return Millis(ttl.count() / 100 + 2); }
-
-std::string ServerView::field(const std::string& name) const {
-  for (const auto& [k, v] : fields) {
-    if (k == name) {
-      return v;
-    }
-  }
-  return {};
-}
 
 // What one server said in one round.
 struct Locker::Answer {
@@ -216,13 +210,42 @@ long long as_int(const Reply& r) {
 
 }  // namespace
 
+namespace {
+
+const char* mode_name(Claim::Mode m) {
+  switch (m) {
+    case Claim::Mode::k_semaphore:
+      return "semaphore";
+    case Claim::Mode::k_shared:
+      return "shared";
+    default:
+      return "exclusive";
+  }
+}
+
+// A NAME held in another mode than asked for: say what it is and how to ask.
+[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, const std::string& held_mode,
+                                 const std::string& held_limit) {
+  std::string held = held_mode == "semaphore" ? fmt::format("a semaphore with --limit {}", held_limit)
+                     : held_mode == "shared"  ? std::string("shared by readers (--shared)")
+                                              : std::string("a plain lock (--limit 1)");
+  std::string asked = claim.mode == Claim::Mode::k_semaphore ? fmt::format("--limit {}", claim.limit)
+                      : claim.mode == Claim::Mode::k_shared  ? std::string("--shared")
+                                                             : std::string("a plain lock");
+  throw UsageError(fmt::format("{} is held as {}, but {} was asked for; use the same options as its holders",
+                               escape_for_terminal(name), held, asked));
+}
+
+}  // namespace
+
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter,
-                                   const Owner& owner) {
+                                   const Owner& owner, const Claim& claim) {
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = redis::Clock::now();
   auto answers = round({{"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host,
-                         std::to_string(owner.pid), owner.cmd, reenter}},
+                         std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
+                         std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)}},
                        acquire_script(), {});
 
   const size_t n = m_conns.size();
@@ -268,6 +291,11 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
         busy.pid = e[3].text();
       }
       any_busy = true;
+    } else if (a.kind == "mismatch" && e.size() >= 3) {
+      if (votes > 0 && !reentered) {
+        release_on(name, token, {});
+      }
+      throw_mismatch(name, claim, e[1].text(), e[2].text());
     } else if (a.kind == "foreign") {
       ++foreign;
       if (n == 1) {
@@ -403,6 +431,81 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   return not_held;
 }
 
+namespace {
+
+long long to_ll(const std::string& s) {
+  try {
+    return std::stoll(s);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// Decodes the lock hash (HGETALL pairs) into holders: the plain layout's
+// fields, or a semaphore's / readers' 'h:<token>' JSON entries that have not
+// expired. Anything else makes the key foreign.
+void read_holders(ServerView& v, const std::vector<Reply>& pairs) {
+  if (v.type == "none") {
+    return;
+  }
+  if (v.type != "hash") {
+    v.foreign = true;
+    return;
+  }
+  std::map<std::string, std::string> fields;
+  for (size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    fields[pairs[k].text()] = pairs[k + 1].text();
+  }
+  auto field = [&](const char* key) {
+    auto it = fields.find(key);
+    return it == fields.end() ? std::string() : it->second;
+  };
+  const std::string mode = field("mode");
+  if (mode == "semaphore" || mode == "shared") {
+    v.mode = mode;
+    v.limit = to_ll(field("limit"));
+    for (const auto& [key, value] : fields) {
+      if (key.rfind("h:", 0) != 0) {
+        continue;
+      }
+      auto j = nlohmann::json::parse(value, nullptr, false);
+      if (!j.is_object()) {
+        continue;
+      }
+      HolderView h;
+      h.token = key.substr(2);
+      h.host = j.value("host", "");
+      h.pid = j.value("pid", 0LL);
+      h.cmd = j.value("cmd", "");
+      h.since_ms = j.value("since", 0LL);
+      h.ttl_ms = j.value("expiry", 0LL) - v.now_ms;
+      h.fence = j.value("fence", 0LL);
+      h.count = j.value("count", 0LL);
+      if (h.ttl_ms > 0) {
+        v.holders.push_back(std::move(h));
+      }
+    }
+    return;
+  }
+  if (field("token").empty() || field("count").empty()) {
+    v.foreign = true;
+    return;
+  }
+  v.mode = "exclusive";
+  HolderView h;
+  h.token = field("token");
+  h.host = field("host");
+  h.pid = to_ll(field("pid"));
+  h.cmd = field("cmd");
+  h.since_ms = to_ll(field("since_ms"));
+  h.ttl_ms = v.ttl_ms;
+  h.fence = to_ll(field("fence"));
+  h.count = to_ll(field("count"));
+  v.holders.push_back(std::move(h));
+}
+
+}  // namespace
+
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round({{"2", keys.lock, keys.fence}}, inspect_script(), {});
@@ -422,10 +525,7 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
       v.now_ms = as_int(e[1]);
       v.fence_counter = as_int(e[2]);
       v.ttl_ms = as_int(e[3]);
-      for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
-        v.fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
-      }
-      v.foreign = v.type != "none" && (v.type != "hash" || v.field("token").empty() || v.field("count").empty());
+      read_holders(v, e[4].elements);
     }
     views.push_back(std::move(v));
   }

@@ -28,6 +28,15 @@ struct Owner {
   std::string cmd;
 };
 
+// What kind of hold is asked for: the lock itself (exclusive, the writer
+// of a readers/writer lock), one of `limit` places of a counting semaphore,
+// or a reader's share.
+struct Claim {
+  enum class Mode { k_exclusive, k_semaphore, k_shared };
+  Mode mode = Mode::k_exclusive;
+  int limit = 1;
+};
+
 // The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
 struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
@@ -69,18 +78,31 @@ struct NotHeld {
 };
 using RenewOutcome = std::variant<Renewed, NotHeld>;
 
+// One holder of a lock as one server sees it.
+struct HolderView {
+  std::string token;
+  std::string host;
+  long long pid = 0;
+  std::string cmd;
+  long long since_ms = 0;  // server time of acquisition
+  long long ttl_ms = 0;    // time left
+  long long fence = 0;
+  long long count = 0;     // re-entry depth
+};
+
 // One server's view of a lock, for `status`.
 struct ServerView {
-  std::string endpoint;           // display URL
+  std::string endpoint;              // display URL
   std::optional<std::string> error;  // unreachable / error text
-  std::string type;               // "none", "hash", or a foreign type
+  std::string type;                  // "none", "hash", or a foreign type
   bool foreign = false;
-  long long now_ms = 0;           // server TIME
-  long long ttl_ms = -2;          // PTTL
+  long long now_ms = 0;              // server TIME
+  long long ttl_ms = -2;             // the key's PTTL
   long long fence_counter = 0;
-  std::vector<std::pair<std::string, std::string>> fields;  // the hash
-  [[nodiscard]] std::string field(const std::string& name) const;
-  [[nodiscard]] bool held() const { return !error && !foreign && type == "hash"; }
+  std::string mode;                  // "exclusive", "semaphore" or "shared" while held
+  long long limit = 1;               // a semaphore's limit
+  std::vector<HolderView> holders;   // live holders
+  [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
 };
 
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
@@ -104,8 +126,11 @@ class Locker {
   // One try. `reenter` is a token that may already hold the lock (count+1);
   // otherwise a fresh token is drawn. On failure with N > 1, every server is
   // released before returning.
+  // A NAME held in another mode, or as a semaphore with another limit, is a
+  // UsageError (64).
   [[nodiscard]] AcquireOutcome try_acquire(const std::string& name, Millis ttl,
-                                           const std::string& reenter, const Owner& owner);
+                                           const std::string& reenter, const Owner& owner,
+                                           const Claim& claim = Claim{});
   // Drops one level of the lock held by `token`.
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
   // Extends the lock held by `token` to `ttl` from now.

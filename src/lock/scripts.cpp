@@ -21,51 +21,146 @@ Script make(std::string_view name, std::string_view body) {
   return Script{name, body, sha1_hex(body)};
 }
 
-// Shared prologue: classify the key at KEYS[1]. Anything that is not a hash
-// with our token and count fields is foreign and is never touched.
-#define REDLOCK_CHECK_KEY                                                \
-  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                        \
-  "local h = nil\n"                                                      \
-  "if t == 'hash' then\n"                                                \
-  "  h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid')\n" \
-  "  if not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n" \
-  "elseif t ~= 'none' then\n"                                            \
-  "  return {'foreign', t}\n"                                            \
+// Shared prologue: classify the key at KEYS[1] and read the clock.
+// - t == 'none': free.
+// - a hash with token and count fields: a plain (exclusive) lock; h holds
+//   token, count, fence, host, pid.
+// - a hash with a mode field: a semaphore ('semaphore', with its limit) or
+//   the readers of a readers/writer lock ('shared'); every holder is a field
+//   'h:<token>' holding JSON {count, fence, expiry, since, ttl, host, pid, cmd}
+//   with its own expiry in server milliseconds, and the key lives as long as
+//   the longest-lived holder.
+// Anything else is foreign and is never touched.
+#define REDLOCK_CHECK_KEY                                                               \
+  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                                       \
+  "local h = nil\n"                                                                     \
+  "local multi = nil\n"                                                                 \
+  "if t == 'hash' then\n"                                                               \
+  "  h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit')\n" \
+  "  if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]\n"                    \
+  "  elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n" \
+  "elseif t ~= 'none' then\n"                                                           \
+  "  return {'foreign', t}\n"                                                           \
+  "end\n"                                                                               \
+  "local clock = redis.call('TIME')\n"                                                  \
+  "local now = clock[1] * 1000 + math.floor(clock[2] / 1000)\n"                         \
+  "local function holders()\n"                                                          \
+  "  local out = {}\n"                                                                  \
+  "  local all = redis.call('HGETALL', KEYS[1])\n"                                      \
+  "  for i = 1, #all, 2 do\n"                                                           \
+  "    if string.sub(all[i], 1, 2) == 'h:' then\n"                                      \
+  "      local v = cjson.decode(all[i + 1])\n"                                          \
+  "      if v.expiry <= now then redis.call('HDEL', KEYS[1], all[i])\n"                  \
+  "      else v.token = string.sub(all[i], 3); out[#out + 1] = v end\n"                 \
+  "    end\n"                                                                           \
+  "  end\n"                                                                             \
+  "  return out\n"                                                                      \
+  "end\n"                                                                               \
+  "local function keep_alive(list)\n"                                                   \
+  "  local last = now\n"                                                                \
+  "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"     \
+  "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                   \
+  "  else redis.call('DEL', KEYS[1]) end\n"                                             \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its
-// TTL, the fence is incremented exactly once per new holder, and a re-entry
-// is granted only to the token that holds the lock at this instant.
+// TTL, the fence is incremented exactly once per new holder, a re-entry is
+// granted only to a token that holds the lock at this instant, and a
+// semaphore never has more live holders than its limit.
 // KEYS: lock hash, fence counter. ARGV: fresh token, ttl ms, host, pid, cmd,
-// token to re-enter ('' for none).
+// token to re-enter ('' for none), mode ('exclusive', 'semaphore' or
+// 'shared'), limit.
 constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY R"lua(
 local ttl = tonumber(ARGV[2])
-if t == 'none' then
-  local fence = redis.call('INCR', KEYS[2])
-  local now = redis.call('TIME')
-  local since = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000))
-  redis.call('HSET', KEYS[1], 'token', ARGV[1], 'count', 1, 'fence', fence, 'host', ARGV[3],
-             'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  return {'acquired', ARGV[1], fence, 1, ttl}
-end
-if ARGV[6] ~= '' and h[1] == ARGV[6] then
-  local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-  local pttl = redis.call('PTTL', KEYS[1])
-  if pttl < ttl then
-    redis.call('PEXPIRE', KEYS[1], ttl)
-    redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
-    pttl = ttl
+local mode = ARGV[7]
+if multi then
+  local list = holders()
+  local first = nil
+  local soonest = nil
+  for _, v in ipairs(list) do
+    if ARGV[6] ~= '' and v.token == ARGV[6] then
+      v.count = v.count + 1
+      if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end
+      local token = v.token
+      v.token = nil
+      redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
+      keep_alive(list)
+      return {'reentered', token, v.fence, v.count, v.expiry - now}
+    end
+    first = first or v
+    if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
   end
-  return {'reentered', h[1], tonumber(h[3]), count, pttl}
+  if #list > 0 then
+    if mode ~= multi or (multi == 'semaphore' and h[7] ~= ARGV[8]) then
+      if multi == 'shared' and mode == 'exclusive' then
+        return {'busy', soonest, first.host, tostring(first.pid)}
+      end
+      return {'mismatch', multi, h[7] or ''}
+    end
+    if multi == 'semaphore' and #list >= tonumber(h[7]) then
+      return {'busy', soonest, first.host, tostring(first.pid)}
+    end
+  else
+    redis.call('DEL', KEYS[1])
+    t = 'none'
+  end
+elseif t == 'hash' then
+  if ARGV[6] ~= '' and h[1] == ARGV[6] then
+    local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+    local pttl = redis.call('PTTL', KEYS[1])
+    if pttl < ttl then
+      redis.call('PEXPIRE', KEYS[1], ttl)
+      redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
+      pttl = ttl
+    end
+    return {'reentered', h[1], tonumber(h[3]), count, pttl}
+  end
+  if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
+  return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
 end
-return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
+local fence = redis.call('INCR', KEYS[2])
+local since = string.format('%d', now)
+if mode == 'exclusive' then
+  if t == 'none' then
+    redis.call('HSET', KEYS[1], 'token', ARGV[1], 'count', 1, 'fence', fence, 'host', ARGV[3],
+               'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    return {'acquired', ARGV[1], fence, 1, ttl}
+  end
+end
+local holder = {count = 1, fence = fence, expiry = now + ttl, since = now, ttl = ttl,
+                host = ARGV[3], pid = tonumber(ARGV[4]), cmd = ARGV[5]}
+redis.call('HSET', KEYS[1], 'mode', mode, 'limit', ARGV[8], 'h:' .. ARGV[1], cjson.encode(holder))
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+return {'acquired', ARGV[1], fence, 1, ttl}
 )lua";
 
-// Release one level. Atomic so that only the holder's token can delete the
-// key, and waiters are told (PUBLISH) exactly when it becomes free.
+// Release one level. Atomic so that only a holder's token can remove its
+// hold, and waiters are told (PUBLISH) exactly when a place becomes free.
 // KEYS: lock hash. ARGV: token, release channel.
 constexpr std::string_view k_release = REDLOCK_CHECK_KEY R"lua(
+if multi then
+  local list = holders()
+  for _, v in ipairs(list) do
+    if v.token == ARGV[1] then
+      if v.count > 1 then
+        v.count = v.count - 1
+        v.token = nil
+        redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
+        return {'decremented', v.count}
+      end
+      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
+      local rest = {}
+      for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
+      keep_alive(rest)
+      redis.call('PUBLISH', ARGV[2], 'released')
+      return {'released', #rest}
+    end
+  end
+  keep_alive(list)
+  return {'notheld'}
+end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
 local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
 if count > 0 then return {'decremented', count} end
@@ -74,18 +169,34 @@ redis.call('PUBLISH', ARGV[2], 'released')
 return {'released', 0}
 )lua";
 
-// Extend the TTL. Atomic so that an expired lock is never recreated and only
+// Extend the TTL. Atomic so that an expired hold is never recreated and only
 // the holder's token extends it.
 // KEYS: lock hash. ARGV: token, ttl ms.
 constexpr std::string_view k_renew = REDLOCK_CHECK_KEY R"lua(
+local ttl = tonumber(ARGV[2])
+if multi then
+  local list = holders()
+  for _, v in ipairs(list) do
+    if v.token == ARGV[1] then
+      v.expiry = now + ttl
+      v.ttl = ttl
+      v.token = nil
+      redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
+      keep_alive(list)
+      return {'renewed', ttl}
+    end
+  end
+  keep_alive(list)
+  return {'notheld'}
+end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
-return {'renewed', tonumber(ARGV[2])}
+return {'renewed', ttl}
 )lua";
 
 // Read everything status shows in one consistent snapshot, with the
-// server's clock for the age.
+// server's clock for ages and expiries.
 // KEYS: lock hash, fence counter.
 constexpr std::string_view k_inspect = R"lua(
 local t = redis.call('TYPE', KEYS[1])['ok']
@@ -97,15 +208,24 @@ if t ~= 'hash' then return {t, now_ms, fence, -2, {}} end
 return {t, now_ms, fence, redis.call('PTTL', KEYS[1]), redis.call('HGETALL', KEYS[1])}
 )lua";
 
-// Redlock fencing: raise this server's counter (and the held lock's fence)
-// to the quorum's maximum, so any later quorum, which shares a server with
-// this one, hands out a larger fence.
+// Redlock fencing: raise this server's counter (and the holder's fence) to
+// the quorum's maximum, so any later quorum, which shares a server with this
+// one, hands out a larger fence.
 // KEYS: lock hash, fence counter. ARGV: token, fence.
 constexpr std::string_view k_raise_fence = REDLOCK_CHECK_KEY R"lua(
 local f = tonumber(ARGV[2])
 local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
 if cur < f then redis.call('SET', KEYS[2], ARGV[2]) end
-if t == 'hash' and h[1] == ARGV[1] then redis.call('HSET', KEYS[1], 'fence', ARGV[2]) end
+if multi then
+  local v = redis.call('HGET', KEYS[1], 'h:' .. ARGV[1])
+  if v then
+    local d = cjson.decode(v)
+    d.fence = f
+    redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(d))
+  end
+elseif t == 'hash' and h[1] == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'fence', ARGV[2])
+end
 return {'raised', f}
 )lua";
 

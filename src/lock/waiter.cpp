@@ -71,7 +71,7 @@ class Subscribers {
 }  // namespace
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
-                            const Owner& owner, std::optional<Millis> wait, int cancel_fd) {
+                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim) {
   const auto start = redis::Clock::now();
   std::optional<redis::TimePoint> deadline;
   if (wait) {
@@ -79,7 +79,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
   }
   std::unique_ptr<Subscribers> subs;
   while (true) {
-    AcquireOutcome outcome = locker.try_acquire(name, ttl, reenter, owner);
+    AcquireOutcome outcome = locker.try_acquire(name, ttl, reenter, owner, claim);
     if (auto* got = std::get_if<Acquired>(&outcome)) {
       return *got;
     }

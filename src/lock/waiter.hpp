@@ -20,6 +20,7 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // the wait ends at once with Interrupted, holding nothing.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner,
-                                          std::optional<Millis> wait, int cancel_fd);
+                                          std::optional<Millis> wait, int cancel_fd,
+                                          const Claim& claim = Claim{});
 
 }  // namespace redlock::lock

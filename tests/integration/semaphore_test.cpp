@@ -1,0 +1,227 @@
+// Counting semaphores (--limit N) and readers/writer locks (exec --shared).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+using json = nlohmann::json;
+
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// The largest number of intervals [start, end] (one per line "start end" in
+// `log`) that overlap at one instant.
+int max_overlap(const std::string& log) {
+  std::vector<std::pair<double, int>> events;
+  std::istringstream in(log);
+  double a = 0;
+  double b = 0;
+  while (in >> a >> b) {
+    events.emplace_back(a, 1);
+    events.emplace_back(b, -1);
+  }
+  std::sort(events.begin(), events.end(), [](auto& x, auto& y) {
+    return x.first < y.first || (x.first == y.first && x.second < y.second);
+  });
+  int now = 0;
+  int most = 0;
+  for (auto& [t, d] : events) {
+    now += d;
+    most = std::max(most, now);
+  }
+  return most;
+}
+
+}  // namespace
+
+TEST(Semaphore, LimitTwoAdmitsTwoHoldersAndTheThirdIsBusy) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--limit", "2", "pool"}, env);
+  Result b = run({"acquire", "--limit", "2", "pool"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(a.out, b.out);
+  Result c = run({"acquire", "--limit", "2", "pool"}, env);
+  EXPECT_EQ(c.status, 75) << c.err;
+  EXPECT_NE(c.err.find("pool is held"), std::string::npos) << c.err;
+  EXPECT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0) << "a place was freed";
+}
+
+TEST(Semaphore, AWaiterWakesWhenAPlaceIsReleased) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env);
+  ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env).status, 0);
+  Child waiter({"acquire", "--limit", "2", "--wait", "20s", "pool"}, env);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_TRUE(waiter.alive()) << waiter.err_so_far();
+  const double released = now_seconds();
+  ASSERT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
+  Result w = waiter.wait();
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_LT(now_seconds() - released, 1.0);
+}
+
+TEST(Semaphore, HoldersExpireOneByOne) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "300ms", "pool"}, env).status, 0);
+  ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "20s", "pool"}, env).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0) << "the short-lived place expired";
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
+}
+
+TEST(Semaphore, ALimitThatDisagreesWithTheHoldersIs64) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  ASSERT_EQ(run({"acquire", "--limit", "3", "pool"}, env).status, 0);
+  Result other = run({"acquire", "--limit", "2", "pool"}, env);
+  EXPECT_EQ(other.status, 64) << other.err;
+  EXPECT_NE(other.err.find("--limit 3"), std::string::npos) << other.err;
+  EXPECT_EQ(run({"acquire", "pool"}, env).status, 64) << "a plain lock on a semaphore";
+  ASSERT_EQ(run({"acquire", "single"}, env).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "single"}, env).status, 64) << "a semaphore on a plain lock";
+}
+
+TEST(Semaphore, RenewAndReleaseTouchOnlyTheirOwnPlace) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--limit", "2", "--ttl", "400ms", "pool"}, env);
+  Result b = run({"acquire", "--limit", "2", "--ttl", "400ms", "pool"}, env);
+  ASSERT_EQ(a.status, 0);
+  ASSERT_EQ(b.status, 0);
+  EXPECT_EQ(run({"renew", "--token", first_line(a.out), "--ttl", "20s", "pool"}, env).status, 0);
+  EXPECT_EQ(run({"renew", "--token", "not-a-holder", "pool"}, env).status, 1);
+  EXPECT_EQ(run({"release", "--token", "not-a-holder", "pool"}, env).status, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  // b expired; a was renewed.
+  EXPECT_EQ(run({"renew", "--token", first_line(b.out), "pool"}, env).status, 1) << "never recreated";
+  Result st = run({"status", "--json", "pool"}, env);
+  ASSERT_EQ(st.status, 0) << st.err;
+  EXPECT_EQ(json::parse(st.out)[0]["holders"].size(), 1u);
+  EXPECT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{pool}"}).integer, 0) << "the last holder deletes the key";
+}
+
+TEST(Semaphore, ReentryCountsUpAndDownOnOnePlace) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--limit", "2", "--json", "pool"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string token = json::parse(a.out)["token"];
+  Result again = run({"acquire", "--limit", "2", "--token", token, "--json", "pool"}, env);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["count"], 2);
+  EXPECT_EQ(json::parse(again.out)["token"], token);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0) << "re-entry used no second place";
+  EXPECT_EQ(run({"release", "--token", token, "pool"}, env).status, 0);
+  EXPECT_EQ(run({"release", "--token", token, "pool"}, env).status, 0);
+  EXPECT_EQ(run({"release", "--token", token, "pool"}, env).status, 1);
+}
+
+TEST(Semaphore, StatusShowsEveryHolderAndTheLimit) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result a = run({"acquire", "--limit", "3", "--json", "pool"}, env);
+  Result b = run({"acquire", "--limit", "3", "--json", "pool"}, env);
+  ASSERT_EQ(a.status, 0);
+  ASSERT_EQ(b.status, 0);
+  EXPECT_GT(json::parse(b.out)["fence"].get<long long>(), json::parse(a.out)["fence"].get<long long>());
+  Result st = run({"status", "--json", "pool"}, env);
+  ASSERT_EQ(st.status, 0) << st.err;
+  json j = json::parse(st.out)[0];
+  EXPECT_EQ(j["mode"], "semaphore");
+  EXPECT_EQ(j["limit"], 3);
+  ASSERT_EQ(j["holders"].size(), 2u);
+  EXPECT_GT(j["holders"][0]["ttl_ms"].get<long long>(), 20000);
+  Result table = run({"status"}, env);
+  EXPECT_NE(table.out.find("held 2/3"), std::string::npos) << table.out;
+}
+
+TEST(Semaphore, ExecWithLimitTwoRunsAtMostTwoAtOnce) {
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  const std::string log = dir.path() + "/log";
+  const std::string body = "s=$(date +%s.%N); sleep 0.3; echo \"$s $(date +%s.%N)\" >> " + log;
+  std::vector<std::unique_ptr<Child>> jobs;
+  for (int i = 0; i < 6; ++i) {
+    jobs.push_back(std::make_unique<Child>(
+        std::vector<std::string>{"exec", "--limit", "2", "--wait", "30s", "pool", "--", "sh", "-c", body}, env));
+  }
+  for (auto& j : jobs) {
+    Result r = j->wait();
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(max_overlap(read_file(log)), 2) << read_file(log);
+}
+
+TEST(ReadersWriter, ReadersShareAndTheWriterWaitsForThemAll) {
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  const std::string log = dir.path() + "/log";
+  const std::string reader = "s=$(date +%s.%N); sleep 0.6; echo \"$s $(date +%s.%N)\" >> " + log;
+  Child r1({"exec", "--shared", "doc", "--", "sh", "-c", reader}, env);
+  Child r2({"exec", "--shared", "--wait", "5s", "doc", "--", "sh", "-c", reader}, env);
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"HLEN", "redlock:{doc}"}).integer >= 4; }, Seconds(3)))
+      << "two readers hold it together";
+  Result writer_busy = run({"exec", "doc", "--", "true"}, env);
+  EXPECT_EQ(writer_busy.status, 75) << writer_busy.err;
+  Result writer = run({"exec", "--wait", "10s", "doc", "--", "sh", "-c", "date +%s.%N"}, env);
+  EXPECT_EQ(writer.status, 0) << writer.err;
+  EXPECT_EQ(r1.wait().status, 0);
+  EXPECT_EQ(r2.wait().status, 0);
+  EXPECT_EQ(max_overlap(read_file(log)), 2) << "the readers overlapped";
+  double wrote_at = std::stod(writer.out);
+  std::istringstream in(read_file(log));
+  double a = 0;
+  double b = 0;
+  while (in >> a >> b) {
+    EXPECT_GT(wrote_at, b) << "the writer ran only after every reader ended";
+  }
+}
+
+TEST(ReadersWriter, AReaderWaitsForTheWriter) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result w = run({"acquire", "--ttl", "20s", "doc"}, env);
+  ASSERT_EQ(w.status, 0);
+  Result reader = run({"exec", "--shared", "doc", "--", "true"}, env);
+  EXPECT_EQ(reader.status, 75) << reader.err;
+  EXPECT_EQ(run({"release", "--token", first_line(w.out), "doc"}, env).status, 0);
+  EXPECT_EQ(run({"exec", "--shared", "doc", "--", "true"}, env).status, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{doc}"}).integer, 0);
+}
+
+TEST(ReadersWriter, SharedDoesNotGoWithLimit) {
+  Result r = run({"exec", "--shared", "--limit", "2", "doc", "--", "true"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(r.status, 64) << r.err;
+  Result zero = run({"acquire", "--limit", "0", "doc"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(zero.status, 64) << zero.err;
+}
+
+TEST(Semaphore, WorksAcrossThreeServers) {
+  RedisServer s1;
+  RedisServer s2;
+  RedisServer s3;
+  Env env{{"REDLOCK_URL", s1.url() + "," + s2.url() + "," + s3.url()}};
+  ASSERT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0);
+  ASSERT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
+  Result st = run({"status", "--json", "pool"}, env);
+  EXPECT_EQ(json::parse(st.out)[0]["holders"].size(), 2u) << st.out;
+}
