@@ -1,5 +1,7 @@
 #include "redis/connection.hpp"
 
+#include "redis/fanout.hpp"
+
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <openssl/err.h>
@@ -15,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <tuple>
 
 namespace redlock::redis {
 namespace {
@@ -126,15 +129,23 @@ void Connection::start_connect() {
     std::memcpy(un->sun_path, m_endpoint.path.c_str(), m_endpoint.path.size() + 1);
     addrlen = sizeof(sockaddr_un);
   } else {
+    std::string host = m_endpoint.host;
+    int port_number = m_endpoint.port;
+    if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+      auto master = ask_sentinels();
+      if (!master) {
+        return;  // failed, with the reason
+      }
+      std::tie(host, port_number) = *master;
+    }
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_family = AF_UNSPEC;
     addrinfo* res = nullptr;
-    std::string port = std::to_string(m_endpoint.port);
-    int rc = getaddrinfo(m_endpoint.host.c_str(), port.c_str(), &hints, &res);
+    std::string port = std::to_string(port_number);
+    int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
     if (rc != 0 || res == nullptr) {
-      fail(ExitStatus::k_unavailable, fmt::format("cannot resolve Redis host '{}': {}", m_endpoint.host,
-                                                  gai_strerror(rc)));
+      fail(ExitStatus::k_unavailable, fmt::format("cannot resolve Redis host '{}': {}", host, gai_strerror(rc)));
       return;
     }
     std::memcpy(&addr, res->ai_addr, res->ai_addrlen);
@@ -172,6 +183,39 @@ void Connection::start_connect() {
     m_out += format_command({"SELECT", std::to_string(m_endpoint.db)});
     ++m_hidden;
   }
+}
+
+std::optional<std::pair<std::string, int>> Connection::ask_sentinels() {
+  // Each sentinel in turn, each bounded by the timeouts; the first that
+  // names the master wins. (Blocking: only on (re)connect.)
+  std::string reasons;
+  for (const auto& [host, port] : m_endpoint.sentinels) {
+    Endpoint sentinel;
+    sentinel.host = host;
+    sentinel.port = port;
+    Connection conn(sentinel, m_timeouts);
+    conn.queue({"SENTINEL", "get-master-addr-by-name", m_endpoint.master});
+    Connection* one[] = {&conn};
+    run_all(one);
+    std::string where = fmt::format("{}:{}", host, port);
+    if (conn.failure()) {
+      reasons += fmt::format("; {}: {}", where, conn.failure()->message);
+      continue;
+    }
+    auto replies = conn.take_replies();
+    if (replies.size() == 1 && replies[0].is_array() && replies[0].elements.size() == 2) {
+      try {
+        return std::make_pair(replies[0].elements[0].text(), std::stoi(replies[0].elements[1].text()));
+      } catch (...) {
+      }
+    }
+    reasons += fmt::format("; {}: {}", where,
+                           replies.empty() || replies[0].is_nil() ? "does not know that master"
+                                                                  : "answered " + replies[0].text());
+  }
+  fail(ExitStatus::k_unavailable, fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(),
+                                              m_endpoint.master, reasons));
+  return std::nullopt;
 }
 
 void Connection::finish_connect() {

@@ -79,6 +79,8 @@ class Connection {
   enum class State { k_closed, k_connecting, k_handshake, k_ready };
 
   void start_connect();
+  // redis+sentinel://: the master's address from the first sentinel that knows it.
+  std::optional<std::pair<std::string, int>> ask_sentinels();
   void finish_connect();
   void fail(ExitStatus status, std::string message);
   void read_some();

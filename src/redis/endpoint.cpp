@@ -187,6 +187,53 @@ Endpoint parse_unix(std::string_view rest) {
   return ep;
 }
 
+// redis+sentinel://[[user]:password@]host[:port][,host[:port]…]/master[/db]
+Endpoint parse_sentinel(std::string_view rest) {
+  Endpoint ep;
+  ep.kind = Endpoint::Kind::k_sentinel;
+  size_t at = rest.rfind('@');
+  size_t first_slash = rest.find('/');
+  if (at != std::string_view::npos && (first_slash == std::string_view::npos || at < first_slash)) {
+    parse_userinfo(ep, rest.substr(0, at));
+    rest = rest.substr(at + 1);
+  }
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash + 1 >= rest.size()) {
+    bad("a sentinel URL needs the master's name: redis+sentinel://host:26379/mymaster");
+  }
+  std::string_view hosts = rest.substr(0, slash);
+  std::string_view path = rest.substr(slash + 1);
+  size_t start = 0;
+  while (true) {
+    size_t comma = hosts.find(',', start);
+    std::string_view one = hosts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (one.empty()) {
+      bad("empty sentinel host");
+    }
+    std::string hostport(one);
+    if (hostport.find(':') == std::string::npos || (hostport.front() == '[' && hostport.back() == ']')) {
+      hostport += ":26379";
+    }
+    Endpoint s = parse_tcp(hostport, false);
+    ep.sentinels.emplace_back(s.host, s.port);
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  size_t db_slash = path.find('/');
+  ep.master = percent_decode(path.substr(0, db_slash), "master name");
+  if (ep.master.empty() || has_control(ep.master) || ep.master.find_first_of("?#") != std::string::npos) {
+    bad("malformed master name");
+  }
+  if (db_slash != std::string_view::npos) {
+    parse_db(ep, path.substr(db_slash + 1));
+  }
+  ep.host = ep.sentinels.front().first;
+  ep.port = ep.sentinels.front().second;
+  return ep;
+}
+
 }  // namespace
 
 Endpoint parse_endpoint(std::string_view url) {
@@ -213,14 +260,30 @@ Endpoint parse_endpoint(std::string_view url) {
   if (scheme == "unix") {
     return parse_unix(rest);
   }
-  bad(fmt::format("unknown scheme '{}' (use redis://, rediss:// or unix://)", scheme));
+  if (scheme == "redis+sentinel") {
+    return parse_sentinel(rest);
+  }
+  bad(fmt::format("unknown scheme '{}' (use redis://, rediss://, unix:// or redis+sentinel://)", scheme));
 }
 
 std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
   std::vector<Endpoint> out;
   size_t start = 0;
+  // A comma followed by "scheme://" starts the next URL.
+  auto next_url = [&](size_t from) {
+    for (size_t comma = urls.find(',', from); comma != std::string_view::npos; comma = urls.find(',', comma + 1)) {
+      size_t sep = urls.find("://", comma + 1);
+      if (sep != std::string_view::npos &&
+          urls.substr(comma + 1, sep - comma - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz+") ==
+              std::string_view::npos &&
+          sep > comma + 1) {
+        return comma;
+      }
+    }
+    return std::string_view::npos;
+  };
   while (true) {
-    size_t comma = urls.find(',', start);
+    size_t comma = next_url(start);
     std::string_view one = urls.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     out.push_back(parse_endpoint(one));
     if (comma == std::string_view::npos) {
@@ -236,6 +299,17 @@ std::string Endpoint::display() const {
   std::string user_part = user.empty() ? "" : percent_encode(user) + ":@";
   if (kind == Kind::k_unix) {
     return db ? fmt::format("unix://{}?db={}", path, db) : fmt::format("unix://{}", path);
+  }
+  if (kind == Kind::k_sentinel) {
+    std::string hosts;
+    for (const auto& [h, p] : sentinels) {
+      hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", h.find(':') != std::string::npos ? "[" + h + "]" : h, p);
+    }
+    std::string out = fmt::format("redis+sentinel://{}{}/{}", user_part, hosts, percent_encode(master));
+    if (db) {
+      out += fmt::format("/{}", db);
+    }
+    return out;
   }
   std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::string out = fmt::format("{}://{}{}:{}", tls ? "rediss" : "redis", user_part, h, port);

@@ -10,7 +10,7 @@ namespace redlock::redis {
 // One Redis server as named by a URL. Parsing is strict: anything malformed
 // is a UsageError before any connection is tried.
 struct Endpoint {
-  enum class Kind { k_tcp, k_unix };
+  enum class Kind { k_tcp, k_unix, k_sentinel };
   Kind kind = Kind::k_tcp;
   bool tls = false;           // rediss://
   std::string host;           // without brackets for IPv6
@@ -19,16 +19,22 @@ struct Endpoint {
   long long db = 0;
   std::string user;           // empty: the default user
   std::optional<std::string> password;
+  // redis+sentinel://: the sentinels to ask, and the master's name there.
+  std::vector<std::pair<std::string, int>> sentinels;
+  std::string master;
 
   // The URL without credentials: safe for any output.
   [[nodiscard]] std::string display() const;
 };
 
-// Parses redis://[[user]:password@]host[:port][/db], rediss://… and
-// unix:///path[?db=N]. Throws UsageError.
+// Parses redis://[[user]:password@]host[:port][/db], rediss://…,
+// unix:///path[?db=N] and redis+sentinel://host[:port][,host[:port]…]/master[/db].
+// Throws UsageError.
 [[nodiscard]] Endpoint parse_endpoint(std::string_view url);
 
-// Parses a comma-separated list of URLs (as in $REDLOCK_URL).
+// Parses a comma-separated list of URLs (as in $REDLOCK_URL). A comma
+// separates URLs only where a scheme follows it, so a sentinel URL's own
+// comma-separated hosts stay together.
 [[nodiscard]] std::vector<Endpoint> parse_endpoint_list(std::string_view urls);
 
 }  // namespace redlock::redis
