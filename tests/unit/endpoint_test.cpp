@@ -348,3 +348,32 @@ TEST(ParseEndpoint, NeverQuotesThePasswordInItsComplaint) {
     EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
   }
 }
+
+TEST(ParseEndpoint, ReadsSentinelsMasterAndDatabase) {
+  Endpoint ep = parse_endpoint("redis+sentinel://:pw@10.0.0.1,10.0.0.2:26380,[::1]/mymaster/3");
+  EXPECT_EQ(ep.kind, Endpoint::Kind::k_sentinel);
+  ASSERT_EQ(ep.sentinels.size(), 3u);
+  EXPECT_EQ(ep.sentinels[0], std::make_pair(std::string("10.0.0.1"), 26379));
+  EXPECT_EQ(ep.sentinels[1], std::make_pair(std::string("10.0.0.2"), 26380));
+  EXPECT_EQ(ep.sentinels[2], std::make_pair(std::string("::1"), 26379));
+  EXPECT_EQ(ep.master, "mymaster");
+  EXPECT_EQ(ep.db, 3);
+  EXPECT_EQ(ep.password, "pw");
+  EXPECT_EQ(ep.display(), "redis+sentinel://10.0.0.1:26379,10.0.0.2:26380,[::1]:26379/mymaster/3");
+}
+
+TEST(ParseEndpoint, RejectsSentinelUrlsWithoutMasterOrWithEmptyHosts) {
+  rejection("redis+sentinel://h:26379");
+  rejection("redis+sentinel://h:26379/");
+  rejection("redis+sentinel://h,,g/m");
+  rejection("redis+sentinel://h:0/m");
+  rejection("redis+sentinel://h/m/notadb");
+}
+
+TEST(ParseEndpointList, KeepsASentinelUrlsHostsTogether) {
+  auto list = parse_endpoint_list("redis+sentinel://a,b:26380/m,redis://c:7000,unix:///tmp/r.sock");
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[0].sentinels.size(), 2u);
+  EXPECT_EQ(list[1].host, "c");
+  EXPECT_EQ(list[2].path, "/tmp/r.sock");
+}
