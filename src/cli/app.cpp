@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 namespace redlock::cli {
 
@@ -40,11 +41,16 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
 int main(int argc, char** argv) {
   AllOptions o;
   auto app = build_app(o);
+  // What the parser cannot tell us when it fails: -q (so that even a usage
+  // error stays silent), whether CMD came after "--", and the first word
+  // that is not an option (an unknown subcommand, if it is not a known one).
+  bool quiet = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) {
       o.exec.saw_double_dash = true;
       break;
     }
+    quiet = quiet || std::strcmp(argv[i], "-q") == 0 || std::strcmp(argv[i], "--quiet") == 0;
   }
   try {
     app->parse(argc, argv);
@@ -54,7 +60,19 @@ int main(int argc, char** argv) {
     }
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    fmt::print(stderr, "redlock: {} (see redlock --help)\n", what);
+    if (app->get_subcommands().empty()) {
+      const auto* bad = dynamic_cast<const CLI::RequiredError*>(&e);
+      for (const auto& word : app->remaining()) {
+        if (bad && !word.empty() && word[0] != '-') {
+          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status or exec)",
+                             escape_for_terminal(word));
+          break;
+        }
+      }
+    }
+    if (!quiet) {
+      fmt::print(stderr, "redlock: {} (see redlock --help)\n", what);
+    }
     return to_int(ExitStatus::k_usage);
   }
   verbosity() = o.global.quiet     ? Verbosity::k_quiet

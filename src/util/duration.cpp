@@ -91,14 +91,14 @@ std::string format_duration(Millis d) {
   if (ms < 1000) {
     return fmt::format("{}ms", ms);
   }
-  if (ms < 60'000) {
+  if (ms < 59'950) {  // below what rounds to "60.0s": that reads as 1m
     long long tenths = (ms + 50) / 100;
     if (tenths % 10 == 0) {
       return fmt::format("{}s", tenths / 10);
     }
     return fmt::format("{}.{}s", tenths / 10, tenths % 10);
   }
-  long long s = ms / 1000;
+  long long s = (ms + 500) / 1000;
   if (s < 3600) {
     return s % 60 ? fmt::format("{}m{}s", s / 60, s % 60) : fmt::format("{}m", s / 60);
   }

@@ -208,3 +208,18 @@ TEST(GoodInput, TheSameShapesWithGoodValuesReachRedis) {
   EXPECT_EQ(n.status, 0) << n.err;
   EXPECT_GT(redis.cmd({"DBSIZE"}).integer, 0);
 }
+
+TEST(BadInputMessages, AnUnknownSubcommandIsNamed) {
+  Result r = run({"frobnicate"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(r.status, 64);
+  EXPECT_NE(r.err.find("unknown subcommand 'frobnicate'"), std::string::npos) << r.err;
+}
+
+TEST(BadInputMessages, QuietSilencesEvenParseErrors) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-q", "acquire", "--bogus", "x"}, {"acquire", "--quiet", "--ttl"}, {"-q", "frobnicate"}}) {
+    Result r = run(args, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+    EXPECT_EQ(r.status, 64) << args[1];
+    EXPECT_EQ(r.err, "") << args[1];
+  }
+}

@@ -169,3 +169,9 @@ TEST(FormatDuration, PrintsWhatParseDurationReadsBack) {
     EXPECT_EQ(parse_duration(format_duration(Millis(ms)), "--ttl"), Millis(ms));
   }
 }
+
+TEST(FormatDuration, RoundsUpToAWholeMinuteRatherThanSixtySeconds) {
+  EXPECT_EQ(format_duration(Millis(59'940)), "59.9s");
+  EXPECT_EQ(format_duration(Millis(59'960)), "1m");
+  EXPECT_EQ(format_duration(Millis(90'600)), "1m31s");
+}
