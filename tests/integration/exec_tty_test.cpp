@@ -1,0 +1,104 @@
+// exec under an interactive terminal: CMD can read the terminal and Ctrl-C
+// reaches CMD (its process group is the terminal's foreground group).
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+// redlock run as the session leader of a new pseudo-terminal.
+class OnTerminal {
+ public:
+  OnTerminal(const std::vector<std::string>& args, const std::string& url) {
+    m_pid = forkpty(&m_master, nullptr, nullptr, nullptr);
+    if (m_pid == 0) {
+      setenv("REDLOCK_URL", url.c_str(), 1);
+      std::vector<char*> argv;
+      std::string bin = redlock_binary();
+      argv.push_back(bin.data());
+      for (const auto& a : args) {
+        argv.push_back(const_cast<char*>(a.c_str()));
+      }
+      argv.push_back(nullptr);
+      execv(bin.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~OnTerminal() {
+    if (m_pid > 0 && m_status < 0) {
+      kill(m_pid, SIGKILL);
+      waitpid(m_pid, nullptr, 0);
+    }
+    close(m_master);
+  }
+  void type(const std::string& text) { (void)!write(m_master, text.data(), text.size()); }
+  // Reads the terminal until `needle` shows up (or `limit` passes); returns all read so far.
+  std::string read_until(const std::string& needle, Seconds limit = Seconds(5)) {
+    auto end = std::chrono::steady_clock::now() + limit;
+    while (m_screen.find(needle) == std::string::npos && std::chrono::steady_clock::now() < end) {
+      pollfd p{m_master, POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) {
+        char buf[512];
+        ssize_t n = read(m_master, buf, sizeof(buf));
+        if (n > 0) {
+          m_screen.append(buf, static_cast<size_t>(n));
+        } else {
+          break;
+        }
+      }
+    }
+    return m_screen;
+  }
+  int wait(Seconds limit = Seconds(10)) {
+    auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      read_until("\x01", Seconds(0.05));  // keep draining the terminal
+      int ws = 0;
+      if (waitpid(m_pid, &ws, WNOHANG) == m_pid) {
+        m_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        return m_status;
+      }
+    }
+    return -1;
+  }
+
+ private:
+  int m_master = -1;
+  pid_t m_pid = -1;
+  int m_status = -1;
+  std::string m_screen;
+};
+
+}  // namespace
+
+TEST(ExecTerminal, TheCommandCanReadTheTerminal) {
+  RedisServer redis;
+  OnTerminal t({"exec", "tty", "--", "sh", "-c", "echo ready; read line; echo \"got:$line\"; exit 5"}, redis.url());
+  ASSERT_NE(t.read_until("ready").find("ready"), std::string::npos);
+  t.type("hello\n");
+  EXPECT_NE(t.read_until("got:hello").find("got:hello"), std::string::npos);
+  EXPECT_EQ(t.wait(), 5);
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tty}"}).integer, 0);
+}
+
+TEST(ExecTerminal, CtrlCReachesTheCommandAndTheLockIsReleased) {
+  RedisServer redis;
+  OnTerminal t({"exec", "tty", "--", "sh", "-c", "trap 'echo caught; exit 3' INT; echo ready; sleep 20 & wait"},
+               redis.url());
+  ASSERT_NE(t.read_until("ready").find("ready"), std::string::npos);
+  t.type("\x03");  // the terminal's interrupt character
+  EXPECT_NE(t.read_until("caught").find("caught"), std::string::npos);
+  EXPECT_EQ(t.wait(), 3) << "redlock exits with the command's status, not killed by the interrupt itself";
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tty}"}).integer, 0);
+}
