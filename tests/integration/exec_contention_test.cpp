@@ -29,19 +29,22 @@ TEST(ExecContention, EightWorkersTimesTenRoundsNeverOverlap) {
              "rmdir \"$D/marker\"\n");
   write_file(d + "/worker.sh",
              "i=0\n"
-             "while [ $i -lt " + std::to_string(k_rounds) + " ]; do\n"
-             "  \"$RL\" exec --wait 60s job -- sh \"$D/critical.sh\"\n"
-             "  rc=$?\n"
-             "  [ $rc -eq 0 ] || echo \"exec exited $rc\" >> \"$D/failures\"\n"
-             "  i=$((i + 1))\n"
-             "done\n");
+             "while [ $i -lt " +
+                 std::to_string(k_rounds) +
+                 " ]; do\n"
+                 "  \"$RL\" exec --wait 60s job -- sh \"$D/critical.sh\"\n"
+                 "  rc=$?\n"
+                 "  [ $rc -eq 0 ] || echo \"exec exited $rc\" >> \"$D/failures\"\n"
+                 "  i=$((i + 1))\n"
+                 "done\n");
   write_file(d + "/counter", "0\n");
   Env env{{"REDLOCK_URL", redis.url()}, {"D", d}, {"RL", redlock_binary()}};
 
   const double start = now_seconds();
   std::vector<std::unique_ptr<Child>> workers;
   for (int w = 0; w < k_workers; ++w) {
-    workers.push_back(std::make_unique<Child>(std::vector<std::string>{d + "/worker.sh"}, env, "sh"));
+    workers.push_back(
+        std::make_unique<Child>(std::vector<std::string>{d + "/worker.sh"}, env, "sh"));
   }
   std::string errors;
   for (auto& w : workers) {

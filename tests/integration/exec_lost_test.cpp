@@ -13,7 +13,9 @@ using namespace redlock::test;
 namespace {
 
 void sleep_for(double seconds) {
-  struct timespec ts {static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)};
+  struct timespec ts {
+    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
+  };
   nanosleep(&ts, nullptr);
 }
 
@@ -104,7 +106,9 @@ TEST(ExecLost, FlushallWhileCommandRunsGetsItTerminatedAndNothingRecreated) {
 TEST(ExecLost, RedisStoppedGetsCommandKilledBeforeTheLockExpires) {
   Fixture f;
   Env env = f.env();
-  Child c({"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)}, env);
+  Child c(
+      {"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)},
+      env);
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
@@ -173,7 +177,9 @@ TEST(ExecLost, RedisPausedForLessThanARenewalPeriodLeavesCommandAlone) {
 
 TEST(ExecLost, OnLostKillSendsSigkillAtOnceToTheWholeGroup) {
   Fixture f;
-  Child c({"exec", "--ttl", "3s", "--on-lost", "kill", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  Child c(
+      {"exec", "--ttl", "3s", "--on-lost", "kill", "job", "--", "sh", f.script(k_term_recorder)},
+      f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   pid_t grandchild = wait_for_pid(f.path("grandchild"));
   ASSERT_GT(pid, 0) << c.err_so_far();

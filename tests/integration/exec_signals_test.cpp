@@ -13,7 +13,9 @@ using namespace redlock::test;
 namespace {
 
 void sleep_for(double seconds) {
-  struct timespec ts {static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)};
+  struct timespec ts {
+    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
+  };
   nanosleep(&ts, nullptr);
 }
 
@@ -29,7 +31,9 @@ struct Fixture {
   }
 };
 
-std::string name_of(int sig) { return sigabbrev_np(sig); }
+std::string name_of(int sig) {
+  return sigabbrev_np(sig);
+}
 
 }  // namespace
 
@@ -44,8 +48,11 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
   // background sleep ignores INT and QUIT (a non-interactive shell's
   // background job), so the trap kills it explicitly.
   Child c({"exec", "job", "--", "sh",
-           f.script("trap 'echo " + name + " >> \"$D/got\"; kill $SP; while [ ! -e \"$D/go\" ]; do sleep 0.02; done; "
-                    "exit 3' " + name + "\n"
+           f.script("trap 'echo " + name +
+                    " >> \"$D/got\"; kill $SP; while [ ! -e \"$D/go\" ]; do sleep 0.02; done; "
+                    "exit 3' " +
+                    name +
+                    "\n"
                     "sleep 30 & SP=$!\n"
                     "echo $$ > \"$D/pid\"\n"
                     "wait\n")},
@@ -53,7 +60,8 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
-  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with SIG" << name << " ignored";
+  ASSERT_FALSE(ignores_signal(c.pid(), sig))
+      << "the test's redlock must not start with SIG" << name << " ignored";
   ASSERT_TRUE(key_exists(f.redis, lock_key("job")));
 
   c.signal(sig);
@@ -75,8 +83,11 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 
-INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
-                         [](const ::testing::TestParamInfo<int>& info) { return "SIG" + name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards,
+                         ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "SIG" + name_of(info.param);
+                         });
 
 TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
   Fixture f;
@@ -124,7 +135,9 @@ TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
 
 TEST(ExecSignals, SigkillToRedlockKillsCommandAndTheLockFreesWithinItsTtl) {
   Fixture f;
-  Child c({"exec", "--ttl", "3s", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nexec sleep 30\n")}, f.env());
+  Child c(
+      {"exec", "--ttl", "3s", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nexec sleep 30\n")},
+      f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
@@ -167,7 +180,8 @@ TEST(ExecSignals, SigkillToRedlockAlsoKillsGrandchildren) {
   (void)c.wait(Seconds(5));
   EXPECT_GE(seconds_until_gone(pid, Seconds(2)), 0) << "CMD outlived redlock's SIGKILL";
   EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(1)))
-      << group_members(pid).size() << " processes of CMD's group still run after redlock was killed "
+      << group_members(pid).size()
+      << " processes of CMD's group still run after redlock was killed "
       << "(the lock expires within 3 s, they go on unlocked)";
   EXPECT_TRUE(eventually([&] { return !process_alive(g1); }, Seconds(0.5)));
 }
@@ -182,7 +196,8 @@ void interrupt_waiting_exec(int sig) {
   std::string token = holder.out.substr(0, holder.out.find('\n'));
 
   Child c({"exec", "--wait", "30s", "job", "--", "sh", "-c", "touch \"$D/ran\""}, f.env());
-  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with the signal ignored";
+  ASSERT_FALSE(ignores_signal(c.pid(), sig))
+      << "the test's redlock must not start with the signal ignored";
   // Waiting: subscribed to the release channel (or, failing that, some time passed).
   (void)eventually(
       [&] {

@@ -35,7 +35,9 @@ inline void write_file(const std::string& path, const std::string& content, mode
   chmod(path.c_str(), mode);
 }
 
-inline bool file_exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+inline bool file_exists(const std::string& path) {
+  return access(path.c_str(), F_OK) == 0;
+}
 
 // Waits until `path` holds a complete line (sh's `echo $$ >file` may be seen
 // half-done) and returns it as a PID, or -1 after `limit`.
@@ -89,8 +91,8 @@ inline std::vector<pid_t> group_members(pid_t pgid) {
     // After "pid (comm) ": state ppid pgrp ...
     char state = 0;
     long ppid = 0, pgrp = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-        state != 'Z') {
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 &&
+        pgrp == pgid && state != 'Z') {
       out.push_back(static_cast<pid_t>(pid));
     }
   }
