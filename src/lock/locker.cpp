@@ -66,8 +66,9 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::str
     argv.insert(argv.end(), args.begin(), args.end());
     m_conns[i]->queue(argv);
     if (wait_replicas) {
+      // Half the round trip's budget, so that WAIT answers before we give up on it.
       m_conns[i]->queue({"WAIT", std::to_string(m_options.min_replicas),
-                         std::to_string(m_options.timeouts.command.count())});
+                         std::to_string(std::max<long long>(1, m_options.timeouts.command.count() / 2))});
     }
   };
 
@@ -255,6 +256,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   size_t votes = 0;
   size_t foreign = 0;
   bool reentered = false;
+  bool unconfirmed = false;  // taken, but not by enough replicas (--min-replicas)
   Acquired got;
   got.ttl = ttl;
   got.sent = start;
@@ -269,9 +271,11 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     const auto& e = a.reply.elements;
     if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
       if (a.replicas_short) {
+        unconfirmed = true;
         failures.push_back({ExitStatus::k_unavailable,
-                            fmt::format("Redis at {}: fewer than {} replicas acknowledged", m_endpoints[i].display(),
-                                        m_options.min_replicas)});
+                            fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
+                                        "(--min-replicas)",
+                                        m_endpoints[i].display(), m_options.min_replicas)});
         continue;
       }
       voted[i] = true;
@@ -341,7 +345,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   // may still run there); a re-entry is undone only where it happened.
   if (reentered) {
     release_on(name, got.token, voted);
-  } else if (votes > 0 || (n > 1 && !failures.empty())) {
+  } else if (votes > 0 || unconfirmed || (n > 1 && !failures.empty())) {
     release_on(name, token, {});
   }
   if (failures.size() > n - q) {

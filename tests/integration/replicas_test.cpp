@@ -1,0 +1,39 @@
+// --min-replicas: after acquire/renew, WAIT for N replicas or the lock does
+// not count as held.
+
+#include <gtest/gtest.h>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+bool replica_connected(RedisServer& replica) {
+  auto role = replica.cmd({"ROLE"});
+  return role.elements.size() > 3 && role.elements[3].str == "connected";
+}
+
+}  // namespace
+
+TEST(MinReplicas, AcquireSucceedsWhenTheReplicaAcknowledges) {
+  RedisServer master;
+  RedisServer replica(RedisServer::Options{.extra = {"--replicaof", "127.0.0.1", std::to_string(master.port())}});
+  ASSERT_TRUE(eventually([&] { return replica_connected(replica); }, Seconds(10)));
+  Env env{{"REDLOCK_URL", master.url()}};
+  Result a = run({"acquire", "--min-replicas", "1", "replicated"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(replica.cmd({"HGET", "redlock:{replicated}", "token"}).str + "\n", a.out)
+      << "the replica has the lock when acquire returns";
+  const std::string token = a.out.substr(0, a.out.find('\n'));
+  EXPECT_EQ(run({"renew", "--min-replicas", "1", "--token", token, "replicated"}, env).status, 0);
+}
+
+TEST(MinReplicas, WithoutEnoughReplicasNothingIsHeld) {
+  RedisServer master;
+  Env env{{"REDLOCK_URL", master.url()}};
+  Result a = run({"acquire", "--min-replicas", "1", "--timeout", "300ms", "lonely"}, env);
+  EXPECT_EQ(a.status, 69) << a.err;
+  EXPECT_NE(a.err.find("replica"), std::string::npos) << a.err;
+  EXPECT_EQ(master.cmd({"EXISTS", "redlock:{lonely}"}).integer, 0) << "the unconfirmed lock was released";
+}
