@@ -83,7 +83,7 @@ for lib in libhiredis0.14 libssl3 libfmt9 libc6 libstdc++6; do
 done
 # Every package Depends names exists (and is installed here, where it was built).
 for pkg in $(sed 's/([^)]*)//g; s/|/,/g; s/,/ /g' <<<"$depends"); do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+  grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" ||
     fail "Depends names $pkg, which is not an installed package"
 done
 
@@ -94,10 +94,10 @@ check_tree "$tmp/root" ".deb"
 unexpected=$(cd "$tmp/root" && find . -type f | sed 's|^\./||' | sort |
   grep -vxF -f <(printf '%s\n' "${expected_files[@]}") || true)
 [ -z "$unexpected" ] || fail "unexpected files in the .deb: $unexpected"
-if ldd "$tmp/root/usr/bin/redlock" | grep -q 'not found'; then
+if grep -q 'not found' <<<"$(ldd "$tmp/root/usr/bin/redlock")"; then
   fail "the packaged binary has unresolved libraries: $(ldd "$tmp/root/usr/bin/redlock" | grep 'not found')"
 fi
-file "$tmp/root/usr/bin/redlock" | grep -q 'not stripped' && fail "the packaged binary is not stripped"
+grep -q 'not stripped' <<<"$(file "$tmp/root/usr/bin/redlock")" && fail "the packaged binary is not stripped"
 
 if ((failures)); then
   exit 1
