@@ -15,12 +15,7 @@ namespace redlock::cli {
 // everything before the first network traffic and returns the exit status.
 
 struct AcquireOptions {
-  std::string name;
-  std::string ttl = "30s";
-  std::string wait = "0";
-  std::string token;
-  int limit = 1;
-  int conflict_exit_code = 75;
+  TakeOptions take;
   bool json = false;
 };
 CLI::App* add_acquire(CLI::App& app, AcquireOptions& o);
@@ -50,15 +45,10 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o);
 int run_status(const StatusOptions& o, const GlobalOptions& g);
 
 struct ExecOptions {
-  std::string name;
-  std::string ttl = "30s";
-  std::string wait = "0";
-  std::string token;
-  int limit = 1;
+  TakeOptions take;
   bool shared = false;
   std::string on_lost = "term";
   std::string kill_after = "5s";
-  int conflict_exit_code = 75;
   std::string shell_command;          // -c STRING
   std::vector<std::string> command;   // after --
   bool saw_double_dash = false;       // set by the caller from argv

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -138,19 +139,84 @@ std::string token_from(const std::string& flag) {
   return flag.empty() ? env("REDLOCK_TOKEN") : flag;
 }
 
-lock::Claim make_claim(int limit, bool shared) {
-  if (limit < 1 || limit > 1'000'000) {
+void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
+  sub.add_option("NAME", o.name, "the lock's name")->required();
+  sub.add_option("--ttl", o.ttl, ttl_help)->type_name("D");
+  sub.add_option("--wait", o.wait, "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
+      ->type_name("D");
+  sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
+      ->type_name("T");
+  sub.add_option("--limit", o.limit, "a counting semaphore: up to N holders at once (default 1, a plain lock)")
+      ->type_name("N");
+  sub.add_option("--conflict-exit-code", o.conflict_exit_code, "exit status when the lock is busy (default 75)")
+      ->type_name("N");
+}
+
+Take parse_take(const TakeOptions& o, bool shared) {
+  validate_name(o.name);
+  Take t;
+  t.name = o.name;
+  t.ttl = parse_ttl(o.ttl);
+  t.wait = parse_wait(o.wait, "--wait");
+  validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
+  t.conflict_exit_code = o.conflict_exit_code;
+  if (o.limit < 1 || o.limit > 1'000'000) {
     throw UsageError("--limit must be a whole number from 1 to 1000000");
   }
-  if (shared && limit != 1) {
+  if (shared && o.limit != 1) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
   }
-  lock::Claim claim;
-  claim.limit = limit;
-  claim.mode = shared ? lock::Claim::Mode::k_shared
-               : limit > 1 ? lock::Claim::Mode::k_semaphore
-                           : lock::Claim::Mode::k_exclusive;
-  return claim;
+  t.claim.limit = o.limit;
+  t.claim.mode = shared ? lock::Claim::Mode::k_shared
+                 : o.limit > 1 ? lock::Claim::Mode::k_semaphore
+                               : lock::Claim::Mode::k_exclusive;
+  t.reenter = token_from(o.token);
+  return t;
+}
+
+namespace {
+
+// The message for a busy lock; returns the status (75, or --conflict-exit-code).
+int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
+                int conflict_exit_code) {
+  std::string who;
+  if (!busy.host.empty()) {
+    who = fmt::format(" by {} pid {}", escape_for_terminal(busy.host), escape_for_terminal(busy.pid));
+  }
+  std::string more = busy.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(busy.ttl_left)) : "";
+  std::string after = waited && *waited > Millis(0) ? fmt::format(" (gave up after --wait {})", format_duration(*waited)) : "";
+  if (busy.lost_race && busy.host.empty()) {
+    log_warning("{} is contended: no quorum for anyone{}; try again or use --wait", escape_for_terminal(name), after);
+  } else {
+    log_warning("{} is held{}{}{}; try later or use --wait", escape_for_terminal(name), who, more, after);
+  }
+  return conflict_exit_code;
+}
+
+}  // namespace
+
+std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                            SignalFd& signals) {
+  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
+                                       take.claim);
+  if (std::holds_alternative<lock::Interrupted>(outcome)) {
+    int sig = signals.take();
+    log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
+                escape_for_terminal(take.name));
+    return 128 + sig;
+  }
+  if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
+    return report_busy(take.name, *busy, take.wait, take.conflict_exit_code);
+  }
+  auto got = std::get<lock::Acquired>(std::move(outcome));
+  for (int sig; (sig = signals.take()) != 0;) {
+    if (sig != SIGCHLD) {
+      (void)locker.release(take.name, got.token);
+      log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
+      return 128 + sig;
+    }
+  }
+  return got;
 }
 
 void validate_exit_code(int code, const char* option) {
@@ -181,20 +247,5 @@ std::string process_command(long long pid) {
   return raw.substr(0, 1024);
 }
 
-int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
-                int conflict_exit_code) {
-  std::string who;
-  if (!busy.host.empty()) {
-    who = fmt::format(" by {} pid {}", escape_for_terminal(busy.host), escape_for_terminal(busy.pid));
-  }
-  std::string more = busy.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(busy.ttl_left)) : "";
-  std::string after = waited && *waited > Millis(0) ? fmt::format(" (gave up after --wait {})", format_duration(*waited)) : "";
-  if (busy.lost_race && busy.host.empty()) {
-    log_warning("{} is contended: no quorum for anyone{}; try again or use --wait", escape_for_terminal(name), after);
-  } else {
-    log_warning("{} is held{}{}{}; try later or use --wait", escape_for_terminal(name), who, more, after);
-  }
-  return conflict_exit_code;
-}
 
 }  // namespace redlock::cli

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "lock/locker.hpp"
@@ -50,8 +51,34 @@ struct Resolved {
 // The token from --token, else $REDLOCK_TOKEN; empty if neither.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
-// The kind of hold --limit N and --shared ask for (validated).
-[[nodiscard]] lock::Claim make_claim(int limit, bool shared);
+// How acquire and exec take a lock: the options they share.
+struct TakeOptions {
+  std::string name;
+  std::string ttl = "30s";
+  std::string wait = "0";
+  std::string token;
+  int limit = 1;
+  int conflict_exit_code = 75;
+};
+void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help);
+
+// TakeOptions validated (UsageError otherwise), with --shared from exec.
+struct Take {
+  std::string name;
+  Millis ttl{0};
+  std::optional<Millis> wait;  // nullopt: forever
+  lock::Claim claim;
+  std::string reenter;         // --token or $REDLOCK_TOKEN
+  int conflict_exit_code = 75;
+};
+[[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
+
+// Takes the lock, waiting as --wait allows. Returns what was acquired, or
+// the status to exit with: busy (75 or --conflict-exit-code), or 128+N for
+// a stop signal N that came while waiting or while the acquire was in
+// flight (then it is released: nothing stays taken). SIGCHLD is not a stop.
+[[nodiscard]] std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take,
+                                                          const lock::Owner& owner, SignalFd& signals);
 
 // --conflict-exit-code must be 0..255.
 void validate_exit_code(int code, const char* option);
@@ -61,9 +88,5 @@ void validate_exit_code(int code, const char* option);
 
 // The command line of process `pid` from /proc, joined by spaces (empty if unreadable).
 [[nodiscard]] std::string process_command(long long pid);
-
-// The message and status for a busy lock (75, or --conflict-exit-code).
-[[nodiscard]] int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
-                              int conflict_exit_code);
 
 }  // namespace redlock::cli

@@ -18,22 +18,13 @@ namespace redlock::cli {
 
 CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
-  sub->add_option("NAME", o.name, "the lock's name")->required();
+  add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
   sub->add_option("CMD", o.command, "the command and its arguments, after --");
-  sub->add_option("--ttl", o.ttl, "the lock's time to live, renewed every ttl/3 (default 30s)")->type_name("D");
-  sub->add_option("--wait", o.wait, "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
-      ->type_name("D");
-  sub->add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
-      ->type_name("T");
-  sub->add_option("--limit", o.limit, "a counting semaphore: up to N holders at once (default 1, a plain lock)")
-      ->type_name("N");
   sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
   sub->add_option("--on-lost", o.on_lost, "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
       ->type_name("POLICY");
   sub->add_option("--kill-after", o.kill_after, "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
       ->type_name("D");
-  sub->add_option("--conflict-exit-code", o.conflict_exit_code, "exit status when the lock is busy (default 75)")
-      ->type_name("N");
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
   sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
   return sub;
@@ -57,7 +48,7 @@ exec::OnLost parse_on_lost(const std::string& s) {
 // What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
 std::vector<std::string> command_argv(const ExecOptions& o) {
   if (!o.command.empty() && !o.saw_double_dash) {
-    throw UsageError(fmt::format("put -- before the command: redlock exec {} -- {}", escape_for_terminal(o.name),
+    throw UsageError(fmt::format("put -- before the command: redlock exec {} -- {}", escape_for_terminal(o.take.name),
                                  escape_for_terminal(o.command.front())));
   }
   if (!o.shell_command.empty() && !o.command.empty()) {
@@ -105,63 +96,45 @@ std::string join(const std::vector<std::string>& argv) {
 }  // namespace
 
 int run_exec(const ExecOptions& o, const GlobalOptions& g) {
-  validate_name(o.name);
-  const Millis ttl = parse_ttl(o.ttl);
-  const auto wait = parse_wait(o.wait, "--wait");
-  validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
-  const lock::Claim claim = make_claim(o.limit, o.shared);
+  const Take take = parse_take(o.take, o.shared);
   exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
   // The grace period must end while the lock is still ours.
-  policy.kill_after = std::min(policy.kill_after, ttl / 3);
+  policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
   std::vector<std::string> argv = command_argv(o);
-  const std::string reenter = token_from(o.token);
   Resolved r = resolve(g);
 
   // Blocked before any thread or child exists; read through one descriptor.
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options);
-  lock::Owner owner{host_name(), getpid(), join(argv)};
-  auto outcome = lock::acquire_waiting(locker, o.name, ttl, reenter, owner, wait, signals.fd(), claim);
-  if (std::holds_alternative<lock::Interrupted>(outcome)) {
-    int sig = signals.take();
-    log_warning("interrupted by SIG{} while waiting for {}; the command was not started", sigabbrev_np(sig),
-                escape_for_terminal(o.name));
-    return 128 + sig;
+  // A stop asked for while waiting or taking the lock: CMD never starts.
+  auto taken = take_lock(locker, take, lock::Owner{host_name(), getpid(), join(argv)}, signals);
+  if (auto* status = std::get_if<int>(&taken)) {
+    return *status;
   }
-  if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
-    return report_busy(o.name, *busy, wait, o.conflict_exit_code);
-  }
-  const auto got = std::get<lock::Acquired>(outcome);
-  // A stop asked for while the lock was being taken: CMD never starts.
-  for (int sig; (sig = signals.take()) != 0;) {
-    if (sig != SIGCHLD) {
-      (void)locker.release(o.name, got.token);
-      log_warning("interrupted by SIG{}; the command was not started", sigabbrev_np(sig));
-      return 128 + sig;
-    }
-  }
+  const auto& got = std::get<lock::Acquired>(taken);
+  const std::string& name = take.name;
 
-  exec::Command cmd{argv, command_env({{"REDLOCK_NAME", o.name},
+  exec::Command cmd{argv, command_env({{"REDLOCK_NAME", name},
                                         {"REDLOCK_TOKEN", got.token},
                                         {"REDLOCK_FENCE", std::to_string(got.fence)},
                                         {"REDLOCK_URL", display_endpoints(r.endpoints)},
                                         {"REDLOCK_PREFIX", r.options.prefix}})};
-  exec::Renewer renewer(locker, o.name, got.token, ttl, got.sent, got.validity);
+  exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.validity);
   exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
 
   // Release on every path; if Redis cannot be reached, the TTL frees it.
   try {
-    auto released = locker.release(o.name, got.token);
+    auto released = locker.release(name, got.token);
     if (released == lock::ReleaseOutcome::k_not_held && !done.lost) {
-      log_warning("{} was no longer held when the command ended", escape_for_terminal(o.name));
+      log_warning("{} was no longer held when the command ended", escape_for_terminal(name));
       done.lost = true;
     }
   } catch (const Error& e) {
-    log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(o.name), e.what(),
-                format_duration(ttl));
+    log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
+                format_duration(take.ttl));
   }
   if (done.lost) {
-    log_warning("the lock on {} was lost while the command ran (it exited with {})", escape_for_terminal(o.name),
+    log_warning("the lock on {} was lost while the command ran (it exited with {})", escape_for_terminal(name),
                 done.status);
     return to_int(ExitStatus::k_lost);
   }

@@ -91,19 +91,6 @@ const std::vector<Case> k_cases = {
     {"PasswordFileMissing", {"acquire", "x", "--password-file", "/nonexistent/redlock-password"}, {}},
 };
 
-// A loopback port with nothing listening on it.
-int unused_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 long long info_number(const RedisServer& redis, const std::string& section, const std::string& field) {
   std::string info = redis.cmd({"INFO", section}).str;
   auto at = info.find("\n" + field + ":");
@@ -179,7 +166,7 @@ TEST_P(BadInput, Exits64WithOneLineAndNoTrafficToRedis) {
 
 TEST_P(BadInput, Exits64EvenWhenRedisIsUnreachable) {
   const Case& c = GetParam();
-  Result r = run(c.args, env_with("redis://127.0.0.1:" + std::to_string(unused_port()), c.env), Seconds(10));
+  Result r = run(c.args, env_with("redis://127.0.0.1:" + std::to_string(free_port()), c.env), Seconds(10));
   expect_usage_error(r);
   EXPECT_LT(r.seconds, 1.0);
 }

@@ -12,13 +12,6 @@ using namespace redlock::test;
 
 namespace {
 
-void sleep_for(double seconds) {
-  struct timespec ts {
-    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
-  };
-  nanosleep(&ts, nullptr);
-}
-
 // CMD for the loss tests: records SIGTERM in $D/term and exits 0 (so that
 // 74 can only come from redlock), writes its PID and a grandchild's PID.
 const char* const k_term_recorder =
@@ -27,17 +20,7 @@ const char* const k_term_recorder =
     "echo $$ > \"$D/pid\"\n"
     "wait\n";
 
-struct Fixture {
-  RedisServer redis;
-  TempDir dir;
-  Reaper reaper;
-  Env env() const { return Env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}}; }
-  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
-  std::string script(const std::string& body) const {
-    write_file(path("cmd.sh"), body);
-    return path("cmd.sh");
-  }
-};
+using Fixture = ExecFixture;
 
 // Breaks the lock with `break_it` while a 3 s lock (renewed every 1 s) is
 // held by exec; checks that CMD gets SIGTERM within about one renewal

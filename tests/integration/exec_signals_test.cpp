@@ -12,24 +12,7 @@ using namespace redlock::test;
 
 namespace {
 
-void sleep_for(double seconds) {
-  struct timespec ts {
-    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
-  };
-  nanosleep(&ts, nullptr);
-}
-
-struct Fixture {
-  RedisServer redis;
-  TempDir dir;
-  Reaper reaper;
-  Env env() const { return Env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}}; }
-  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
-  std::string script(const std::string& body) const {
-    write_file(path("cmd.sh"), body);
-    return path("cmd.sh");
-  }
-};
+using Fixture = ExecFixture;
 
 std::string name_of(int sig) {
   return sigabbrev_np(sig);

@@ -146,4 +146,24 @@ class Reaper {
   std::vector<pid_t> m_pids;
 };
 
+inline void sleep_for(double seconds) {
+  struct timespec ts {
+    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
+  };
+  nanosleep(&ts, nullptr);
+}
+
+// A redis-server, a temp dir (given to CMD as $D) and a Reaper for one test.
+struct ExecFixture {
+  RedisServer redis;
+  TempDir dir;
+  Reaper reaper;
+  Env env() const { return Env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}}; }
+  std::string path(const std::string& name) const { return dir.path() + "/" + name; }
+  std::string script(const std::string& body) const {
+    write_file(path("cmd.sh"), body);
+    return path("cmd.sh");
+  }
+};
+
 }  // namespace redlock::test

@@ -66,19 +66,6 @@ bool is_hex(const std::string& s) {
   });
 }
 
-// A loopback port with nothing listening on it.
-int unused_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 // A listener that never accepts, with its one-slot backlog already full:
 // a client's connect() then hangs until its own timeout.
 class Blackhole {
@@ -721,7 +708,7 @@ TEST_F(Status, ShowsAForeignKeyAsSuchInJson) {
 // ---------------------------------------------------------------- unreachable, hung, refused
 
 TEST_F(Unreachable, NobodyListeningExits69AtOnce) {
-  const std::string url = "redis://127.0.0.1:" + std::to_string(unused_port());
+  const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());
   for (const auto& args : std::vector<std::vector<std::string>>{{"acquire", "u"},
                                                                {"acquire", "u", "--wait", "5s"},
                                                                {"release", "u", "--token", "t"},
@@ -968,7 +955,7 @@ TEST_F(Prefix, WithGlobCharactersListsOnlyItsOwnLocks) {
 
 TEST_F(GlobalOptions, AreAcceptedAfterTheSubcommand) {
   // $REDLOCK_URL points nowhere: only --redis, wherever it stands, can work.
-  Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:" + std::to_string(unused_port())}};
+  Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:" + std::to_string(free_port())}};
   Result a = run({"acquire", "g", "--redis", redis.url(), "--timeout", "2s"}, nowhere);
   ASSERT_EQ(a.status, 0) << a.err;
   Result s = run({"status", "g", "--json", "-r", redis.url()}, nowhere);
@@ -986,7 +973,7 @@ TEST_F(GlobalOptions, AreAcceptedAfterTheSubcommand) {
 }
 
 TEST_F(GlobalOptions, RedisOptionOverridesTheEnvironment) {
-  Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:" + std::to_string(unused_port())}};
+  Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:" + std::to_string(free_port())}};
   EXPECT_EQ(run({"acquire", "o"}, nowhere).status, 69);
   EXPECT_EQ(run({"acquire", "o", "--redis", redis.url()}, nowhere).status, 0);
 }

@@ -132,6 +132,9 @@ bool eventually(Pred pred, Seconds limit = Seconds(5)) {
   }
 }
 
+// A loopback port that nothing listened on a moment ago.
+[[nodiscard]] int free_port();
+
 // Seconds since an arbitrary origin, on the monotonic clock.
 [[nodiscard]] double now_seconds();
 
