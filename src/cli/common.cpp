@@ -225,12 +225,12 @@ void validate_exit_code(int code, const char* option) {
   }
 }
 
-std::string host_name() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) {
-    return "unknown";
+lock::Owner make_owner(long long pid, const std::string& cmd) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) {
+    std::strcpy(host, "unknown");
   }
-  return buf;
+  return lock::Owner{host, pid, redact_url_passwords(cmd).substr(0, 1024)};
 }
 
 std::string process_command(long long pid) {
@@ -244,7 +244,7 @@ std::string process_command(long long pid) {
       c = ' ';
     }
   }
-  return raw.substr(0, 1024);
+  return raw;
 }
 
 

@@ -83,8 +83,9 @@ struct Take {
 // --conflict-exit-code must be 0..255.
 void validate_exit_code(int code, const char* option);
 
-// This host's name, for the lock's metadata.
-[[nodiscard]] std::string host_name();
+// Who holds the lock, for `status`: this host, `pid`, and `cmd` with any
+// URL password blanked out.
+[[nodiscard]] lock::Owner make_owner(long long pid, const std::string& cmd);
 
 // The command line of process `pid` from /proc, joined by spaces (empty if unreadable).
 [[nodiscard]] std::string process_command(long long pid);

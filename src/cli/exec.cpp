@@ -90,7 +90,7 @@ std::string join(const std::vector<std::string>& argv) {
   for (const auto& a : argv) {
     out += (out.empty() ? "" : " ") + a;
   }
-  return out.substr(0, 1024);
+  return out;
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options);
   // A stop asked for while waiting or taking the lock: CMD never starts.
-  auto taken = take_lock(locker, take, lock::Owner{host_name(), getpid(), join(argv)}, signals);
+  auto taken = take_lock(locker, take, make_owner(getpid(), join(argv)), signals);
   if (auto* status = std::get_if<int>(&taken)) {
     return *status;
   }

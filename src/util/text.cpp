@@ -118,4 +118,26 @@ std::string escape_for_terminal(std::string_view s) {
   return out;
 }
 
+std::string redact_url_passwords(std::string_view s) {
+  std::string out;
+  size_t done = 0;
+  for (size_t sep = s.find("://"); sep != std::string_view::npos; sep = s.find("://", sep + 3)) {
+    // The authority runs to the next '/', whitespace or quote; userinfo ends at its last '@'.
+    size_t start = sep + 3;
+    size_t end = s.find_first_of("/ \t\n'\"", start);
+    std::string_view authority = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    size_t at = authority.rfind('@');
+    if (at == std::string_view::npos) {
+      continue;
+    }
+    size_t colon = authority.find(':');
+    size_t secret_from = colon != std::string_view::npos && colon < at ? colon + 1 : 0;  // "user:pw@" or "pw@"
+    out.append(s.substr(done, start + secret_from - done));
+    out += "***";
+    done = start + at;
+  }
+  out.append(s.substr(done));
+  return out;
+}
+
 }  // namespace redlock

@@ -18,4 +18,8 @@ void validate_name(std::string_view name);
 // UTF-8 bytes become \n, \t, \xNN escapes; a backslash becomes "\\".
 [[nodiscard]] std::string escape_for_terminal(std::string_view s);
 
+// Replaces the password of every URL in `s` ("scheme://user:password@…")
+// with "***", so a command line recorded for `status` never shows one.
+[[nodiscard]] std::string redact_url_passwords(std::string_view s);
+
 }  // namespace redlock

@@ -1008,3 +1008,19 @@ TEST_F(UnixSocket, SelectsTheDatabaseInTheQuery) {
   std::string keyspace = redis.cmd({"INFO", "keyspace"}).str;
   EXPECT_NE(keyspace.find("db2:keys=2"), std::string::npos) << keyspace;
 }
+
+TEST(StatusRedaction, NeverShowsAPasswordFromTheHoldersCommandLine) {
+  RedisServer redis;
+  // The recorded command is acquire's parent: this shell, whose command line
+  // carries a URL with a password.
+  Child shell({"-c", "\"$0\" acquire --redis \"$1\" pw && : redis://admin:hunter2@db.example/0", redlock_binary(),
+               redis.url()},
+              {}, std::string("sh"));
+  ASSERT_EQ(shell.wait().status, 0);
+  Result table = run({"status", "--redis", redis.url(), "pw"});
+  Result json = run({"status", "--json", "--redis", redis.url(), "pw"});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_EQ(table.out.find("hunter2"), std::string::npos) << table.out;
+  EXPECT_EQ(json.out.find("hunter2"), std::string::npos) << json.out;
+  EXPECT_NE(table.out.find("admin:***@db.example"), std::string::npos) << table.out;
+}
