@@ -48,21 +48,15 @@ std::vector<std::string> Locker::endpoint_names() const {
   return out;
 }
 
-std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::string>>& calls,
-                                          const Script& script, const std::vector<bool>& targets) {
-  // `calls` holds one argument list (numkeys, keys…, argv…) shared by every
-  // targeted server, or one per server.
+std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
+                                          const std::vector<bool>& targets) {
   const size_t n = m_conns.size();
   std::vector<Answer> answers(n);
   const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() ||
                                                             &script == &renew_script());
-  auto args_for = [&](size_t i) -> const std::vector<std::string>& {
-    return calls.size() == 1 ? calls[0] : calls[i];
-  };
   auto send = [&](size_t i, bool by_body) {
     std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA",
                                   by_body ? std::string(script.body) : script.sha1};
-    const auto& args = args_for(i);
     argv.insert(argv.end(), args.begin(), args.end());
     m_conns[i]->queue(argv);
     if (wait_replicas) {
@@ -71,56 +65,55 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::vector<std::str
                          std::to_string(std::max<long long>(1, m_options.timeouts.command.count() / 2))});
     }
   };
-
-  std::vector<redis::Connection*> active;
-  for (size_t i = 0; i < n; ++i) {
-    if (targets.empty() || targets[i]) {
-      send(i, false);
-      active.push_back(m_conns[i].get());
-    }
-  }
-  redis::run_all(active, m_cancel_fd);
-
-  // Servers that do not know the script yet get it by body, in a second round.
-  std::vector<redis::Connection*> retry;
-  for (size_t i = 0; i < n; ++i) {
-    if (!targets.empty() && !targets[i]) {
-      answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
-      continue;
-    }
+  // Takes server i's replies into answers[i]; true when it does not know the script yet.
+  auto collect = [&](size_t i) {
     auto& conn = *m_conns[i];
     if (conn.failure()) {
       answers[i].failure = conn.failure();
       conn.reset();
-      continue;
+      return false;
     }
     auto replies = conn.take_replies();
     if (!replies.empty() && replies[0].is_error() && replies[0].str.rfind("NOSCRIPT", 0) == 0) {
-      send(i, true);
-      retry.push_back(&conn);
-      continue;
+      return true;
     }
     answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
-    if (wait_replicas && replies.size() > 1) {
-      answers[i].replicas_short = replies[1].integer < m_options.min_replicas;
+    answers[i].replicas_short =
+        wait_replicas && replies.size() > 1 && replies[1].integer < m_options.min_replicas;
+    return false;
+  };
+  auto run = [&](const std::vector<size_t>& which) {
+    std::vector<redis::Connection*> conns;
+    for (size_t i : which) {
+      conns.push_back(m_conns[i].get());
+    }
+    redis::run_all(conns, m_cancel_fd);
+  };
+
+  std::vector<size_t> asked;
+  for (size_t i = 0; i < n; ++i) {
+    if (targets.empty() || targets[i]) {
+      send(i, false);
+      asked.push_back(i);
+    } else {
+      answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
+    }
+  }
+  run(asked);
+  // Servers that do not know the script yet (first use, or restarted) get
+  // its body, in a second round.
+  std::vector<size_t> retry;
+  for (size_t i : asked) {
+    if (collect(i)) {
+      send(i, true);
+      retry.push_back(i);
     }
   }
   if (!retry.empty()) {
-    redis::run_all(retry, m_cancel_fd);
-    for (size_t i = 0; i < n; ++i) {
-      auto& conn = *m_conns[i];
-      if (std::find(retry.begin(), retry.end(), &conn) == retry.end()) {
-        continue;
-      }
-      if (conn.failure()) {
-        answers[i].failure = conn.failure();
-        conn.reset();
-        continue;
-      }
-      auto replies = conn.take_replies();
-      answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
-      if (wait_replicas && replies.size() > 1) {
-        answers[i].replicas_short = replies[1].integer < m_options.min_replicas;
+    run(retry);
+    for (size_t i : retry) {
+      if (collect(i)) {
+        answers[i].failure = redis::Failure{ExitStatus::k_protocol, "NOSCRIPT even after EVAL"};
       }
     }
   }
@@ -244,9 +237,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = redis::Clock::now();
-  auto answers = round({{"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host,
+  auto answers = round({"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host,
                          std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
-                         std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)}},
+                         std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
                        acquire_script(), {});
 
   const size_t n = m_conns.size();
@@ -256,7 +249,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   size_t votes = 0;
   size_t foreign = 0;
   bool reentered = false;
-  bool unconfirmed = false;  // taken, but not by enough replicas (--min-replicas)
+  bool took_any = false;  // some server ran the acquire (even if it does not count in the end)
+  std::optional<std::pair<std::string, std::string>> mismatch;  // held in another mode: its mode, limit
   Acquired got;
   got.ttl = ttl;
   got.sent = start;
@@ -271,7 +265,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     const auto& e = a.reply.elements;
     if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
       if (a.replicas_short) {
-        unconfirmed = true;
+        took_any = true;
         failures.push_back({ExitStatus::k_unavailable,
                             fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
                                         "(--min-replicas)",
@@ -279,6 +273,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
         continue;
       }
       voted[i] = true;
+      took_any = true;
       ++votes;
       reentered = reentered || a.kind == "reentered";
       got.token = e[1].text();
@@ -296,10 +291,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       }
       any_busy = true;
     } else if (a.kind == "mismatch" && e.size() >= 3) {
-      if (votes > 0 && !reentered) {
-        release_on(name, token, {});
-      }
-      throw_mismatch(name, claim, e[1].text(), e[2].text());
+      mismatch = {e[1].text(), e[2].text()};
     } else if (a.kind == "foreign") {
       ++foreign;
       if (n == 1) {
@@ -312,6 +304,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   }
 
   const size_t q = quorum();
+  if (mismatch) {
+    votes = 0;  // a server holds NAME in another mode: never take it half-way
+  }
   // Redlock fencing: servers in the quorum whose counter is below the
   // quorum's maximum are raised to it before the lock counts as held.
   if (votes >= q && n > 1) {
@@ -322,7 +317,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       any_behind = any_behind || behind[i];
     }
     if (any_behind) {
-      auto raised = round({{"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)}},
+      auto raised = round({"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)},
                           raise_fence_script(), behind);
       for (size_t i = 0; i < n; ++i) {
         if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
@@ -345,8 +340,11 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   // may still run there); a re-entry is undone only where it happened.
   if (reentered) {
     release_on(name, got.token, voted);
-  } else if (votes > 0 || unconfirmed || (n > 1 && !failures.empty())) {
+  } else if (took_any || (n > 1 && !failures.empty())) {
     release_on(name, token, {});
+  }
+  if (mismatch) {
+    throw_mismatch(name, claim, mismatch->first, mismatch->second);
   }
   if (failures.size() > n - q) {
     throw_quorum_failure(failures, n, q);
@@ -370,12 +368,12 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
 
 void Locker::release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets) {
   const Keys keys = keys_for(m_options.prefix, name);
-  (void)round({{"1", keys.lock, token, keys.channel}}, release_script(), targets);
+  (void)round({"1", keys.lock, token, keys.channel}, release_script(), targets);
 }
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({{"1", keys.lock, token, keys.channel}}, release_script(), {});
+  auto answers = round({"1", keys.lock, token, keys.channel}, release_script(), {});
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   bool released = false;
@@ -408,7 +406,7 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
   const Keys keys = keys_for(m_options.prefix, name);
   const auto start = redis::Clock::now();
-  auto answers = round({{"1", keys.lock, token, std::to_string(ttl.count())}}, renew_script(), {});
+  auto answers = round({"1", keys.lock, token, std::to_string(ttl.count())}, renew_script(), {});
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   size_t votes = 0;
@@ -512,7 +510,7 @@ void read_holders(ServerView& v, const std::vector<Reply>& pairs) {
 
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({{"2", keys.lock, keys.fence}}, inspect_script(), {});
+  auto answers = round({"2", keys.lock, keys.fence}, inspect_script(), {});
   std::vector<ServerView> views;
   std::vector<redis::Failure> failures;
   for (size_t i = 0; i < answers.size(); ++i) {

@@ -149,7 +149,9 @@ class Locker {
 
  private:
   struct Answer;
-  std::vector<Answer> round(const std::vector<std::vector<std::string>>& calls, const Script& script,
+  // One script on every targeted server (all if `targets` is empty) at
+  // once; `args` is numkeys, keys and argv.
+  std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
                             const std::vector<bool>& targets);
   // Releases `token` on the targeted servers (all if `targets` is empty), ignoring failures.
   void release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets);

@@ -225,3 +225,21 @@ TEST(Semaphore, WorksAcrossThreeServers) {
   Result st = run({"status", "--json", "pool"}, env);
   EXPECT_EQ(json::parse(st.out)[0]["holders"].size(), 2u) << st.out;
 }
+
+TEST(Semaphore, AModeMismatchOnAnyServerTakesNothingAnywhere) {
+  RedisServer s1;
+  RedisServer s2;
+  RedisServer s3;
+  // Only the first server has a semaphore under this name.
+  ASSERT_EQ(run({"acquire", "--limit", "2", "--redis", s1.url(), "mixed"}).status, 0);
+  Env env{{"REDLOCK_URL", s1.url() + "," + s2.url() + "," + s3.url()}};
+  Result r = run({"acquire", "mixed"}, env);
+  EXPECT_EQ(r.status, 64) << r.err;
+  EXPECT_EQ(s2.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+  EXPECT_EQ(s3.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+  // Likewise when the mismatch is on the last server to answer.
+  Env reversed{{"REDLOCK_URL", s2.url() + "," + s3.url() + "," + s1.url()}};
+  EXPECT_EQ(run({"acquire", "mixed"}, reversed).status, 64);
+  EXPECT_EQ(s2.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+  EXPECT_EQ(s3.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+}
