@@ -126,19 +126,17 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   try {
     auto released = locker.release(name, got.token);
     if (released == lock::ReleaseOutcome::k_not_held && !done.lost) {
-      log_warning("{} was no longer held when the command ended", escape_for_terminal(name));
-      done.lost = true;
+      // Lost between the last renewal and now: CMD ran its last stretch unlocked.
+      log_warning("{} was no longer held when the command ended (it exited with {}); a longer --ttl may help",
+                  escape_for_terminal(name), done.status);
+      return to_int(ExitStatus::k_lost);
     }
   } catch (const Error& e) {
     log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
                 format_duration(take.ttl));
   }
-  if (done.lost) {
-    log_warning("the lock on {} was lost while the command ran (it exited with {})", escape_for_terminal(name),
-                done.status);
-    return to_int(ExitStatus::k_lost);
-  }
-  return done.status;
+  // A loss while CMD ran was reported when it was found.
+  return done.lost ? to_int(ExitStatus::k_lost) : done.status;
 }
 
 }  // namespace redlock::cli

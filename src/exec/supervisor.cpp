@@ -169,7 +169,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
       const TimePoint deadline = renewer.validity_end() - policy.kill_after;
       if (now >= deadline) {
         done.lost = true;
-        done.lost_reason = "no renewal was confirmed in time (is Redis reachable?)";
+        done.lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
       } else {
         wake = std::min(wake, deadline);
       }
@@ -177,16 +177,16 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
     if (done.lost && !done.lost_reason.empty()) {
       switch (policy.on_lost) {
         case OnLost::k_term:
-          log_warning("lost the lock: {}; sending SIGTERM to the command", done.lost_reason);
+          log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", done.lost_reason);
           kill(-child, SIGTERM);
           kill_at = now + policy.kill_after;
           break;
         case OnLost::k_kill:
-          log_warning("lost the lock: {}; killing the command", done.lost_reason);
+          log_warning("lost the lock: {}; killing the command (exit status 74)", done.lost_reason);
           kill(-child, SIGKILL);
           break;
         case OnLost::k_ignore:
-          log_warning("lost the lock: {}; the command goes on (--on-lost ignore)", done.lost_reason);
+          log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", done.lost_reason);
           break;
       }
       done.lost_reason.clear();  // acted upon; the flag `lost` stays
