@@ -470,19 +470,22 @@ void read_holders(ServerView& v, const std::vector<Reply>& pairs) {
       if (key.rfind("h:", 0) != 0) {
         continue;
       }
-      auto j = nlohmann::json::parse(value, nullptr, false);
-      if (!j.is_object()) {
-        continue;
-      }
       HolderView h;
-      h.token = key.substr(2);
-      h.host = j.value("host", "");
-      h.pid = j.value("pid", 0LL);
-      h.cmd = j.value("cmd", "");
-      h.since_ms = j.value("since", 0LL);
-      h.ttl_ms = j.value("expiry", 0LL) - v.now_ms;
-      h.fence = j.value("fence", 0LL);
-      h.count = j.value("count", 0LL);
+      try {
+        auto j = nlohmann::json::parse(value);
+        h.token = key.substr(2);
+        h.host = j.value("host", "");
+        h.pid = j.value("pid", 0LL);
+        h.cmd = j.value("cmd", "");
+        h.since_ms = j.value("since", 0LL);
+        h.ttl_ms = j.value("expiry", 0LL) - v.now_ms;
+        h.fence = j.value("fence", 0LL);
+        h.count = j.value("count", 0LL);
+      } catch (const nlohmann::json::exception&) {
+        v.foreign = true;  // not what redlock writes
+        v.holders.clear();
+        return;
+      }
       if (h.ttl_ms > 0) {
         v.holders.push_back(std::move(h));
       }
