@@ -16,6 +16,7 @@
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
+#include "util/token.hpp"
 
 namespace redlock::cli {
 
@@ -136,7 +137,13 @@ Millis parse_ttl(const std::string& text) {
 }
 
 std::string token_from(const std::string& flag) {
-  return flag.empty() ? env("REDLOCK_TOKEN") : flag;
+  std::string token = flag.empty() ? env("REDLOCK_TOKEN") : flag;
+  if (!token.empty() && !plausible_token(token)) {
+    throw UsageError(fmt::format("invalid token{}: a token is printable ASCII without spaces, at most 256 bytes "
+                                 "(as acquire prints it)",
+                                 flag.empty() ? " in $REDLOCK_TOKEN" : ""));
+  }
+  return token;
 }
 
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {

@@ -48,7 +48,8 @@ struct Resolved {
 // Validates --ttl (must be at least 10ms).
 [[nodiscard]] Millis parse_ttl(const std::string& text);
 
-// The token from --token, else $REDLOCK_TOKEN; empty if neither.
+// The token from --token, else $REDLOCK_TOKEN; empty if neither. A token
+// that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
 // How acquire and exec take a lock: the options they share.

@@ -73,7 +73,6 @@ class Connection {
   void reset();
 
   [[nodiscard]] const Endpoint& endpoint() const { return m_endpoint; }
-  [[nodiscard]] bool connected() const { return m_state == State::k_ready; }
 
  private:
   enum class State { k_closed, k_connecting, k_handshake, k_ready };

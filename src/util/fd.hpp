@@ -35,7 +35,4 @@ class Fd {
   int m_fd = -1;
 };
 
-// Sets O_NONBLOCK on fd; returns false on failure.
-[[nodiscard]] bool set_nonblocking(int fd);
-
 }  // namespace redlock

@@ -73,6 +73,9 @@ const std::vector<Case> k_cases = {
     {"ReleaseWithoutToken", {"release", "x"}, {}},
     {"RenewWithoutToken", {"renew", "x"}, {}},
     {"ReleaseWithEmptyToken", {"release", "x", "--token", ""}, {}},
+    {"TokenWithANewline", {"release", "x", "--token", "abc\ndef"}, {}},
+    {"TokenTooLong", {"renew", "x", "--token", std::string(300, 'a')}, {}},
+    {"EnvTokenWithASpace", {"acquire", "x"}, {{"REDLOCK_TOKEN", "two words"}}},
     // flags and subcommands
     {"UnknownFlag", {"acquire", "x", "--bogus"}, {}},
     {"UnknownShortFlag", {"-Z", "status"}, {}},
