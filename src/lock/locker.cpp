@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,31 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
 }
 
 Millis clock_drift(Millis ttl) { return Millis(ttl.count() / 100 + 2); }
+
+namespace {
+
+// The node a Redis Cluster "MOVED <slot> <host>:<port>" error names.
+std::optional<std::pair<std::string, int>> moved_to(const std::string& error) {
+  if (error.rfind("MOVED ", 0) != 0) {
+    return std::nullopt;
+  }
+  size_t space = error.find(' ', 6);
+  size_t colon = error.rfind(':');
+  if (space == std::string::npos || colon == std::string::npos || colon < space) {
+    return std::nullopt;
+  }
+  try {
+    std::string host = error.substr(space + 1, colon - space - 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    return std::make_pair(host, std::stoi(error.substr(colon + 1)));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
 
 // What one server said in one round.
 struct Locker::Answer {
@@ -65,22 +91,36 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
                          std::to_string(std::max<long long>(1, m_options.timeouts.command.count() / 2))});
     }
   };
-  // Takes server i's replies into answers[i]; true when it does not know the script yet.
+  // Takes server i's replies into answers[i], unless the server asks for
+  // something first: the script's body (NOSCRIPT), or another node (a Redis
+  // Cluster's MOVED, after which the connection goes there for good).
+  enum class Next { k_done, k_body, k_moved };
   auto collect = [&](size_t i) {
     auto& conn = *m_conns[i];
     if (conn.failure()) {
       answers[i].failure = conn.failure();
       conn.reset();
-      return false;
+      return Next::k_done;
     }
     auto replies = conn.take_replies();
-    if (!replies.empty() && replies[0].is_error() && replies[0].str.rfind("NOSCRIPT", 0) == 0) {
-      return true;
+    if (!replies.empty() && replies[0].is_error()) {
+      const std::string& e = replies[0].str;
+      if (e.rfind("NOSCRIPT", 0) == 0) {
+        return Next::k_body;
+      }
+      if (auto node = moved_to(e)) {
+        redis::Endpoint ep = conn.endpoint();
+        ep.kind = redis::Endpoint::Kind::k_tcp;
+        std::tie(ep.host, ep.port) = *node;
+        log_debug("{} moved the lock's slot to {}:{}", ep.display(), node->first, node->second);
+        m_conns[i] = std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls);
+        return Next::k_moved;
+      }
     }
     answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
     answers[i].replicas_short =
         wait_replicas && replies.size() > 1 && replies[1].integer < m_options.min_replicas;
-    return false;
+    return Next::k_done;
   };
   auto run = [&](const std::vector<size_t>& which) {
     std::vector<redis::Connection*> conns;
@@ -99,23 +139,27 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
       answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
     }
   }
-  run(asked);
-  // Servers that do not know the script yet (first use, or restarted) get
-  // its body, in a second round.
-  std::vector<size_t> retry;
-  for (size_t i : asked) {
-    if (collect(i)) {
-      send(i, true);
-      retry.push_back(i);
-    }
-  }
-  if (!retry.empty()) {
-    run(retry);
-    for (size_t i : retry) {
-      if (collect(i)) {
-        answers[i].failure = redis::Failure{ExitStatus::k_protocol, "NOSCRIPT even after EVAL"};
+  // A few more rounds for the servers that asked for the script's body or
+  // sent us to another node; each round goes to all of them at once.
+  std::vector<size_t> pending = asked;
+  for (int attempt = 0; !pending.empty(); ++attempt) {
+    run(pending);
+    std::vector<size_t> again;
+    for (size_t i : pending) {
+      Next next = collect(i);
+      if (next == Next::k_done) {
+        continue;
       }
+      if (attempt == 3) {
+        answers[i].failure = redis::Failure{ExitStatus::k_protocol,
+                                            fmt::format("Redis at {} kept redirecting {}", m_endpoints[i].display(),
+                                                        script.name)};
+        continue;
+      }
+      send(i, next == Next::k_body);
+      again.push_back(i);
     }
+    pending = std::move(again);
   }
 
   // Turn error replies and unexpected shapes into failures with an exit status.
