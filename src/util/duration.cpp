@@ -84,29 +84,30 @@ std::optional<Millis> parse_wait(std::string_view text, std::string_view what) {
 }
 
 std::string format_duration(Millis d) {
-  long long ms = d.count();
-  if (ms < 0) {
-    return "-" + format_duration(Millis(-ms));
-  }
+  const long long signed_ms = d.count();
+  // The magnitude as unsigned, so that even the smallest long long negates.
+  const unsigned long long ms = signed_ms < 0 ? 0ULL - static_cast<unsigned long long>(signed_ms)
+                                              : static_cast<unsigned long long>(signed_ms);
+  const char* sign = signed_ms < 0 ? "-" : "";
   if (ms < 1000) {
-    return fmt::format("{}ms", ms);
+    return fmt::format("{}{}ms", sign, ms);
   }
   if (ms < 59'950) {  // below what rounds to "60.0s": that reads as 1m
-    long long tenths = (ms + 50) / 100;
+    const unsigned long long tenths = (ms + 50) / 100;
     if (tenths % 10 == 0) {
-      return fmt::format("{}s", tenths / 10);
+      return fmt::format("{}{}s", sign, tenths / 10);
     }
-    return fmt::format("{}.{}s", tenths / 10, tenths % 10);
+    return fmt::format("{}{}.{}s", sign, tenths / 10, tenths % 10);
   }
-  long long s = (ms + 500) / 1000;
+  const unsigned long long s = ms / 1000 + (ms % 1000 >= 500 ? 1 : 0);
   if (s < 3600) {
-    return s % 60 ? fmt::format("{}m{}s", s / 60, s % 60) : fmt::format("{}m", s / 60);
+    return s % 60 ? fmt::format("{}{}m{}s", sign, s / 60, s % 60) : fmt::format("{}{}m", sign, s / 60);
   }
-  long long m = s / 60;
+  const unsigned long long m = s / 60;
   if (m < 48 * 60) {
-    return m % 60 ? fmt::format("{}h{}m", m / 60, m % 60) : fmt::format("{}h", m / 60);
+    return m % 60 ? fmt::format("{}{}h{}m", sign, m / 60, m % 60) : fmt::format("{}{}h", sign, m / 60);
   }
-  return fmt::format("{}d{}h", m / 1440, (m / 60) % 24);
+  return fmt::format("{}{}d{}h", sign, m / 1440, (m / 60) % 24);
 }
 
 }  // namespace redlock

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -174,4 +176,11 @@ TEST(FormatDuration, RoundsUpToAWholeMinuteRatherThanSixtySeconds) {
   EXPECT_EQ(format_duration(Millis(59'940)), "59.9s");
   EXPECT_EQ(format_duration(Millis(59'960)), "1m");
   EXPECT_EQ(format_duration(Millis(90'600)), "1m31s");
+}
+
+TEST(FormatDuration, HandlesNegativeAndExtremeValues) {
+  EXPECT_EQ(format_duration(Millis(-1'500)), "-1.5s");
+  EXPECT_EQ(format_duration(Millis(-999)), "-999ms");
+  EXPECT_EQ(format_duration(Millis(std::numeric_limits<long long>::min())).front(), '-');
+  EXPECT_EQ(format_duration(Millis(std::numeric_limits<long long>::max())).back(), 'h');
 }
