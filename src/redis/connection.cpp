@@ -304,23 +304,28 @@ void Connection::handshake() {
   fail(status, fmt::format("TLS handshake with Redis at {} failed: {}", m_endpoint.display(), why));
 }
 
+template <typename Io>
+ssize_t Connection::plain_io(Io io) {
+  while (true) {
+    ssize_t n = io();
+    if (n >= 0) {
+      return n;
+    }
+    if (errno == EINTR) {
+      continue;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      return -1;
+    }
+    fail(ExitStatus::k_unavailable,
+         fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
+    return -2;
+  }
+}
+
 ssize_t Connection::transport_read(char* buf, size_t len) {
   if (!m_ssl) {
-    while (true) {
-      ssize_t n = ::recv(m_fd.get(), buf, len, 0);
-      if (n >= 0) {
-        return n;
-      }
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return -1;
-      }
-      fail(ExitStatus::k_unavailable,
-           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
-      return -2;
-    }
+    return plain_io([&] { return ::recv(m_fd.get(), buf, len, 0); });
   }
   ERR_clear_error();
   int n = SSL_read(m_ssl.get(), buf, static_cast<int>(len));
@@ -347,21 +352,7 @@ ssize_t Connection::transport_read(char* buf, size_t len) {
 
 ssize_t Connection::transport_write(const char* buf, size_t len) {
   if (!m_ssl) {
-    while (true) {
-      ssize_t n = ::send(m_fd.get(), buf, len, MSG_NOSIGNAL);
-      if (n >= 0) {
-        return n;
-      }
-      if (errno == EINTR) {
-        continue;
-      }
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        return -1;
-      }
-      fail(ExitStatus::k_unavailable,
-           fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
-      return -2;
-    }
+    return plain_io([&] { return ::send(m_fd.get(), buf, len, MSG_NOSIGNAL); });
   }
   ERR_clear_error();
   int n = SSL_write(m_ssl.get(), buf, static_cast<int>(len));

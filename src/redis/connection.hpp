@@ -90,6 +90,9 @@ class Connection {
   // -1 = would block (errno EAGAIN), -2 = failed (m_failure set).
   ssize_t transport_read(char* buf, size_t len);
   ssize_t transport_write(const char* buf, size_t len);
+  // A plain socket call, retried on EINTR, with the same results.
+  template <typename Io>
+  ssize_t plain_io(Io io);
 
   Endpoint m_endpoint;
   Timeouts m_timeouts;

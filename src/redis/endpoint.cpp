@@ -96,16 +96,21 @@ void parse_userinfo(Endpoint& ep, std::string_view userinfo) {
   }
 }
 
-Endpoint parse_tcp(std::string_view rest, bool tls) {
-  Endpoint ep;
-  ep.tls = tls;
-  // userinfo ends at the last '@' so that passwords may contain an escaped one.
+// Parses and strips "[user][:password]@" from the front of `rest`. It ends at
+// the last '@' before the path, so that a password may hold an escaped one.
+void take_userinfo(Endpoint& ep, std::string_view& rest) {
   size_t at = rest.rfind('@');
-  size_t slash_before_at = rest.find('/');
-  if (at != std::string_view::npos && (slash_before_at == std::string_view::npos || at < slash_before_at)) {
+  size_t slash = rest.find('/');
+  if (at != std::string_view::npos && (slash == std::string_view::npos || at < slash)) {
     parse_userinfo(ep, rest.substr(0, at));
     rest = rest.substr(at + 1);
   }
+}
+
+Endpoint parse_tcp(std::string_view rest, bool tls) {
+  Endpoint ep;
+  ep.tls = tls;
+  take_userinfo(ep, rest);
   size_t slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
@@ -191,12 +196,7 @@ Endpoint parse_unix(std::string_view rest) {
 Endpoint parse_sentinel(std::string_view rest) {
   Endpoint ep;
   ep.kind = Endpoint::Kind::k_sentinel;
-  size_t at = rest.rfind('@');
-  size_t first_slash = rest.find('/');
-  if (at != std::string_view::npos && (first_slash == std::string_view::npos || at < first_slash)) {
-    parse_userinfo(ep, rest.substr(0, at));
-    rest = rest.substr(at + 1);
-  }
+  take_userinfo(ep, rest);
   size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash + 1 >= rest.size()) {
     bad("a sentinel URL needs the master's name: redis+sentinel://host:26379/mymaster");
