@@ -1,6 +1,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
+
+#include <csignal>
+#include <cstdio>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -20,11 +23,35 @@ CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
   return sub;
 }
 
+namespace {
+
+// Prints `line` on stdout. A token nobody received is a lock nobody can
+// release: if the write fails (a closed pipe, a full disk), give the lock
+// back and exit 74 (EX_IOERR).
+int print_or_give_back(const std::string& line, lock::Locker& locker, const std::string& name,
+                       const std::string& token) {
+  bool written = false;
+  try {
+    fmt::print("{}\n", line);
+    written = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  } catch (const std::exception&) {
+  }
+  if (written) {
+    return 0;
+  }
+  (void)locker.release(name, token);
+  log_warning("could not write the token to standard output; {} was released", escape_for_terminal(name));
+  return to_int(ExitStatus::k_lost);
+}
+
+}  // namespace
+
 int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   const Take take = parse_take(o.take, false);
   Resolved r = resolve(g);
 
   SignalFd signals({SIGINT, SIGTERM, SIGHUP});
+  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error to handle, not a death
   lock::Locker locker(r.endpoints, r.options);
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
@@ -50,11 +77,10 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
       }
       j["voted"] = voted;
     }
-    fmt::print("{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  } else {
-    fmt::print("{}\n", got.token);
+    return print_or_give_back(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), locker, take.name,
+                              got.token);
   }
-  return 0;
+  return print_or_give_back(got.token, locker, take.name, got.token);
 }
 
 }  // namespace redlock::cli

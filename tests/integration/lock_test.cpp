@@ -1024,3 +1024,15 @@ TEST(StatusRedaction, NeverShowsAPasswordFromTheHoldersCommandLine) {
   EXPECT_EQ(json.out.find("hunter2"), std::string::npos) << json.out;
   EXPECT_NE(table.out.find("admin:***@db.example"), std::string::npos) << table.out;
 }
+
+TEST(AcquireOutput, ATokenThatCannotBeWrittenIsGivenBack) {
+  RedisServer redis;
+  for (const std::string redirect : {">&-", ">/dev/full"}) {
+    Child shell({"-c", "\"$0\" acquire --redis \"$1\" unwritten " + redirect, redlock_binary(), redis.url()}, {},
+                std::string("sh"));
+    Result r = shell.wait();
+    EXPECT_EQ(r.status, 74) << redirect << ": " << r.err;
+    EXPECT_NE(r.err.find("released"), std::string::npos) << r.err;
+    EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{unwritten}"}).integer, 0) << redirect;
+  }
+}
