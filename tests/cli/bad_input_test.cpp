@@ -105,21 +105,6 @@ long long info_number(const RedisServer& redis, const std::string& section, cons
 }
 
 // Every command the server has run, except the INFO we ask with.
-long long commands_run(const RedisServer& redis) {
-  std::istringstream in(redis.cmd({"INFO", "commandstats"}).str);
-  long long total = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("cmdstat_", 0) != 0 || line.rfind("cmdstat_info:", 0) == 0) {
-      continue;
-    }
-    auto at = line.find(":calls=");
-    if (at != std::string::npos) {
-      total += std::stoll(line.substr(at + 7));
-    }
-  }
-  return total;
-}
-
 void expect_usage_error(const Result& r) {
   EXPECT_EQ(r.status, 64) << r.err;
   EXPECT_EQ(r.out, "");
@@ -156,14 +141,14 @@ TEST_P(BadInput, Exits64WithOneLineAndNoTrafficToRedis) {
   // Our own INFO connection counts itself, so a quiet server shows exactly
   // one more connection (the next INFO) afterwards.
   const long long connections = info_number(redis, "stats", "total_connections_received");
-  const long long commands = commands_run(redis);
+  const long long commands = redis.commands_run();
 
   Result r = run(c.args, env_with(redis.url(), c.env), Seconds(10));
   expect_usage_error(r);
 
   EXPECT_EQ(info_number(redis, "stats", "total_connections_received"), connections + 2)
       << "redlock connected to Redis";  // +1 for commands_run's INFO, +1 for this one
-  EXPECT_EQ(commands_run(redis), commands);
+  EXPECT_EQ(redis.commands_run(), commands);
   EXPECT_EQ(redis.cmd({"DBSIZE"}).integer, 0);
 }
 

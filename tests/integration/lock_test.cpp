@@ -142,21 +142,6 @@ class WithRedis : public ::testing::Test {
     auto r = redis.cmd({"PUBSUB", "NUMSUB", key(name) + ":released"});
     return r.elements.size() == 2 ? r.elements[1].integer : -1;
   }
-  // Every command the server has run so far, except the INFO we ask with.
-  long long commands_run() {
-    std::string info = redis.cmd({"INFO", "commandstats"}).str;
-    long long total = 0;
-    for (const auto& line : split_lines(info)) {
-      if (line.rfind("cmdstat_", 0) != 0 || line.rfind("cmdstat_info:", 0) == 0) {
-        continue;
-      }
-      auto at = line.find(":calls=");
-      if (at != std::string::npos) {
-        total += std::stoll(line.substr(at + 7));
-      }
-    }
-    return total;
-  }
   // Waits until a waiter for `name` has subscribed and had time to settle
   // into its sleep.
   void await_waiter(const std::string& name, Child& waiter) {
@@ -578,11 +563,11 @@ TEST_F(Wait, AnIdleWaiterSendsNoCommands) {
   Child waiter({"acquire", "idle", "--wait", "30s"}, env());
   await_waiter("idle", waiter);
   const long long scripts = redis.calls("evalsha") + redis.calls("eval");
-  const long long all = commands_run();
+  const long long all = redis.commands_run();
   sleep_for(2.5);
   EXPECT_TRUE(waiter.alive());
   EXPECT_EQ(redis.calls("evalsha") + redis.calls("eval"), scripts);
-  EXPECT_EQ(commands_run(), all) << redis.cmd({"INFO", "commandstats"}).str;
+  EXPECT_EQ(redis.commands_run(), all) << redis.cmd({"INFO", "commandstats"}).str;
   waiter.signal(SIGTERM);
   EXPECT_EQ(waiter.wait(Seconds(5)).status, 143);
 }

@@ -12,11 +12,7 @@ source "$src/tests/shell/lib/redis.bash"
 
 tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$src/tests/shell/lib/check.bash"
 
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
 unset REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN

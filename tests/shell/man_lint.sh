@@ -6,11 +6,7 @@
 set -uo pipefail
 src=$2
 page=$src/man/redlock.1
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$src/tests/shell/lib/check.bash"
 
 [ -r "$page" ] || { echo "FAIL: no $page" >&2; exit 1; }
 

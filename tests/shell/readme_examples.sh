@@ -17,11 +17,7 @@ source "$src/tests/shell/lib/redis.bash"
 
 tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
+source "$src/tests/shell/lib/check.bash"
 
 # The README's first lines are exactly the two commands, in a fenced block.
 first=$(head -n 4 "$readme")

@@ -269,6 +269,21 @@ long long RedisServer::calls(const std::string& command) const {
   return std::stoll(info.substr(at + needle.size()));
 }
 
+long long RedisServer::commands_run() const {
+  std::istringstream in(cmd({"INFO", "commandstats"}).str);
+  long long total = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("cmdstat_", 0) != 0 || line.rfind("cmdstat_info:", 0) == 0) {
+      continue;
+    }
+    auto at = line.find(":calls=");
+    if (at != std::string::npos) {
+      total += std::stoll(line.substr(at + 7));
+    }
+  }
+  return total;
+}
+
 Result run(const std::vector<std::string>& args, const Env& env, Seconds limit) {
   Child child(args, env);
   return child.wait(limit);

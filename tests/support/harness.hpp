@@ -34,13 +34,13 @@ class TempDir {
 class RedisServer {
  public:
   struct Options {
-    std::string requirepass;             // --requirepass
+    std::string requirepass{};           // --requirepass
     bool unix_socket = false;            // listen on a socket in a temp dir instead of TCP
-    std::vector<std::string> extra;      // more redis-server arguments
+    std::vector<std::string> extra{};    // more redis-server arguments
     // TLS only (rediss://): PEM files for the server and the CA that signed
     // it; with `tls_client_cert`/`tls_client_key` the server demands client
     // certificates and cmd() presents these.
-    std::string tls_cert, tls_key, tls_ca, tls_client_cert, tls_client_key;
+    std::string tls_cert{}, tls_key{}, tls_ca{}, tls_client_cert{}, tls_client_key{};
   };
   RedisServer() : RedisServer(Options{}) {}
   explicit RedisServer(Options options);
@@ -65,6 +65,9 @@ class RedisServer {
   redis::Reply cmd(const std::vector<std::string>& argv) const;
   // INFO commandstats calls for one command (e.g. "evalsha"), 0 if never.
   [[nodiscard]] long long calls(const std::string& command) const;
+  // Every command the server has run so far (INFO commandstats), except the
+  // INFO commands that ask.
+  [[nodiscard]] long long commands_run() const;
 
  private:
   Options m_options;
