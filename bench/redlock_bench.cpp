@@ -72,8 +72,9 @@ int main(int argc, char** argv) {
   std::printf("acquire+release, 1 server:                  %8.1f us\n", t1);
   std::printf("acquire+release, 5 servers in parallel:     %8.1f us\n", t5);
   std::printf("acquire+release, 5 servers one after other: %8.1f us\n", sequential);
-  std::printf("5 servers / 1 server: %.2fx (goal: at most 1.50x) over %d iterations; "
-              "all servers share this machine's %u cores with the client\n",
-              t5 / t1, iterations, std::thread::hardware_concurrency());
+  std::printf(
+      "5 servers / 1 server: %.2fx (goal: at most 1.50x) over %d iterations; "
+      "all servers share this machine's %u cores with the client\n",
+      t5 / t1, iterations, std::thread::hardware_concurrency());
   return 0;
 }

@@ -1,11 +1,10 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
-
-#include <csignal>
-#include <cstdio>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -61,12 +60,8 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   }
   const auto& got = std::get<lock::Acquired>(taken);
   if (o.json) {
-    nlohmann::json j = {{"name", take.name},
-                        {"token", got.token},
-                        {"fence", got.fence},
-                        {"count", got.count},
-                        {"ttl_ms", got.ttl.count()},
-                        {"validity_ms", got.validity.count()}};
+    nlohmann::json j = {{"name", take.name},  {"token", got.token},        {"fence", got.fence},
+                        {"count", got.count}, {"ttl_ms", got.ttl.count()}, {"validity_ms", got.validity.count()}};
     if (locker.size() > 1) {
       auto names = locker.endpoint_names();
       nlohmann::json voted = nlohmann::json::array();

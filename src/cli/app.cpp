@@ -1,8 +1,8 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <openssl/crypto.h>
 
+#include <CLI/CLI.hpp>
 #include <cstring>
 
 #include "cli/commands.hpp"
@@ -13,13 +13,13 @@
 namespace redlock::cli {
 
 std::string version_text() {
-  return fmt::format("redlock {}\nhiredis {}.{}.{}\n{}", REDLOCK_VERSION, HIREDIS_MAJOR, HIREDIS_MINOR,
-                     HIREDIS_PATCH, OpenSSL_version(OPENSSL_VERSION));
+  return fmt::format("redlock {}\nhiredis {}.{}.{}\n{}", REDLOCK_VERSION, HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH,
+                     OpenSSL_version(OPENSSL_VERSION));
 }
 
 std::unique_ptr<CLI::App> build_app(AllOptions& o) {
-  auto app = std::make_unique<CLI::App>(
-      "redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
+  auto app =
+      std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
   app->set_version_flag("--version", version_text());
   app->require_subcommand(1);
   app->fallthrough();
@@ -75,9 +75,7 @@ int main(int argc, char** argv) {
     }
     return to_int(ExitStatus::k_usage);
   }
-  verbosity() = o.global.quiet     ? Verbosity::k_quiet
-                 : o.global.verbose ? Verbosity::k_verbose
-                                    : Verbosity::k_normal;
+  verbosity() = o.global.quiet ? Verbosity::k_quiet : o.global.verbose ? Verbosity::k_verbose : Verbosity::k_normal;
   try {
     if (app->got_subcommand("acquire")) {
       return run_acquire(o.acquire, o.global);

@@ -49,9 +49,9 @@ struct ExecOptions {
   bool shared = false;
   std::string on_lost = "term";
   std::string kill_after = "5s";
-  std::string shell_command;          // -c STRING
-  std::vector<std::string> command;   // after --
-  bool saw_double_dash = false;       // set by the caller from argv
+  std::string shell_command;         // -c STRING
+  std::vector<std::string> command;  // after --
+  bool saw_double_dash = false;      // set by the caller from argv
 };
 CLI::App* add_exec(CLI::App& app, ExecOptions& o);
 int run_exec(const ExecOptions& o, const GlobalOptions& g);

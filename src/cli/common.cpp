@@ -1,10 +1,10 @@
 #include "cli/common.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -36,7 +36,8 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       ->type_name("NAME");
   app.add_flag("--insecure", g.insecure, "do not verify TLS certificates (says so on stderr)");
   app.add_option("--password-file", g.password_file, "read the Redis password from FILE")->type_name("FILE");
-  app.add_option("--min-replicas", g.min_replicas, "after acquire/renew, WAIT for N replicas or treat the lock as not held")
+  app.add_option("--min-replicas", g.min_replicas,
+                 "after acquire/renew, WAIT for N replicas or treat the lock as not held")
       ->type_name("N");
   app.add_flag("-q,--quiet", g.quiet, "print nothing on stderr");
   app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
@@ -52,8 +53,8 @@ std::string env(const char* name) {
 std::string read_password_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    throw UsageError(fmt::format("cannot read --password-file '{}': {}", escape_for_terminal(path),
-                                 std::strerror(errno)));
+    throw UsageError(
+        fmt::format("cannot read --password-file '{}': {}", escape_for_terminal(path), std::strerror(errno)));
   }
   std::string line;
   std::getline(in, line);
@@ -101,8 +102,8 @@ Resolved resolve(const GlobalOptions& g) {
   }
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {
-    r.options.tls = redis::TlsContext::create(
-        redis::TlsOptions{g.tls_ca, g.tls_cert, g.tls_key, g.tls_server_name, g.insecure});
+    r.options.tls =
+        redis::TlsContext::create(redis::TlsOptions{g.tls_ca, g.tls_cert, g.tls_key, g.tls_server_name, g.insecure});
     if (g.insecure) {
       log_warning("--insecure: TLS certificates are not verified; anyone on the path can impersonate Redis");
     }
@@ -139,9 +140,10 @@ Millis parse_ttl(const std::string& text) {
 std::string token_from(const std::string& flag) {
   std::string token = flag.empty() ? env("REDLOCK_TOKEN") : flag;
   if (!token.empty() && !plausible_token(token)) {
-    throw UsageError(fmt::format("invalid token{}: a token is printable ASCII without spaces, at most 256 bytes "
-                                 "(as acquire prints it)",
-                                 flag.empty() ? " in $REDLOCK_TOKEN" : ""));
+    throw UsageError(
+        fmt::format("invalid token{}: a token is printable ASCII without spaces, at most 256 bytes "
+                    "(as acquire prints it)",
+                    flag.empty() ? " in $REDLOCK_TOKEN" : ""));
   }
   return token;
 }
@@ -174,7 +176,7 @@ Take parse_take(const TakeOptions& o, bool shared) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
   }
   t.claim.limit = o.limit;
-  t.claim.mode = shared ? lock::Claim::Mode::k_shared
+  t.claim.mode = shared        ? lock::Claim::Mode::k_shared
                  : o.limit > 1 ? lock::Claim::Mode::k_semaphore
                                : lock::Claim::Mode::k_exclusive;
   t.reenter = token_from(o.token);
@@ -184,14 +186,14 @@ Take parse_take(const TakeOptions& o, bool shared) {
 namespace {
 
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
-int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
-                int conflict_exit_code) {
+int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited, int conflict_exit_code) {
   std::string who;
   if (!busy.host.empty()) {
     who = fmt::format(" by {} pid {}", escape_for_terminal(busy.host), escape_for_terminal(busy.pid));
   }
   std::string more = busy.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(busy.ttl_left)) : "";
-  std::string after = waited && *waited > Millis(0) ? fmt::format(" (gave up after --wait {})", format_duration(*waited)) : "";
+  std::string after =
+      waited && *waited > Millis(0) ? fmt::format(" (gave up after --wait {})", format_duration(*waited)) : "";
   if (busy.lost_race && busy.host.empty()) {
     log_warning("{} is contended: no quorum for anyone{}; try again or use --wait", escape_for_terminal(name), after);
   } else {
@@ -204,8 +206,8 @@ int report_busy(const std::string& name, const lock::Busy& busy, std::optional<M
 
 std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
                                             SignalFd& signals) {
-  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
-                                       take.claim);
+  auto outcome =
+      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(), take.claim);
   if (std::holds_alternative<lock::Interrupted>(outcome)) {
     int sig = signals.take();
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
@@ -253,6 +255,5 @@ std::string process_command(long long pid) {
   }
   return raw;
 }
-
 
 }  // namespace redlock::cli

@@ -69,7 +69,7 @@ struct Take {
   Millis ttl{0};
   std::optional<Millis> wait;  // nullopt: forever
   lock::Claim claim;
-  std::string reenter;         // --token or $REDLOCK_TOKEN
+  std::string reenter;  // --token or $REDLOCK_TOKEN
   int conflict_exit_code = 75;
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);

@@ -1,8 +1,8 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 
 #include "cli/commands.hpp"
@@ -115,10 +115,10 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   const std::string& name = take.name;
 
   exec::Command cmd{argv, command_env({{"REDLOCK_NAME", name},
-                                        {"REDLOCK_TOKEN", got.token},
-                                        {"REDLOCK_FENCE", std::to_string(got.fence)},
-                                        {"REDLOCK_URL", display_endpoints(r.endpoints)},
-                                        {"REDLOCK_PREFIX", r.options.prefix}})};
+                                       {"REDLOCK_TOKEN", got.token},
+                                       {"REDLOCK_FENCE", std::to_string(got.fence)},
+                                       {"REDLOCK_URL", display_endpoints(r.endpoints)},
+                                       {"REDLOCK_PREFIX", r.options.prefix}})};
   exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.validity);
   exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
 

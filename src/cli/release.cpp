@@ -1,5 +1,6 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "util/exit_status.hpp"

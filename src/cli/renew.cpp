@@ -1,6 +1,6 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -31,8 +31,8 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
   auto outcome = locker.renew(o.name, token, ttl);
   if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
     if (o.json) {
-      nlohmann::json j = {{"name", o.name}, {"ttl_ms", renewed->ttl.count()},
-                          {"validity_ms", renewed->validity.count()}};
+      nlohmann::json j = {
+          {"name", o.name}, {"ttl_ms", renewed->ttl.count()}, {"validity_ms", renewed->validity.count()}};
       fmt::print("{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     return 0;

@@ -1,6 +1,6 @@
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,8 +16,9 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
   auto* sub = app.add_subcommand("status", "show who holds which lock, for how long");
   sub->add_option("NAME", o.names, "locks to show (default: every lock under the prefix)");
   sub->add_flag("--json", o.json, "print a JSON array instead of a table");
-  sub->footer("Example:\n  redlock status                 # every lock, as a table\n"
-              "  redlock status deploy --json   # exit 0 when held, 1 when free");
+  sub->footer(
+      "Example:\n  redlock status                 # every lock, as a table\n"
+      "  redlock status deploy --json   # exit 0 when held, 1 when free");
   return sub;
 }
 
@@ -31,7 +32,7 @@ struct Verdict {
   std::string name;
   State state = State::k_free;
   std::string foreign_type;
-  std::string mode;      // exclusive, semaphore, shared
+  std::string mode;  // exclusive, semaphore, shared
   long long limit = 1;
   long long now_ms = 0;  // server time of the view the holders come from
   std::vector<lock::HolderView> holders;
@@ -104,10 +105,12 @@ std::string server_state(const lock::ServerView& s) {
   return s.held() ? "held" : "free";
 }
 
-long long age_of(const Verdict& v, const lock::HolderView& h) { return std::max(0LL, v.now_ms - h.since_ms); }
+long long age_of(const Verdict& v, const lock::HolderView& h) {
+  return std::max(0LL, v.now_ms - h.since_ms);
+}
 
 nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
-  return {{"host", h.host}, {"pid", h.pid},       {"cmd", h.cmd},      {"since_ms", h.since_ms},
+  return {{"host", h.host},         {"pid", h.pid},       {"cmd", h.cmd},     {"since_ms", h.since_ms},
           {"age_ms", age_of(v, h)}, {"ttl_ms", h.ttl_ms}, {"fence", h.fence}, {"count", h.count}};
 }
 
@@ -163,9 +166,8 @@ void print_table(const std::vector<Verdict>& verdicts, bool many_servers) {
     }
     for (const auto& h : v.holders) {
       rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
-                      format_duration(Millis(age_of(v, h))),
-                      h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none", std::to_string(h.fence),
-                      std::to_string(h.count), escape_for_terminal(h.cmd)});
+                      format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
+                      std::to_string(h.fence), std::to_string(h.count), escape_for_terminal(h.cmd)});
     }
     if (v.holders.empty()) {
       rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", "-"});

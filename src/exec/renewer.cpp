@@ -13,7 +13,9 @@
 namespace redlock::exec {
 namespace {
 
-long long to_ns(TimePoint t) { return t.time_since_epoch().count(); }
+long long to_ns(TimePoint t) {
+  return t.time_since_epoch().count();
+}
 
 }  // namespace
 
@@ -28,7 +30,9 @@ Renewer::Renewer(lock::Locker& locker, std::string name, std::string token, Mill
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       m_lost(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
-Renewer::~Renewer() { stop(); }
+Renewer::~Renewer() {
+  stop();
+}
 
 void Renewer::start() {
   m_locker.set_cancel_fd(m_stop.get());
@@ -89,11 +93,10 @@ void Renewer::loop() {
         continue;
       }
       const auto& not_held = std::get<lock::NotHeld>(outcome);
-      declare_lost(not_held.foreign
-                       ? fmt::format("the key of {} was replaced by a {} that redlock did not write",
-                                     escape_for_terminal(m_name), not_held.what)
-                       : fmt::format("{} is no longer held by this token (it expired or was deleted)",
-                                     escape_for_terminal(m_name)));
+      declare_lost(not_held.foreign ? fmt::format("the key of {} was replaced by a {} that redlock did not write",
+                                                  escape_for_terminal(m_name), not_held.what)
+                                    : fmt::format("{} is no longer held by this token (it expired or was deleted)",
+                                                  escape_for_terminal(m_name)));
       return;
     } catch (const Error& e) {
       pollfd q{m_stop.get(), POLLIN, 0};

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <tuple>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
@@ -22,7 +22,9 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
   return Keys{lock, lock + ":fence", lock + ":released"};
 }
 
-Millis clock_drift(Millis ttl) { return Millis(ttl.count() / 100 + 2); }
+Millis clock_drift(Millis ttl) {
+  return Millis(ttl.count() / 100 + 2);
+}
 
 namespace {
 
@@ -78,11 +80,9 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
                                           const std::vector<bool>& targets) {
   const size_t n = m_conns.size();
   std::vector<Answer> answers(n);
-  const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() ||
-                                                            &script == &renew_script());
+  const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() || &script == &renew_script());
   auto send = [&](size_t i, bool by_body) {
-    std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA",
-                                  by_body ? std::string(script.body) : script.sha1};
+    std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA", by_body ? std::string(script.body) : script.sha1};
     argv.insert(argv.end(), args.begin(), args.end());
     m_conns[i]->queue(argv);
     if (wait_replicas) {
@@ -118,8 +118,7 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
       }
     }
     answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
-    answers[i].replicas_short =
-        wait_replicas && replies.size() > 1 && replies[1].integer < m_options.min_replicas;
+    answers[i].replicas_short = wait_replicas && replies.size() > 1 && replies[1].integer < m_options.min_replicas;
     return Next::k_done;
   };
   auto run = [&](const std::vector<size_t>& which) {
@@ -151,9 +150,8 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
         continue;
       }
       if (attempt == 3) {
-        answers[i].failure = redis::Failure{ExitStatus::k_protocol,
-                                            fmt::format("Redis at {} kept redirecting {}", m_endpoints[i].display(),
-                                                        script.name)};
+        answers[i].failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} kept redirecting {}",
+                                                                                m_endpoints[i].display(), script.name)};
         continue;
       }
       send(i, next == Next::k_body);
@@ -171,18 +169,16 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
     const std::string where = m_endpoints[i].display();
     if (a.reply.is_error()) {
       const ExitStatus status = redis::classify_error(a.reply.str);
-      const bool needs_auth = a.reply.str.rfind("NOAUTH", 0) == 0 ||
-                              a.reply.str.find("unauthenticated") != std::string::npos;
+      const bool needs_auth =
+          a.reply.str.rfind("NOAUTH", 0) == 0 || a.reply.str.find("unauthenticated") != std::string::npos;
       if (needs_auth) {
         a.failure = redis::Failure{status, fmt::format("Redis at {} requires a password: give it with "
                                                        "--password-file or $REDLOCK_PASSWORD",
                                                        where)};
       } else {
-        a.failure = redis::Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, script.name,
-                                                       a.reply.str,
-                                                       status == ExitStatus::k_refused
-                                                           ? " (check the user's ACL permissions)"
-                                                           : "")};
+        a.failure = redis::Failure{
+            status, fmt::format("Redis at {} answered {}: {}{}", where, script.name, a.reply.str,
+                                status == ExitStatus::k_refused ? " (check the user's ACL permissions)" : "")};
       }
     } else if (!a.reply.is_array() || a.reply.elements.empty()) {
       a.failure = redis::Failure{ExitStatus::k_protocol,
@@ -240,10 +236,9 @@ long long as_int(const Reply& r) {
 }
 
 [[noreturn]] void throw_foreign(const std::string& key, const std::string& what, const std::string& where) {
-  throw Error(ExitStatus::k_protocol,
-              fmt::format("the key '{}' on {} is not a redlock lock (it holds a {}); "
-                          "redlock leaves it alone: remove it or use another --prefix",
-                          key, where, what));
+  throw Error(ExitStatus::k_protocol, fmt::format("the key '{}' on {} is not a redlock lock (it holds a {}); "
+                                                  "redlock leaves it alone: remove it or use another --prefix",
+                                                  key, where, what));
 }
 
 }  // namespace
@@ -276,15 +271,15 @@ const char* mode_name(Claim::Mode m) {
 
 }  // namespace
 
-AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter,
-                                   const Owner& owner, const Claim& claim) {
+AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
+                                   const Claim& claim) {
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = redis::Clock::now();
-  auto answers = round({"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host,
-                         std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
-                         std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
-                       acquire_script(), {});
+  auto answers = round(
+      {"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host, std::to_string(owner.pid), owner.cmd,
+       reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
+      acquire_script(), {});
 
   const size_t n = m_conns.size();
   std::vector<bool> voted(n, false);
@@ -310,10 +305,10 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
       if (a.replicas_short) {
         took_any = true;
-        failures.push_back({ExitStatus::k_unavailable,
-                            fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
-                                        "(--min-replicas)",
-                                        m_endpoints[i].display(), m_options.min_replicas)});
+        failures.push_back(
+            {ExitStatus::k_unavailable, fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
+                                                    "(--min-replicas)",
+                                                    m_endpoints[i].display(), m_options.min_replicas)});
         continue;
       }
       voted[i] = true;
@@ -361,8 +356,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       any_behind = any_behind || behind[i];
     }
     if (any_behind) {
-      auto raised = round({"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)},
-                          raise_fence_script(), behind);
+      auto raised =
+          round({"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)}, raise_fence_script(), behind);
       for (size_t i = 0; i < n; ++i) {
         if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
           voted[i] = false;

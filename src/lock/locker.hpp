@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
-#include "redis/connection.hpp"
 #include "lock/scripts.hpp"
+#include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
 #include "util/duration.hpp"
 
@@ -17,7 +17,7 @@ namespace redlock::lock {
 struct Options {
   std::string prefix = "redlock:";
   redis::Timeouts timeouts;
-  int min_replicas = 0;  // WAIT for this many replicas after acquire/renew
+  int min_replicas = 0;                    // WAIT for this many replicas after acquire/renew
   std::shared_ptr<redis::TlsContext> tls;  // for rediss:// endpoints
 };
 
@@ -50,8 +50,8 @@ struct Acquired {
   long long fence = 0;
   long long count = 1;  // re-entry depth after this acquire
   Millis ttl{0};
-  Millis validity{0};   // time left that the lock is safely ours, counted from `sent`
-  redis::TimePoint sent;  // when the acquire request went out (monotonic)
+  Millis validity{0};       // time left that the lock is safely ours, counted from `sent`
+  redis::TimePoint sent;    // when the acquire request went out (monotonic)
   std::vector<bool> voted;  // per server: did it grant the lock
 };
 
@@ -87,7 +87,7 @@ struct HolderView {
   long long since_ms = 0;  // server time of acquisition
   long long ttl_ms = 0;    // time left
   long long fence = 0;
-  long long count = 0;     // re-entry depth
+  long long count = 0;  // re-entry depth
 };
 
 // One server's view of a lock, for `status`.
@@ -96,12 +96,12 @@ struct ServerView {
   std::optional<std::string> error;  // unreachable / error text
   std::string type;                  // "none", "hash", or a foreign type
   bool foreign = false;
-  long long now_ms = 0;              // server TIME
-  long long ttl_ms = -2;             // the key's PTTL
+  long long now_ms = 0;   // server TIME
+  long long ttl_ms = -2;  // the key's PTTL
   long long fence_counter = 0;
-  std::string mode;                  // "exclusive", "semaphore" or "shared" while held
-  long long limit = 1;               // a semaphore's limit
-  std::vector<HolderView> holders;   // live holders
+  std::string mode;                 // "exclusive", "semaphore" or "shared" while held
+  long long limit = 1;              // a semaphore's limit
+  std::vector<HolderView> holders;  // live holders
   [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
 };
 
@@ -128,9 +128,8 @@ class Locker {
   // released before returning.
   // A NAME held in another mode, or as a semaphore with another limit, is a
   // UsageError (64).
-  [[nodiscard]] AcquireOutcome try_acquire(const std::string& name, Millis ttl,
-                                           const std::string& reenter, const Owner& owner,
-                                           const Claim& claim = Claim{});
+  [[nodiscard]] AcquireOutcome try_acquire(const std::string& name, Millis ttl, const std::string& reenter,
+                                           const Owner& owner, const Claim& claim = Claim{});
   // Drops one level of the lock held by `token`.
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
   // Extends the lock held by `token` to `ttl` from now.

@@ -1,8 +1,7 @@
 #include "lock/scripts.hpp"
 
-#include <openssl/sha.h>
-
 #include <fmt/format.h>
+#include <openssl/sha.h>
 
 namespace redlock::lock {
 namespace {
@@ -31,36 +30,36 @@ Script make(std::string_view name, std::string_view body) {
 //   with its own expiry in server milliseconds, and the key lives as long as
 //   the longest-lived holder.
 // Anything else is foreign and is never touched.
-#define REDLOCK_CHECK_KEY                                                               \
-  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                                       \
-  "local h = nil\n"                                                                     \
-  "local multi = nil\n"                                                                 \
-  "if t == 'hash' then\n"                                                               \
+#define REDLOCK_CHECK_KEY                                                                           \
+  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                                                   \
+  "local h = nil\n"                                                                                 \
+  "local multi = nil\n"                                                                             \
+  "if t == 'hash' then\n"                                                                           \
   "  h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit')\n" \
-  "  if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]\n"                    \
-  "  elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n" \
-  "elseif t ~= 'none' then\n"                                                           \
-  "  return {'foreign', t}\n"                                                           \
-  "end\n"                                                                               \
-  "local clock = redis.call('TIME')\n"                                                  \
-  "local now = clock[1] * 1000 + math.floor(clock[2] / 1000)\n"                         \
-  "local function holders()\n"                                                          \
-  "  local out = {}\n"                                                                  \
-  "  local all = redis.call('HGETALL', KEYS[1])\n"                                      \
-  "  for i = 1, #all, 2 do\n"                                                           \
-  "    if string.sub(all[i], 1, 2) == 'h:' then\n"                                      \
-  "      local v = cjson.decode(all[i + 1])\n"                                          \
-  "      if v.expiry <= now then redis.call('HDEL', KEYS[1], all[i])\n"                  \
-  "      else v.token = string.sub(all[i], 3); out[#out + 1] = v end\n"                 \
-  "    end\n"                                                                           \
-  "  end\n"                                                                             \
-  "  return out\n"                                                                      \
-  "end\n"                                                                               \
-  "local function keep_alive(list)\n"                                                   \
-  "  local last = now\n"                                                                \
-  "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"     \
-  "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                   \
-  "  else redis.call('DEL', KEYS[1]) end\n"                                             \
+  "  if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]\n"                                \
+  "  elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n"      \
+  "elseif t ~= 'none' then\n"                                                                       \
+  "  return {'foreign', t}\n"                                                                       \
+  "end\n"                                                                                           \
+  "local clock = redis.call('TIME')\n"                                                              \
+  "local now = clock[1] * 1000 + math.floor(clock[2] / 1000)\n"                                     \
+  "local function holders()\n"                                                                      \
+  "  local out = {}\n"                                                                              \
+  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                  \
+  "  for i = 1, #all, 2 do\n"                                                                       \
+  "    if string.sub(all[i], 1, 2) == 'h:' then\n"                                                  \
+  "      local v = cjson.decode(all[i + 1])\n"                                                      \
+  "      if v.expiry <= now then redis.call('HDEL', KEYS[1], all[i])\n"                             \
+  "      else v.token = string.sub(all[i], 3); out[#out + 1] = v end\n"                             \
+  "    end\n"                                                                                       \
+  "  end\n"                                                                                         \
+  "  return out\n"                                                                                  \
+  "end\n"                                                                                           \
+  "local function keep_alive(list)\n"                                                               \
+  "  local last = now\n"                                                                            \
+  "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"                 \
+  "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                               \
+  "  else redis.call('DEL', KEYS[1]) end\n"                                                         \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its

@@ -19,8 +19,7 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // again. A zero wait is exactly one try. When `cancel_fd` becomes readable
 // the wait ends at once with Interrupted, holding nothing.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
-                                          const std::string& reenter, const Owner& owner,
-                                          std::optional<Millis> wait, int cancel_fd,
-                                          const Claim& claim = Claim{});
+                                          const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
+                                          int cancel_fd, const Claim& claim = Claim{});
 
 }  // namespace redlock::lock

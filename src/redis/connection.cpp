@@ -1,16 +1,14 @@
 #include "redis/connection.hpp"
 
-#include "redis/fanout.hpp"
-
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
-#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -18,6 +16,8 @@
 #include <cerrno>
 #include <cstring>
 #include <tuple>
+
+#include "redis/fanout.hpp"
 
 namespace redlock::redis {
 namespace {
@@ -84,9 +84,8 @@ void Connection::fail_timeout() {
          fmt::format("cannot connect to Redis at {}: {}timed out after {}", m_endpoint.display(),
                      m_state == State::k_handshake ? "TLS handshake " : "", format_duration(m_timeouts.connect)));
   } else {
-    fail(ExitStatus::k_unavailable,
-         fmt::format("Redis at {} did not answer within {}", m_endpoint.display(),
-                     format_duration(m_timeouts.command)));
+    fail(ExitStatus::k_unavailable, fmt::format("Redis at {} did not answer within {}", m_endpoint.display(),
+                                                format_duration(m_timeouts.command)));
   }
 }
 
@@ -164,8 +163,8 @@ void Connection::start_connect() {
     setsockopt(m_fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   }
   if (::connect(m_fd.get(), reinterpret_cast<sockaddr*>(&addr), addrlen) != 0 && errno != EINPROGRESS) {
-    fail(ExitStatus::k_unavailable, fmt::format("cannot connect to Redis at {}: {}", m_endpoint.display(),
-                                                std::strerror(errno)));
+    fail(ExitStatus::k_unavailable,
+         fmt::format("cannot connect to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
     return;
   }
 
@@ -209,12 +208,12 @@ std::optional<std::pair<std::string, int>> Connection::ask_sentinels() {
       } catch (...) {
       }
     }
-    reasons += fmt::format("; {}: {}", where,
-                           replies.empty() || replies[0].is_nil() ? "does not know that master"
-                                                                  : "answered " + replies[0].text());
+    reasons += fmt::format(
+        "; {}: {}", where,
+        replies.empty() || replies[0].is_nil() ? "does not know that master" : "answered " + replies[0].text());
   }
-  fail(ExitStatus::k_unavailable, fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(),
-                                              m_endpoint.master, reasons));
+  fail(ExitStatus::k_unavailable,
+       fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
   return std::nullopt;
 }
 
@@ -255,8 +254,7 @@ void Connection::finish_connect() {
     return;
   }
   m_state = State::k_ready;
-  m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command)
-                                                : std::nullopt;
+  m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
 }
 
 namespace {
@@ -278,8 +276,7 @@ void Connection::handshake() {
   if (r == 1) {
     m_tls_want = 0;
     m_state = State::k_ready;
-    m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command)
-                                                  : std::nullopt;
+    m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
     return;
   }
   int err = SSL_get_error(m_ssl.get(), r);
@@ -420,8 +417,8 @@ void Connection::on_events(short revents) {
   if ((revents & POLLOUT) && !m_out.empty()) {
     write_some();
   }
-  if (m_state == State::k_ready && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
-                                    ((revents & POLLOUT) && m_tls_want == POLLOUT))) {
+  if (m_state == State::k_ready &&
+      ((revents & (POLLIN | POLLERR | POLLHUP)) || ((revents & POLLOUT) && m_tls_want == POLLOUT))) {
     read_some();
   }
 }
@@ -451,8 +448,7 @@ void Connection::read_some() {
       // "unauthenticated" protocol error that precedes the close).
       bool owed = m_awaiting > 0 || m_hidden > 0;
       if (owed) {
-        fail(ExitStatus::k_unavailable,
-             fmt::format("Redis at {} closed the connection", m_endpoint.display()));
+        fail(ExitStatus::k_unavailable, fmt::format("Redis at {} closed the connection", m_endpoint.display()));
       } else {
         close_socket();
       }
@@ -476,8 +472,7 @@ void Connection::read_some() {
         if (reply.is_error()) {
           ExitStatus status = classify_error(reply.str);
           fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),
-                                   status == ExitStatus::k_refused ? "credentials" : "database selection",
-                                   reply.str,
+                                   status == ExitStatus::k_refused ? "credentials" : "database selection", reply.str,
                                    status == ExitStatus::k_refused
                                        ? " (check the password and user: --password-file or $REDLOCK_PASSWORD)"
                                        : ""));

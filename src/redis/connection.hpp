@@ -102,9 +102,9 @@ class Connection {
   std::unique_ptr<SSL, void (*)(SSL*)> m_ssl;
   short m_tls_want = 0;  // what OpenSSL waits for (handshake, or a read that must write)
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
-  std::string m_out;          // formatted commands not yet written
-  size_t m_hidden = 0;        // replies to AUTH/SELECT still to be checked
-  size_t m_awaiting = 0;      // replies owed to queued commands (excluding hidden)
+  std::string m_out;      // formatted commands not yet written
+  size_t m_hidden = 0;    // replies to AUTH/SELECT still to be checked
+  size_t m_awaiting = 0;  // replies owed to queued commands (excluding hidden)
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;

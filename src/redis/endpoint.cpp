@@ -16,9 +16,12 @@ namespace {
 }
 
 int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
   return -1;
 }
 
@@ -114,8 +117,7 @@ Endpoint parse_tcp(std::string_view rest, bool tls) {
   size_t slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
-  if (hostport.find_first_of("?#") != std::string_view::npos ||
-      path.find_first_of("?#") != std::string_view::npos) {
+  if (hostport.find_first_of("?#") != std::string_view::npos || path.find_first_of("?#") != std::string_view::npos) {
     bad("query strings and fragments are not supported for redis:// URLs");
   }
   std::string_view port;
@@ -206,7 +208,8 @@ Endpoint parse_sentinel(std::string_view rest) {
   size_t start = 0;
   while (true) {
     size_t comma = hosts.find(',', start);
-    std::string_view one = hosts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view one =
+        hosts.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (one.empty()) {
       bad("empty sentinel host");
     }
@@ -303,7 +306,8 @@ std::string Endpoint::display() const {
   if (kind == Kind::k_sentinel) {
     std::string hosts;
     for (const auto& [h, p] : sentinels) {
-      hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", h.find(':') != std::string::npos ? "[" + h + "]" : h, p);
+      hosts +=
+          fmt::format("{}{}:{}", hosts.empty() ? "" : ",", h.find(':') != std::string::npos ? "[" + h + "]" : h, p);
     }
     std::string out = fmt::format("redis+sentinel://{}{}/{}", user_part, hosts, percent_encode(master));
     if (db) {

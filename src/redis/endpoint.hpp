@@ -12,12 +12,12 @@ namespace redlock::redis {
 struct Endpoint {
   enum class Kind { k_tcp, k_unix, k_sentinel };
   Kind kind = Kind::k_tcp;
-  bool tls = false;           // rediss://
-  std::string host;           // without brackets for IPv6
+  bool tls = false;  // rediss://
+  std::string host;  // without brackets for IPv6
   int port = 6379;
-  std::string path;           // unix socket path
+  std::string path;  // unix socket path
   long long db = 0;
-  std::string user;           // empty: the default user
+  std::string user;  // empty: the default user
   std::optional<std::string> password;
   // redis+sentinel://: the sentinels to ask, and the master's name there.
   std::vector<std::pair<std::string, int>> sentinels;

@@ -10,8 +10,7 @@ namespace {
 
 enum class Mode { k_all, k_any };
 
-RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd,
-                Mode mode) {
+RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd, Mode mode) {
   std::vector<pollfd> fds;
   std::vector<Connection*> owners;
   while (true) {

@@ -46,9 +46,8 @@ Reply copy_reply(const redisReply* r) {
 
 ExitStatus classify_error(const std::string& e) {
   auto starts = [&](const char* p) { return e.rfind(p, 0) == 0; };
-  if (starts("NOAUTH") || starts("WRONGPASS") || starts("NOPERM") ||
-      e.find("unauthenticated") != std::string::npos || starts("ERR AUTH") ||
-      starts("ERR invalid password") || starts("ERR Client sent AUTH")) {
+  if (starts("NOAUTH") || starts("WRONGPASS") || starts("NOPERM") || e.find("unauthenticated") != std::string::npos ||
+      starts("ERR AUTH") || starts("ERR invalid password") || starts("ERR Client sent AUTH")) {
     return ExitStatus::k_refused;
   }
   return ExitStatus::k_protocol;

@@ -35,8 +35,7 @@ std::shared_ptr<TlsContext> TlsContext::create(const TlsOptions& options) {
                                      : SSL_CTX_load_verify_locations(ctx, options.ca_file.c_str(), nullptr);
     if (ok != 1) {
       throw UsageError(fmt::format("cannot load TLS CA certificates from '{}': {}",
-                                   options.ca_file.empty() ? "the system store" : options.ca_file,
-                                   tls_error_text()));
+                                   options.ca_file.empty() ? "the system store" : options.ca_file, tls_error_text()));
     }
   }
   if (options.cert_file.empty() != options.key_file.empty()) {
@@ -56,6 +55,8 @@ std::shared_ptr<TlsContext> TlsContext::create(const TlsOptions& options) {
   return out;
 }
 
-TlsContext::~TlsContext() { SSL_CTX_free(m_ctx); }
+TlsContext::~TlsContext() {
+  SSL_CTX_free(m_ctx);
+}
 
 }  // namespace redlock::redis

@@ -1,7 +1,8 @@
 #include "util/duration.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "util/exit_status.hpp"
 
@@ -11,16 +12,20 @@ namespace {
 constexpr double k_max_ms = 100.0 * 365 * 24 * 3600 * 1000;
 
 [[noreturn]] void bad(std::string_view text, std::string_view what, std::string_view why) {
-  throw UsageError(fmt::format("invalid duration '{}' for {}: {} (use e.g. 250ms, 30s, 2m, 1h, 1m30s)",
-                               text, what, why));
+  throw UsageError(
+      fmt::format("invalid duration '{}' for {}: {} (use e.g. 250ms, 30s, 2m, 1h, 1m30s)", text, what, why));
 }
 
 // Unit multipliers in milliseconds; "ms" must be tried before "m".
 double unit_ms(std::string_view unit) {
-  if (unit == "ms") return 1;
-  if (unit == "s") return 1000;
-  if (unit == "m") return 60'000;
-  if (unit == "h") return 3'600'000;
+  if (unit == "ms")
+    return 1;
+  if (unit == "s")
+    return 1000;
+  if (unit == "m")
+    return 60'000;
+  if (unit == "h")
+    return 3'600'000;
   return -1;
 }
 
@@ -86,8 +91,8 @@ std::optional<Millis> parse_wait(std::string_view text, std::string_view what) {
 std::string format_duration(Millis d) {
   const long long signed_ms = d.count();
   // The magnitude as unsigned, so that even the smallest long long negates.
-  const unsigned long long ms = signed_ms < 0 ? 0ULL - static_cast<unsigned long long>(signed_ms)
-                                              : static_cast<unsigned long long>(signed_ms);
+  const unsigned long long ms =
+      signed_ms < 0 ? 0ULL - static_cast<unsigned long long>(signed_ms) : static_cast<unsigned long long>(signed_ms);
   const char* sign = signed_ms < 0 ? "-" : "";
   if (ms < 1000) {
     return fmt::format("{}{}ms", sign, ms);

@@ -18,15 +18,16 @@ enum class ExitStatus : int {
   k_refused = 77,      // EX_NOPERM: authentication, ACL or TLS verification failed
 };
 
-[[nodiscard]] constexpr int to_int(ExitStatus s) { return static_cast<int>(s); }
+[[nodiscard]] constexpr int to_int(ExitStatus s) {
+  return static_cast<int>(s);
+}
 
 // "Stop this command": thrown anywhere, caught once in main(), printed as one
 // line on stderr and turned into the exit status. Expected outcomes (busy,
 // not held) are return values, never this.
 class Error : public std::runtime_error {
  public:
-  Error(ExitStatus status, const std::string& message)
-      : std::runtime_error(message), m_status(status) {}
+  Error(ExitStatus status, const std::string& message) : std::runtime_error(message), m_status(status) {}
   [[nodiscard]] ExitStatus status() const { return m_status; }
 
  private:

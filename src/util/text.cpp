@@ -43,7 +43,9 @@ size_t utf8_len(std::string_view s, size_t i) {
   return n;
 }
 
-bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
+}
 
 }  // namespace
 
@@ -63,8 +65,8 @@ void validate_name(std::string_view name) {
     throw UsageError("invalid lock name: it is empty (a name is 1 to 512 bytes)");
   }
   if (name.size() > k_max_name_bytes) {
-    throw UsageError(fmt::format("invalid lock name: {} bytes is too long (at most {})", name.size(),
-                                 k_max_name_bytes));
+    throw UsageError(
+        fmt::format("invalid lock name: {} bytes is too long (at most {})", name.size(), k_max_name_bytes));
   }
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
@@ -74,8 +76,8 @@ void validate_name(std::string_view name) {
     // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.
     bool c1 = c == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xa0;
     if (is_control(c) || c1) {
-      throw UsageError(fmt::format("invalid lock name '{}': it contains a control character",
-                                   escape_for_terminal(name)));
+      throw UsageError(
+          fmt::format("invalid lock name '{}': it contains a control character", escape_for_terminal(name)));
     }
   }
 }

@@ -25,7 +25,9 @@ struct Case {
   Env env;  // on top of REDLOCK_URL
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.label;
+}
 
 const std::string k_long_name(513, 'n');
 

@@ -19,9 +19,9 @@ class Cluster {
   Cluster() {
     std::vector<std::string> create = {"--cluster", "create"};
     for (int i = 0; i < 3; ++i) {
-      nodes.push_back(std::make_unique<RedisServer>(RedisServer::Options{
-          .extra = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout",
-                    "5000"}}));
+      nodes.push_back(std::make_unique<RedisServer>(
+          RedisServer::Options{.extra = {"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                         "--cluster-node-timeout", "5000"}}));
       create.push_back("127.0.0.1:" + std::to_string(nodes.back()->port()));
     }
     create.insert(create.end(), {"--cluster-replicas", "0", "--cluster-yes"});
@@ -29,8 +29,11 @@ class Cluster {
     Result r = cli.wait(Seconds(30));
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     for (auto& n : nodes) {
-      EXPECT_TRUE(eventually([&] { return n->cmd({"CLUSTER", "INFO"}).str.find("cluster_state:ok") != std::string::npos; },
-                             Seconds(20)));
+      EXPECT_TRUE(eventually(
+          [&] {
+            return n->cmd({"CLUSTER", "INFO"}).str.find("cluster_state:ok") != std::string::npos;
+          },
+          Seconds(20)));
     }
   }
   // How many nodes hold `key` (a node that does not own its slot answers MOVED).

@@ -43,8 +43,7 @@ TEST(ExecContention, EightWorkersTimesTenRoundsNeverOverlap) {
   const double start = now_seconds();
   std::vector<std::unique_ptr<Child>> workers;
   for (int w = 0; w < k_workers; ++w) {
-    workers.push_back(
-        std::make_unique<Child>(std::vector<std::string>{d + "/worker.sh"}, env, "sh"));
+    workers.push_back(std::make_unique<Child>(std::vector<std::string>{d + "/worker.sh"}, env, "sh"));
   }
   std::string errors;
   for (auto& w : workers) {

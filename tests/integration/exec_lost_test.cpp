@@ -89,9 +89,7 @@ TEST(ExecLost, FlushallWhileCommandRunsGetsItTerminatedAndNothingRecreated) {
 TEST(ExecLost, RedisStoppedGetsCommandKilledBeforeTheLockExpires) {
   Fixture f;
   Env env = f.env();
-  Child c(
-      {"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)},
-      env);
+  Child c({"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)}, env);
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
@@ -160,9 +158,7 @@ TEST(ExecLost, RedisPausedForLessThanARenewalPeriodLeavesCommandAlone) {
 
 TEST(ExecLost, OnLostKillSendsSigkillAtOnceToTheWholeGroup) {
   Fixture f;
-  Child c(
-      {"exec", "--ttl", "3s", "--on-lost", "kill", "job", "--", "sh", f.script(k_term_recorder)},
-      f.env());
+  Child c({"exec", "--ttl", "3s", "--on-lost", "kill", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   pid_t grandchild = wait_for_pid(f.path("grandchild"));
   ASSERT_GT(pid, 0) << c.err_so_far();

@@ -43,8 +43,7 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
-  ASSERT_FALSE(ignores_signal(c.pid(), sig))
-      << "the test's redlock must not start with SIG" << name << " ignored";
+  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with SIG" << name << " ignored";
   ASSERT_TRUE(key_exists(f.redis, lock_key("job")));
 
   c.signal(sig);
@@ -66,11 +65,8 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 
-INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards,
-                         ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return "SIG" + name_of(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
+                         [](const ::testing::TestParamInfo<int>& info) { return "SIG" + name_of(info.param); });
 
 TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
   Fixture f;
@@ -103,8 +99,7 @@ TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
   f.reaper.pid(g1);
   f.reaper.pid(g2);
   // sh, two background sleeps and the two pipeline sleeps.
-  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 5; }, Seconds(3)))
-      << group_members(pid).size();
+  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 5; }, Seconds(3))) << group_members(pid).size();
   ASSERT_TRUE(process_alive(g1));
 
   c.signal(SIGTERM);
@@ -118,9 +113,7 @@ TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
 
 TEST(ExecSignals, SigkillToRedlockKillsCommandAndTheLockFreesWithinItsTtl) {
   Fixture f;
-  Child c(
-      {"exec", "--ttl", "3s", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nexec sleep 30\n")},
-      f.env());
+  Child c({"exec", "--ttl", "3s", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nexec sleep 30\n")}, f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
@@ -156,15 +149,13 @@ TEST(ExecSignals, SigkillToRedlockAlsoKillsGrandchildren) {
   f.reaper.group(pid);
   pid_t g1 = wait_for_pid(f.path("g1"));
   f.reaper.pid(g1);
-  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 4; }, Seconds(3)))
-      << group_members(pid).size();
+  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 4; }, Seconds(3))) << group_members(pid).size();
 
   c.signal(SIGKILL);
   (void)c.wait(Seconds(5));
   EXPECT_GE(seconds_until_gone(pid, Seconds(2)), 0) << "CMD outlived redlock's SIGKILL";
   EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(1)))
-      << group_members(pid).size()
-      << " processes of CMD's group still run after redlock was killed "
+      << group_members(pid).size() << " processes of CMD's group still run after redlock was killed "
       << "(the lock expires within 3 s, they go on unlocked)";
   EXPECT_TRUE(eventually([&] { return !process_alive(g1); }, Seconds(0.5)));
 }
@@ -179,8 +170,7 @@ void interrupt_waiting_exec(int sig) {
   std::string token = holder.out.substr(0, holder.out.find('\n'));
 
   Child c({"exec", "--wait", "30s", "job", "--", "sh", "-c", "touch \"$D/ran\""}, f.env());
-  ASSERT_FALSE(ignores_signal(c.pid(), sig))
-      << "the test's redlock must not start with the signal ignored";
+  ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with the signal ignored";
   // Waiting: subscribed to the release channel (or, failing that, some time passed).
   (void)eventually(
       [&] {

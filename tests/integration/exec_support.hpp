@@ -91,8 +91,8 @@ inline std::vector<pid_t> group_members(pid_t pgid) {
     // After "pid (comm) ": state ppid pgrp ...
     char state = 0;
     long ppid = 0, pgrp = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 &&
-        pgrp == pgid && state != 'Z') {
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
+        state != 'Z') {
       out.push_back(static_cast<pid_t>(pid));
     }
   }

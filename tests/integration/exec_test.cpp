@@ -56,8 +56,7 @@ TEST(Exec, CommandKilledBySignalGives128PlusSignal) {
   RedisServer redis;
   TempDir dir;
   // The shell is CMD itself (exec'd directly), so it is CMD that dies of SIGSEGV.
-  Result r = run({"exec", "job", "--", "sh", "-c", "ulimit -c 0; kill -SEGV $$; exit 1"},
-                 url_env(redis, dir));
+  Result r = run({"exec", "job", "--", "sh", "-c", "ulimit -c 0; kill -SEGV $$; exit 1"}, url_env(redis, dir));
   EXPECT_EQ(r.status, 139) << r.err;
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
@@ -118,8 +117,8 @@ TEST(Exec, ArgumentsArriveUntouched) {
   TempDir dir;
   std::string script = dir.path() + "/args.sh";
   write_file(script, "printf '[%s]\\n' \"$@\"\n");
-  Result r = run({"exec", "job", "--", "sh", script, "a b", "", "  two  spaces  ", "*", "$HOME",
-                  "--", "-c", "x", "-q", "--ttl", "1s", "tab\there", "new\nline", "'quoted'"},
+  Result r = run({"exec", "job", "--", "sh", script, "a b", "", "  two  spaces  ", "*", "$HOME", "--", "-c", "x", "-q",
+                  "--ttl", "1s", "tab\there", "new\nline", "'quoted'"},
                  url_env(redis, dir));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out,
@@ -203,15 +202,13 @@ TEST(Exec, UrlGivenToCommandHasNoPasswordEvenWhenTheUrlHadOne) {
   std::string text = read_file(dir.path() + "/env");
   auto seen = parse_env(text);
   EXPECT_NE(seen["REDLOCK_URL"], "");
-  EXPECT_NE(seen["REDLOCK_URL"].find("127.0.0.1:" + std::to_string(redis.port())),
-            std::string::npos)
+  EXPECT_NE(seen["REDLOCK_URL"].find("127.0.0.1:" + std::to_string(redis.port())), std::string::npos)
       << seen["REDLOCK_URL"];
   EXPECT_EQ(text.find("pw-in-url-77"), std::string::npos) << text;
   EXPECT_EQ(seen.count("REDLOCK_PASSWORD"), 0u);
 
   // The same through -r on the command line.
-  Result r2 =
-      run({"-r", url, "exec", "job", "--", "sh", "-c", "env > \"$D/env2\""}, {{"D", dir.path()}});
+  Result r2 = run({"-r", url, "exec", "job", "--", "sh", "-c", "env > \"$D/env2\""}, {{"D", dir.path()}});
   ASSERT_EQ(r2.status, 0) << r2.err;
   std::string text2 = read_file(dir.path() + "/env2");
   EXPECT_NE(parse_env(text2)["REDLOCK_URL"], "");
@@ -226,15 +223,13 @@ TEST(Exec, CommandSeesOnlyDescriptorsZeroOneTwo) {
   // does not exec it), so its own directory descriptor is not in the
   // listing; and there is no redirection, which dash would implement by
   // saving a descriptor of its own (fd 10).
-  Result r =
-      run({"exec", "job", "--", "sh", "-c", "ls -1 /proc/$$/fd; exit 0"}, url_env(redis, dir));
+  Result r = run({"exec", "job", "--", "sh", "-c", "ls -1 /proc/$$/fd; exit 0"}, url_env(redis, dir));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "0\n1\n2\n");
 
   // The same after renewals (the renewer's connection is open then).
-  Result r2 = run(
-      {"exec", "--ttl", "300ms", "job", "--", "sh", "-c", "sleep 0.4; ls -1 /proc/$$/fd; exit 0"},
-      url_env(redis, dir));
+  Result r2 = run({"exec", "--ttl", "300ms", "job", "--", "sh", "-c", "sleep 0.4; ls -1 /proc/$$/fd; exit 0"},
+                  url_env(redis, dir));
   ASSERT_EQ(r2.status, 0) << r2.err;
   EXPECT_EQ(r2.out, "0\n1\n2\n");
 
@@ -307,32 +302,26 @@ TEST(Exec, ConflictExitCodeReplacesSeventyFive) {
   Result holder = run({"acquire", "--ttl", "30s", "job"}, env);
   ASSERT_EQ(holder.status, 0) << holder.err;
 
-  Result zero =
-      run({"exec", "--conflict-exit-code", "0", "job", "--", "sh", "-c", "touch \"$D/ran\""}, env);
+  Result zero = run({"exec", "--conflict-exit-code", "0", "job", "--", "sh", "-c", "touch \"$D/ran\""}, env);
   EXPECT_EQ(zero.status, 0);
-  Result three =
-      run({"exec", "--conflict-exit-code", "3", "job", "--", "sh", "-c", "touch \"$D/ran\""}, env);
+  Result three = run({"exec", "--conflict-exit-code", "3", "job", "--", "sh", "-c", "touch \"$D/ran\""}, env);
   EXPECT_EQ(three.status, 3);
   EXPECT_NE(three.err, "");
-  Result quiet =
-      run({"-q", "exec", "--conflict-exit-code", "3", "job", "--", "sh", "-c", "touch \"$D/ran\""},
-          env);
+  Result quiet = run({"-q", "exec", "--conflict-exit-code", "3", "job", "--", "sh", "-c", "touch \"$D/ran\""}, env);
   EXPECT_EQ(quiet.status, 3);
   EXPECT_EQ(quiet.err, "");
   EXPECT_FALSE(file_exists(dir.path() + "/ran"));
   EXPECT_TRUE(key_exists(redis, lock_key("job")));
 
   // A free lock still gives CMD's own status, not the conflict code.
-  Result free_run =
-      run({"exec", "--conflict-exit-code", "3", "free", "--", "sh", "-c", "exit 9"}, env);
+  Result free_run = run({"exec", "--conflict-exit-code", "3", "free", "--", "sh", "-c", "exit 9"}, env);
   EXPECT_EQ(free_run.status, 9) << free_run.err;
 }
 
 TEST(Exec, ShortLockStaysHeldThroughALongCommand) {
   RedisServer redis;
   TempDir dir;
-  Child c({"exec", "--ttl", "1s", "job", "--", "sh", "-c", "echo $$ > \"$D/pid\"; sleep 5"},
-          url_env(redis, dir));
+  Child c({"exec", "--ttl", "1s", "job", "--", "sh", "-c", "echo $$ > \"$D/pid\"; sleep 5"}, url_env(redis, dir));
   pid_t pid = wait_for_pid(dir.path() + "/pid");
   ASSERT_GT(pid, 0) << c.err_so_far();
   std::string token = redis.cmd({"HGET", lock_key("job"), "token"}).str;
@@ -453,8 +442,7 @@ TEST(Exec, NestedAcquireAndReleaseOfTheSameNameReenter) {
 TEST(Exec, RedisOptionAfterTheSubcommandTakesOneUrl) {
   RedisServer redis;
   TempDir dir;
-  Result r =
-      run({"exec", "-r", redis.url(), "job", "--", "sh", "-c", "exit 4"}, {{"D", dir.path()}});
+  Result r = run({"exec", "-r", redis.url(), "job", "--", "sh", "-c", "exit 4"}, {{"D", dir.path()}});
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }

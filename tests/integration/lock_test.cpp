@@ -24,9 +24,13 @@ using nlohmann::json;
 
 namespace {
 
-void sleep_for(double seconds) { std::this_thread::sleep_for(Seconds(seconds)); }
+void sleep_for(double seconds) {
+  std::this_thread::sleep_for(Seconds(seconds));
+}
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 std::vector<std::string> split_lines(const std::string& s) {
   std::vector<std::string> out;
@@ -61,9 +65,8 @@ std::string this_host() {
 }
 
 bool is_hex(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 // A listener that never accepts, with its one-slot backlog already full:
@@ -145,8 +148,7 @@ class WithRedis : public ::testing::Test {
   // Waits until a waiter for `name` has subscribed and had time to settle
   // into its sleep.
   void await_waiter(const std::string& name, Child& waiter) {
-    ASSERT_TRUE(eventually([&] { return subscribers(name) >= 1 || !waiter.alive(); }))
-        << "the waiter never subscribed";
+    ASSERT_TRUE(eventually([&] { return subscribers(name) >= 1 || !waiter.alive(); })) << "the waiter never subscribed";
     ASSERT_TRUE(waiter.alive()) << waiter.wait().err;
     sleep_for(0.2);
     ASSERT_TRUE(waiter.alive()) << waiter.wait().err;
@@ -653,8 +655,7 @@ TEST_P(ForeignKey, Exits76ForEverySubcommandAndIsLeftUntouched) {
   EXPECT_FALSE(exists(k + ":fence"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, ForeignKey,
-                         ::testing::Values("list", "string", "set", "hash", "hash-with-token-only"),
+INSTANTIATE_TEST_SUITE_P(Kinds, ForeignKey, ::testing::Values("list", "string", "set", "hash", "hash-with-token-only"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');
@@ -695,11 +696,11 @@ TEST_F(Status, ShowsAForeignKeyAsSuchInJson) {
 TEST_F(Unreachable, NobodyListeningExits69AtOnce) {
   const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());
   for (const auto& args : std::vector<std::vector<std::string>>{{"acquire", "u"},
-                                                               {"acquire", "u", "--wait", "5s"},
-                                                               {"release", "u", "--token", "t"},
-                                                               {"renew", "u", "--token", "t"},
-                                                               {"status", "u"},
-                                                               {"status"}}) {
+                                                                {"acquire", "u", "--wait", "5s"},
+                                                                {"release", "u", "--token", "t"},
+                                                                {"renew", "u", "--token", "t"},
+                                                                {"status", "u"},
+                                                                {"status"}}) {
     SCOPED_TRACE(args[0]);
     Result r = run(args, {{"REDLOCK_URL", url}});
     EXPECT_EQ(r.status, 69);
@@ -722,10 +723,11 @@ TEST_F(Unreachable, AListenerThatNeverAcceptsExits69AfterTheConnectTimeout) {
 TEST_F(Unreachable, AStoppedServerExits69AfterTheTimeout) {
   take("warm");
   redis.pause();
-  for (const auto& args : std::vector<std::vector<std::string>>{{"acquire", "stopped", "--timeout", "500ms"},
-                                                               {"release", "warm", "--token", "t", "--timeout", "500ms"},
-                                                               {"renew", "warm", "--token", "t", "--timeout", "500ms"},
-                                                               {"status", "--timeout", "500ms"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"acquire", "stopped", "--timeout", "500ms"},
+                                             {"release", "warm", "--token", "t", "--timeout", "500ms"},
+                                             {"renew", "warm", "--token", "t", "--timeout", "500ms"},
+                                             {"status", "--timeout", "500ms"}}) {
     SCOPED_TRACE(args[0]);
     Result r = rl(args);
     EXPECT_EQ(r.status, 69);
@@ -754,8 +756,8 @@ TEST_F(Auth, AWrongPasswordIsRefusedWith77) {
   EXPECT_EQ(f.status, 77) << f.err;
   EXPECT_TRUE(one_line(f.err));
   expect_no_password(f);
-  Result u = run({"acquire", "a", "--redis", "redis://:" + std::string(k_wrong) + "@127.0.0.1:" +
-                                                 std::to_string(redis.port())});
+  Result u = run(
+      {"acquire", "a", "--redis", "redis://:" + std::string(k_wrong) + "@127.0.0.1:" + std::to_string(redis.port())});
   EXPECT_EQ(u.status, 77) << u.err;
   expect_no_password(u);
   EXPECT_FALSE(exists(key("a")));
@@ -893,8 +895,8 @@ TEST_F(Status, WithoutNamesAndNoLocksPrintsAnEmptyList) {
 TEST_F(Status, PrintsStoredTextEscaped) {
   // A lock hash with our fields but hostile text in them (written by a
   // redlock on a host with a strange name, or by hand).
-  redis.cmd({"HSET", key("evil"), "token", "t", "count", "1", "fence", "1", "host", "h\x1b]0;owned\x07",
-             "pid", "1", "cmd", "rm\x1b[2J -rf\n/", "since_ms", "0", "ttl_ms", "60000"});
+  redis.cmd({"HSET", key("evil"), "token", "t", "count", "1", "fence", "1", "host", "h\x1b]0;owned\x07", "pid", "1",
+             "cmd", "rm\x1b[2J -rf\n/", "since_ms", "0", "ttl_ms", "60000"});
   redis.cmd({"PEXPIRE", key("evil"), "60000"});
   Result s = rl({"status"});
   ASSERT_EQ(s.status, 0) << s.err;
@@ -998,9 +1000,9 @@ TEST(StatusRedaction, NeverShowsAPasswordFromTheHoldersCommandLine) {
   RedisServer redis;
   // The recorded command is acquire's parent: this shell, whose command line
   // carries a URL with a password.
-  Child shell({"-c", "\"$0\" acquire --redis \"$1\" pw && : redis://admin:hunter2@db.example/0", redlock_binary(),
-               redis.url()},
-              {}, std::string("sh"));
+  Child shell(
+      {"-c", "\"$0\" acquire --redis \"$1\" pw && : redis://admin:hunter2@db.example/0", redlock_binary(), redis.url()},
+      {}, std::string("sh"));
   ASSERT_EQ(shell.wait().status, 0);
   Result table = run({"status", "--redis", redis.url(), "pw"});
   Result json = run({"status", "--json", "--redis", redis.url(), "pw"});

@@ -43,7 +43,9 @@ struct Servers {
   std::vector<std::unique_ptr<RedisServer>> all;
 };
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 // Writes a lock held by someone else directly, as another redlock would.
 void hold_elsewhere(RedisServer& s, const std::string& name, const std::string& ttl_ms = "30000") {
@@ -256,7 +258,7 @@ TEST(Redlock, ExecSurvivesOneRestartAndEndsWith74WhenTheMajorityIsGone) {
              s.env());
   ASSERT_TRUE(eventually([&] { return s.holders("restart") == 3; }));
   s[0].kill();
-  s[0].start();  // empty
+  s[0].start();                                                  // empty
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // several renewal periods
   EXPECT_TRUE(exec.alive()) << exec.err_so_far();
   EXPECT_TRUE(read_file(marker).empty());

@@ -16,7 +16,9 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
 
 // The largest number of intervals [start, end] (one per line "start end" in
 // `log`) that overlap at one instant.
@@ -29,9 +31,8 @@ int max_overlap(const std::string& log) {
     events.emplace_back(a, 1);
     events.emplace_back(b, -1);
   }
-  std::sort(events.begin(), events.end(), [](auto& x, auto& y) {
-    return x.first < y.first || (x.first == y.first && x.second < y.second);
-  });
+  std::sort(events.begin(), events.end(),
+            [](auto& x, auto& y) { return x.first < y.first || (x.first == y.first && x.second < y.second); });
   int now = 0;
   int most = 0;
   for (auto& [t, d] : events) {
@@ -177,7 +178,11 @@ TEST(ReadersWriter, ReadersShareAndTheWriterWaitsForThemAll) {
   const std::string reader = "s=$(date +%s.%N); sleep 0.6; echo \"$s $(date +%s.%N)\" >> " + log;
   Child r1({"exec", "--shared", "doc", "--", "sh", "-c", reader}, env);
   Child r2({"exec", "--shared", "--wait", "5s", "doc", "--", "sh", "-c", reader}, env);
-  ASSERT_TRUE(eventually([&] { return redis.cmd({"HLEN", "redlock:{doc}"}).integer >= 4; }, Seconds(3)))
+  ASSERT_TRUE(eventually(
+      [&] {
+        return redis.cmd({"HLEN", "redlock:{doc}"}).integer >= 4;
+      },
+      Seconds(3)))
       << "two readers hold it together";
   Result writer_busy = run({"exec", "doc", "--", "true"}, env);
   EXPECT_EQ(writer_busy.status, 75) << writer_busy.err;

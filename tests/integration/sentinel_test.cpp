@@ -24,11 +24,11 @@ class Sentinel {
                         << "\nsentinel monitor mymaster 127.0.0.1 " << master_port << " 1\n"
                         << "sentinel down-after-milliseconds mymaster 500\n"
                         << "sentinel failover-timeout mymaster 2000\n";
-    m_process = std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{},
-                                        std::string("redis-server"));
+    m_process =
+        std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{}, std::string("redis-server"));
     // Ready once it knows the master.
-    EXPECT_TRUE(eventually([&] { return master().find(std::to_string(master_port)) != std::string::npos; },
-                           Seconds(5)));
+    EXPECT_TRUE(
+        eventually([&] { return master().find(std::to_string(master_port)) != std::string::npos; }, Seconds(5)));
   }
   [[nodiscard]] int port() const { return m_port; }
   // "host port" of the master as the sentinel sees it, "" if unknown.
@@ -86,15 +86,15 @@ TEST(Sentinel, AnUnknownMasterIsUnavailable) {
 TEST(Sentinel, AfterAFailoverTheNewMasterIsUsed) {
   RedisServer master;
   RedisServer replica(RedisServer::Options{.extra = {"--replicaof", "127.0.0.1", std::to_string(master.port())}});
-  ASSERT_TRUE(eventually([&] { return replica.cmd({"ROLE"}).elements.size() > 3 &&
-                                      replica.cmd({"ROLE"}).elements[3].str == "connected"; },
-                         Seconds(10)));
+  ASSERT_TRUE(eventually(
+      [&] { return replica.cmd({"ROLE"}).elements.size() > 3 && replica.cmd({"ROLE"}).elements[3].str == "connected"; },
+      Seconds(10)));
   Sentinel sentinel(master.port());
   // The sentinel must have discovered the replica before it can promote it.
   ASSERT_TRUE(eventually(
       [&] {
-        Child cli({"-h", "127.0.0.1", "-p", std::to_string(sentinel.port()), "SENTINEL", "replicas", "mymaster"},
-                  Env{}, std::string("redis-cli"));
+        Child cli({"-h", "127.0.0.1", "-p", std::to_string(sentinel.port()), "SENTINEL", "replicas", "mymaster"}, Env{},
+                  std::string("redis-cli"));
         return cli.wait(Seconds(5)).out.find(std::to_string(replica.port())) != std::string::npos;
       },
       Seconds(15)));
@@ -109,9 +109,9 @@ TEST(Sentinel, AfterAFailoverTheNewMasterIsUsed) {
 }
 
 TEST(Sentinel, UrlsAreValidatedBeforeAnyTraffic) {
-  for (const char* url : {"redis+sentinel://127.0.0.1:26379", "redis+sentinel://127.0.0.1:26379/",
-                          "redis+sentinel://,127.0.0.1/m", "redis+sentinel://127.0.0.1:0/m",
-                          "redis+sentinel://127.0.0.1:26379/m/x"}) {
+  for (const char* url :
+       {"redis+sentinel://127.0.0.1:26379", "redis+sentinel://127.0.0.1:26379/", "redis+sentinel://,127.0.0.1/m",
+        "redis+sentinel://127.0.0.1:0/m", "redis+sentinel://127.0.0.1:26379/m/x"}) {
     Result r = run({"acquire", "x"}, {{"REDLOCK_URL", url}});
     EXPECT_EQ(r.status, 64) << url << ": " << r.err;
   }

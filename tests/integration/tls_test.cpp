@@ -19,7 +19,8 @@ class Certificates {
   Certificates() {
     const std::string d = m_dir.path();
     const std::string script =
-        "set -e; cd '" + d + "'\n"
+        "set -e; cd '" + d +
+        "'\n"
         "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=redlock-test-ca -keyout ca.key -out ca.pem\n"
         "openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr\n"
         "printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\n' > san.ext\n"

@@ -157,7 +157,9 @@ std::string redlock_binary() {
   return REDLOCK_BINARY;
 }
 
-RedisServer::RedisServer(Options options) : m_options(std::move(options)) { start(); }
+RedisServer::RedisServer(Options options) : m_options(std::move(options)) {
+  start();
+}
 
 RedisServer::~RedisServer() {
   if (m_pid > 0) {
@@ -177,9 +179,13 @@ void RedisServer::start() {
     if (m_port == 0 || attempt > 0) {
       m_port = m_options.unix_socket ? 0 : free_port();
     }
-    std::vector<std::string> args = {"--port", std::to_string(m_port), "--bind", "127.0.0.1",
-                                     "--save", "", "--appendonly", "no", "--dir", m_dir.path(),
-                                     "--logfile", m_dir.path() + "/redis.log", "--daemonize", "no"};
+    std::vector<std::string> args = {"--port",       std::to_string(m_port),
+                                     "--bind",       "127.0.0.1",
+                                     "--save",       "",
+                                     "--appendonly", "no",
+                                     "--dir",        m_dir.path(),
+                                     "--logfile",    m_dir.path() + "/redis.log",
+                                     "--daemonize",  "no"};
     if (m_options.unix_socket) {
       args.insert(args.end(), {"--unixsocket", m_dir.path() + "/redis.sock", "--unixsocketperm", "700"});
     }
@@ -187,10 +193,10 @@ void RedisServer::start() {
       args.insert(args.end(), {"--requirepass", m_options.requirepass});
     }
     if (!m_options.tls_cert.empty()) {
-      args.insert(args.end(), {"--port", "0", "--tls-port", std::to_string(m_port), "--tls-cert-file",
-                               m_options.tls_cert, "--tls-key-file", m_options.tls_key, "--tls-ca-cert-file",
-                               m_options.tls_ca, "--tls-auth-clients",
-                               m_options.tls_client_cert.empty() ? "no" : "yes"});
+      args.insert(args.end(),
+                  {"--port", "0", "--tls-port", std::to_string(m_port), "--tls-cert-file", m_options.tls_cert,
+                   "--tls-key-file", m_options.tls_key, "--tls-ca-cert-file", m_options.tls_ca, "--tls-auth-clients",
+                   m_options.tls_client_cert.empty() ? "no" : "yes"});
     }
     args.insert(args.end(), m_options.extra.begin(), m_options.extra.end());
     pid_t pid = fork();
@@ -242,8 +248,12 @@ void RedisServer::stop() {
   m_pid = -1;
 }
 
-void RedisServer::pause() { ::kill(m_pid, SIGSTOP); }
-void RedisServer::resume() { ::kill(m_pid, SIGCONT); }
+void RedisServer::pause() {
+  ::kill(m_pid, SIGSTOP);
+}
+void RedisServer::resume() {
+  ::kill(m_pid, SIGCONT);
+}
 
 redis::Reply RedisServer::cmd(const std::vector<std::string>& argv) const {
   redis::Endpoint ep = redis::parse_endpoint(url());
@@ -252,8 +262,8 @@ redis::Reply RedisServer::cmd(const std::vector<std::string>& argv) const {
   }
   std::shared_ptr<redis::TlsContext> tls;
   if (!m_options.tls_cert.empty()) {
-    tls = redis::TlsContext::create(redis::TlsOptions{m_options.tls_ca, m_options.tls_client_cert,
-                                                      m_options.tls_client_key, "", false});
+    tls = redis::TlsContext::create(
+        redis::TlsOptions{m_options.tls_ca, m_options.tls_client_cert, m_options.tls_client_key, "", false});
   }
   redis::Connection conn(ep, redis::Timeouts{Millis(2000), Millis(5000)}, tls);
   return redis::call(conn, argv);
@@ -318,7 +328,9 @@ Child::~Child() {
   }
 }
 
-void Child::signal(int sig) const { ::kill(m_pid, sig); }
+void Child::signal(int sig) const {
+  ::kill(m_pid, sig);
+}
 
 bool Child::alive() {
   if (m_result) {
@@ -343,7 +355,11 @@ Result Child::wait(Seconds limit) {
   return *m_result;
 }
 
-std::string Child::err_so_far() const { return read_file(m_dir.path() + "/err"); }
-std::string Child::out_so_far() const { return read_file(m_dir.path() + "/out"); }
+std::string Child::err_so_far() const {
+  return read_file(m_dir.path() + "/err");
+}
+std::string Child::out_so_far() const {
+  return read_file(m_dir.path() + "/out");
+}
 
 }  // namespace redlock::test

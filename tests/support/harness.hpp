@@ -34,9 +34,9 @@ class TempDir {
 class RedisServer {
  public:
   struct Options {
-    std::string requirepass{};           // --requirepass
-    bool unix_socket = false;            // listen on a socket in a temp dir instead of TCP
-    std::vector<std::string> extra{};    // more redis-server arguments
+    std::string requirepass{};         // --requirepass
+    bool unix_socket = false;          // listen on a socket in a temp dir instead of TCP
+    std::vector<std::string> extra{};  // more redis-server arguments
     // TLS only (rediss://): PEM files for the server and the CA that signed
     // it; with `tls_client_cert`/`tls_client_key` the server demands client
     // certificates and cmd() presents these.
@@ -53,11 +53,11 @@ class RedisServer {
   // redis://127.0.0.1:PORT, rediss://… or unix:///…/redis.sock (never with the password)
   [[nodiscard]] std::string url() const;
 
-  void stop();                 // SIGTERM (SIGKILL after 3 s), wait for it
-  void kill();                 // SIGKILL at once, wait for it
-  void start();                // (re)start on the same port, empty
-  void pause();                // SIGSTOP
-  void resume();               // SIGCONT
+  void stop();    // SIGTERM (SIGKILL after 3 s), wait for it
+  void kill();    // SIGKILL at once, wait for it
+  void start();   // (re)start on the same port, empty
+  void pause();   // SIGSTOP
+  void resume();  // SIGCONT
   [[nodiscard]] bool running() const { return m_pid > 0; }
 
   // One command over a fresh connection (with the password), for
@@ -130,7 +130,9 @@ bool eventually(Pred pred, Seconds limit = Seconds(5)) {
     if (std::chrono::steady_clock::now() >= end) {
       return false;
     }
-    struct timespec ts {0, 10'000'000};
+    struct timespec ts {
+      0, 10'000'000
+    };
     nanosleep(&ts, nullptr);
   }
 }

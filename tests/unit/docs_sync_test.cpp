@@ -2,9 +2,9 @@
 // program accepts. These tests read the command-line definition itself
 // (build_app) so they fail the moment an option is added without its docs.
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
 #include <regex>
@@ -198,7 +198,8 @@ TEST(DocsSync, ManPageDocumentsEverySubcommandOptionInItsOwnSubsection) {
       if (word == "--help" || word == "-h") {
         continue;  // documented once, with the global options
       }
-      EXPECT_TRUE(has_word(own, word)) << name << " " << word << " is not documented in its subsection of man/redlock.1";
+      EXPECT_TRUE(has_word(own, word)) << name << " " << word
+                                       << " is not documented in its subsection of man/redlock.1";
       EXPECT_TRUE(has_word(synopsis, word)) << name << " " << word << " is missing from the SYNOPSIS";
     }
   }
@@ -234,7 +235,8 @@ TEST(DocsSync, BashAndFishSkipTheValueOfEveryOptionThatTakesOne) {
   Cli cli;
   const std::string bash_values = line_starting(read_source_file("completions/redlock.bash"), "_redlock_value_opts=");
   // The fish list is one `set -g` spread over continuation lines, up to an empty line.
-  const std::string fish_set = section(read_source_file("completions/redlock.fish"), "set -g __redlock_value_opts", "\n");
+  const std::string fish_set =
+      section(read_source_file("completions/redlock.fish"), "set -g __redlock_value_opts", "\n");
   ASSERT_FALSE(bash_values.empty()) << "no _redlock_value_opts= line in completions/redlock.bash";
   ASSERT_FALSE(fish_set.empty()) << "no `set -g __redlock_value_opts` in completions/redlock.fish";
   const std::string fish_values = fish_set.substr(std::string("set -g ").size());
@@ -250,7 +252,8 @@ TEST(DocsSync, BashAndFishSkipTheValueOfEveryOptionThatTakesOne) {
   // And the other way round: a flag in these lists would swallow the next word.
   for (const auto& list : {bash_values, fish_values}) {
     std::smatch m;
-    for (auto it = list.cbegin(); std::regex_search(it, list.cend(), m, std::regex(R"(\s(-[-a-z]+))")); it = m[0].second) {
+    for (auto it = list.cbegin(); std::regex_search(it, list.cend(), m, std::regex(R"(\s(-[-a-z]+))"));
+         it = m[0].second) {
       EXPECT_NE(std::find(words.begin(), words.end(), m[1].str()), words.end())
           << m[1] << " is listed as taking a value, but the program has no such option with a value";
     }

@@ -1,15 +1,15 @@
 // Durations as the command line takes them (--ttl, --wait, --timeout…) and
 // as redlock prints them.
 
+#include "util/duration.hpp"
+
 #include <gtest/gtest.h>
 
 #include <limits>
-
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "util/duration.hpp"
 #include "util/exit_status.hpp"
 
 using redlock::ExitStatus;
@@ -66,7 +66,9 @@ TEST(ParseDuration, AcceptsOneHundredYearsButNotMore) {
   usage_error_for("876001h");
 }
 
-TEST(ParseDuration, RejectsEmptyText) { usage_error_for(""); }
+TEST(ParseDuration, RejectsEmptyText) {
+  usage_error_for("");
+}
 
 TEST(ParseDuration, RejectsWordsAndStrayCharacters) {
   for (const char* text : {"abc", "s", "ms", "inf", "1 s", " 1s", "1s ", "1,5s", "1e3", "+5s", "."}) {
@@ -96,7 +98,9 @@ TEST(ParseDuration, RejectsATrailingNumberWithoutItsUnit) {
   usage_error_for("1s5");
 }
 
-TEST(ParseDuration, RejectsTwoDotsInOneNumber) { usage_error_for("1.5.5s"); }
+TEST(ParseDuration, RejectsTwoDotsInOneNumber) {
+  usage_error_for("1.5.5s");
+}
 
 TEST(ParseDuration, RejectsValuesThatWouldOverflow) {
   for (const char* text : {"99999999999999999999h", "99999999999999999999", "999999999999999999999999999999s",
@@ -162,11 +166,13 @@ TEST(FormatDuration, ShowsHoursAndMinutesThenDays) {
   EXPECT_EQ(format_duration(Millis(3LL * 24 * 3'600'000 + 5 * 3'600'000)), "3d5h");
 }
 
-TEST(FormatDuration, MarksNegativeDurations) { EXPECT_EQ(format_duration(Millis(-850)), "-850ms"); }
+TEST(FormatDuration, MarksNegativeDurations) {
+  EXPECT_EQ(format_duration(Millis(-850)), "-850ms");
+}
 
 TEST(FormatDuration, PrintsWhatParseDurationReadsBack) {
-  for (long long ms : {1LL, 250LL, 999LL, 1'000LL, 12'500LL, 59'000LL, 60'000LL, 90'000LL, 3'599'000LL,
-                       3'600'000LL, 3'720'000LL, 47LL * 3'600'000}) {
+  for (long long ms : {1LL, 250LL, 999LL, 1'000LL, 12'500LL, 59'000LL, 60'000LL, 90'000LL, 3'599'000LL, 3'600'000LL,
+                       3'720'000LL, 47LL * 3'600'000}) {
     SCOPED_TRACE(ms);
     EXPECT_EQ(parse_duration(format_duration(Millis(ms)), "--ttl"), Millis(ms));
   }

@@ -1,12 +1,13 @@
 // Redis URLs: every form DESIGN.md names, every malformed one rejected as a
 // usage error (64) before any connection, and no password in any output.
 
+#include "redis/endpoint.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "redis/endpoint.hpp"
 #include "util/exit_status.hpp"
 
 using redlock::ExitStatus;
@@ -55,7 +56,9 @@ TEST(ParseEndpoint, ReadsADatabaseWithoutAPort) {
   EXPECT_EQ(ep.db, 15);
 }
 
-TEST(ParseEndpoint, TakesAnEmptyPathAsDatabaseZero) { EXPECT_EQ(parse_endpoint("redis://localhost/").db, 0); }
+TEST(ParseEndpoint, TakesAnEmptyPathAsDatabaseZero) {
+  EXPECT_EQ(parse_endpoint("redis://localhost/").db, 0);
+}
 
 TEST(ParseEndpoint, AcceptsTheLowestAndHighestPorts) {
   EXPECT_EQ(parse_endpoint("redis://h:1").port, 1);
@@ -114,7 +117,9 @@ TEST(ParseEndpoint, SplitsUserinfoAtTheLastAtSign) {
   EXPECT_EQ(ep.port, 6380);
 }
 
-TEST(ParseEndpoint, DecodesPercentEscapesInTheHost) { EXPECT_EQ(parse_endpoint("redis://my%2Dhost").host, "my-host"); }
+TEST(ParseEndpoint, DecodesPercentEscapesInTheHost) {
+  EXPECT_EQ(parse_endpoint("redis://my%2Dhost").host, "my-host");
+}
 
 TEST(ParseEndpoint, ReadsAnIpv6HostInBrackets) {
   Endpoint ep = parse_endpoint("redis://[::1]:6380");
@@ -148,7 +153,9 @@ TEST(ParseEndpoint, AcceptsTheLargestDatabaseNumber) {
   rejection("redis://h/2147483648");
 }
 
-TEST(ParseEndpoint, RejectsAnEmptyUrl) { rejection(""); }
+TEST(ParseEndpoint, RejectsAnEmptyUrl) {
+  rejection("");
+}
 
 TEST(ParseEndpoint, RejectsAUrlWithoutAScheme) {
   rejection("localhost:6379");
@@ -164,14 +171,16 @@ TEST(ParseEndpoint, RejectsUnknownSchemes) {
   rejection("tcp://localhost:6379");
 }
 
-TEST(ParseEndpoint, RejectsPortZero) { rejection("redis://h:0"); }
+TEST(ParseEndpoint, RejectsPortZero) {
+  rejection("redis://h:0");
+}
 TEST(ParseEndpoint, RejectsPortsAbove65535) {
   rejection("redis://h:65536");
   rejection("redis://h:99999999999999999999");
 }
 TEST(ParseEndpoint, RejectsANonNumericPort) {
-  for (const char* url : {"redis://h:abc", "redis://h:63a9", "redis://h:-1", "redis://h:+6379", "redis://h:6379:1",
-                          "redis://h:0x10"}) {
+  for (const char* url :
+       {"redis://h:abc", "redis://h:63a9", "redis://h:-1", "redis://h:+6379", "redis://h:6379:1", "redis://h:0x10"}) {
     SCOPED_TRACE(url);
     rejection(url);
   }
@@ -183,8 +192,8 @@ TEST(ParseEndpoint, RejectsAnEmptyPort) {
 }
 
 TEST(ParseEndpoint, RejectsAnEmptyHost) {
-  for (const char* url : {"redis://", "redis://:6379", "redis:///0", "redis://u:p@", "redis://u:p@:6379",
-                          "rediss://", "redis://[]", "redis://[]:6379"}) {
+  for (const char* url : {"redis://", "redis://:6379", "redis:///0", "redis://u:p@", "redis://u:p@:6379", "rediss://",
+                          "redis://[]", "redis://[]:6379"}) {
     SCOPED_TRACE(url);
     rejection(url);
   }
@@ -214,8 +223,8 @@ TEST(ParseEndpoint, RejectsMalformedBracketedHosts) {
 }
 
 TEST(ParseEndpoint, RejectsADatabaseThatIsNotANumber) {
-  for (const char* url : {"redis://h/abc", "redis://h/-1", "redis://h/1.5", "redis://h/1/2", "redis://h/0x1",
-                          "redis://h:6379/db1"}) {
+  for (const char* url :
+       {"redis://h/abc", "redis://h/-1", "redis://h/1.5", "redis://h/1/2", "redis://h/0x1", "redis://h:6379/db1"}) {
     SCOPED_TRACE(url);
     rejection(url);
   }
@@ -228,8 +237,8 @@ TEST(ParseEndpoint, RejectsQueryStringsAndFragmentsOnTcpUrls) {
 }
 
 TEST(ParseEndpoint, RejectsSpacesAndControlCharacters) {
-  for (const char* url : {"redis://ho st", "redis://host\n", "redis://\thost", "unix:///tmp/r\x7f.sock",
-                          " redis://host"}) {
+  for (const char* url :
+       {"redis://ho st", "redis://host\n", "redis://\thost", "unix:///tmp/r\x7f.sock", " redis://host"}) {
     SCOPED_TRACE(url);
     rejection(url);
   }
@@ -255,9 +264,9 @@ TEST(ParseEndpoint, RejectsAUnixUrlWithoutAnAbsolutePath) {
 }
 
 TEST(ParseEndpoint, RejectsABadUnixDatabase) {
-  for (const char* url : {"unix:///tmp/r.sock?db=", "unix:///tmp/r.sock?db=x", "unix:///tmp/r.sock?db=-1",
-                          "unix:///tmp/r.sock?db=1&x=2", "unix:///tmp/r.sock?foo=1", "unix:///tmp/r.sock?",
-                          "unix:///tmp/r.sock?db=1.5"}) {
+  for (const char* url :
+       {"unix:///tmp/r.sock?db=", "unix:///tmp/r.sock?db=x", "unix:///tmp/r.sock?db=-1", "unix:///tmp/r.sock?db=1&x=2",
+        "unix:///tmp/r.sock?foo=1", "unix:///tmp/r.sock?", "unix:///tmp/r.sock?db=1.5"}) {
     SCOPED_TRACE(url);
     rejection(url);
   }
@@ -318,9 +327,9 @@ TEST(EndpointDisplay, NeverContainsThePasswordInAnyForm) {
 }
 
 TEST(EndpointDisplay, ParsesBackToTheSameServer) {
-  for (const char* url : {"redis://h", "redis://alice:pw@h:7000/2", "redis://alice@h", "redis://a%3Ab%40c:pw@h",
-                          "rediss://h:1", "redis://[2001:db8::1]:6380/5", "unix:///tmp/r.sock?db=4",
-                          "unix:///tmp/r.sock"}) {
+  for (const char* url :
+       {"redis://h", "redis://alice:pw@h:7000/2", "redis://alice@h", "redis://a%3Ab%40c:pw@h", "rediss://h:1",
+        "redis://[2001:db8::1]:6380/5", "unix:///tmp/r.sock?db=4", "unix:///tmp/r.sock"}) {
     SCOPED_TRACE(url);
     Endpoint a = parse_endpoint(url);
     Endpoint b = parse_endpoint(a.display());
@@ -338,11 +347,10 @@ TEST(EndpointDisplay, ParsesBackToTheSameServer) {
 TEST(ParseEndpoint, NeverQuotesThePasswordInItsComplaint) {
   // However a URL with a password is malformed, the message must not show
   // the password (it goes to stderr, and from there into logs).
-  for (const char* url :
-       {"redis://u:hunter2pw@h:abc", "redis://:hunter2pw@", "redis://u:hunter2pw@h/x", "redis://u:hunter2pw@h:0",
-        "redis://u:hunter2pw%zz@h", "redis://u:hunter2pw%4@h", "redis://u:hunter2pw@[::1",
-        "redis://u:hunter2pw/x@h", "redis://u:hunter2pw?x@h:1:2", "redis://:hunter2pw#x@h/db",
-        "redis://x/hunter2pw@h", "redis://u:x/hunter2pw@h"}) {
+  for (const char* url : {"redis://u:hunter2pw@h:abc", "redis://:hunter2pw@", "redis://u:hunter2pw@h/x",
+                          "redis://u:hunter2pw@h:0", "redis://u:hunter2pw%zz@h", "redis://u:hunter2pw%4@h",
+                          "redis://u:hunter2pw@[::1", "redis://u:hunter2pw/x@h", "redis://u:hunter2pw?x@h:1:2",
+                          "redis://:hunter2pw#x@h/db", "redis://x/hunter2pw@h", "redis://u:x/hunter2pw@h"}) {
     SCOPED_TRACE(url);
     std::string msg = rejection(url);
     EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;

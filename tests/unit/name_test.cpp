@@ -45,8 +45,8 @@ bool has_terminal_control(const std::string& s) {
 }  // namespace
 
 TEST(ValidateName, AcceptsOrdinaryNames) {
-  for (const char* name : {"a", "deploy", "nightly-report", "db/migrate:v2", "with space", "a{b}c", "*", "💡 idea",
-                           "ünïcødé", "日本語"}) {
+  for (const char* name :
+       {"a", "deploy", "nightly-report", "db/migrate:v2", "with space", "a{b}c", "*", "💡 idea", "ünïcødé", "日本語"}) {
     SCOPED_TRACE(name);
     EXPECT_NO_THROW(validate_name(name));
   }
@@ -88,18 +88,22 @@ TEST(ValidateName, RejectsEveryAsciiControlCharacter) {
 
 TEST(ValidateName, RejectsC1ControlCharacters) {
   // U+0085 (NEL) and U+009B (CSI) are control characters as much as \n and ESC.
-  rejection("a\xc2\x85" "b");
-  rejection("\xc2\x9b" "2J");
+  rejection(
+      "a\xc2\x85"
+      "b");
+  rejection(
+      "\xc2\x9b"
+      "2J");
   EXPECT_NO_THROW(validate_name("\xc2\xa0"));  // U+00A0, a no-break space, is printable
 }
 
 TEST(ValidateName, RejectsInvalidUtf8) {
-  for (const std::string& name : std::vector<std::string>{
-           "\xff", "a\x80", "\xc0\xaf",           // stray byte, lone continuation, overlong '/'
-           "\xe0\x80\xaf",                        // overlong three-byte '/'
-           "\xed\xa0\x80",                        // a UTF-16 surrogate
-           "\xf4\x90\x80\x80",                    // above U+10FFFF
-           "\xe2\x82", "x\xf0\x9f\x92"}) {        // truncated sequences
+  for (const std::string& name :
+       std::vector<std::string>{"\xff", "a\x80", "\xc0\xaf",     // stray byte, lone continuation, overlong '/'
+                                "\xe0\x80\xaf",                  // overlong three-byte '/'
+                                "\xed\xa0\x80",                  // a UTF-16 surrogate
+                                "\xf4\x90\x80\x80",              // above U+10FFFF
+                                "\xe2\x82", "x\xf0\x9f\x92"}) {  // truncated sequences
     SCOPED_TRACE(escape_for_terminal(name));
     std::string msg = rejection(name);
     EXPECT_NE(msg.find("UTF-8"), std::string::npos) << msg;
@@ -146,12 +150,16 @@ TEST(EscapeForTerminal, WritesOtherControlsAsHex) {
 }
 
 TEST(EscapeForTerminal, WritesInvalidBytesAsHex) {
-  EXPECT_EQ(escape_for_terminal("a\xff" "b"), "a\\xffb");
+  EXPECT_EQ(escape_for_terminal("a\xff"
+                                "b"),
+            "a\\xffb");
   EXPECT_EQ(escape_for_terminal("\xc0\xaf"), "\\xc0\\xaf");
 }
 
 TEST(EscapeForTerminal, EscapesC1Controls) {
-  EXPECT_EQ(escape_for_terminal("\xc2\x9b" "2J"), "\\u009b2J");
+  EXPECT_EQ(escape_for_terminal("\xc2\x9b"
+                                "2J"),
+            "\\u009b2J");
   EXPECT_EQ(escape_for_terminal("\xc2\x85"), "\\u0085");
   EXPECT_EQ(escape_for_terminal("\xc2\xa0"), "\xc2\xa0");
 }
@@ -176,8 +184,8 @@ TEST(EscapeForTerminal, NeverLetsAControlCharacterThrough) {
 }
 
 TEST(EscapeForTerminal, KeepsDistinctInputsDistinct) {
-  std::vector<std::string> inputs = {"\n", "\\n", "\\\n", "\x1b", "\\x1b", "\xff", "\\xff", "\xc2\x9b", "\\u009b",
-                                     "\t", "\\t", "a", "\\"};
+  std::vector<std::string> inputs = {"\n",       "\\n",     "\\\n", "\x1b", "\\x1b", "\xff", "\\xff",
+                                     "\xc2\x9b", "\\u009b", "\t",   "\\t",  "a",     "\\"};
   std::set<std::string> outputs;
   for (const auto& in : inputs) {
     outputs.insert(escape_for_terminal(in));

@@ -1,6 +1,8 @@
 // Lock tokens: at least 128 bits from the kernel's random source, printed as
 // lowercase hex, never repeated.
 
+#include "util/token.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -8,8 +10,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "util/token.hpp"
 
 using redlock::k_token_bytes;
 using redlock::plausible_token;
@@ -109,7 +109,9 @@ TEST(RandomBytes, FillsLargeBuffersCompletely) {
   }
 }
 
-TEST(PlausibleToken, AcceptsWhatRandomTokenMakes) { EXPECT_TRUE(plausible_token(random_token())); }
+TEST(PlausibleToken, AcceptsWhatRandomTokenMakes) {
+  EXPECT_TRUE(plausible_token(random_token()));
+}
 
 TEST(PlausibleToken, RejectsEmptyHugeAndUnprintableTokens) {
   EXPECT_FALSE(plausible_token(""));
