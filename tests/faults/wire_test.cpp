@@ -1,0 +1,76 @@
+// Faults on the wire: a server that accepts and never answers, one that
+// closes in the middle of a reply, one that answers with bytes that are not
+// RESP or with a reply of the wrong kind. Every subcommand ends within its
+// deadline with Redis trouble (69 or 76) and one line, never a crash, a hang
+// or a command run unlocked.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../integration/exec_support.hpp"
+#include "fake_redis.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+const std::vector<std::vector<std::string>> k_subcommands = {
+    {"acquire", "w"},
+    {"acquire", "w", "--wait", "2s"},
+    {"release", "w", "--token", "0123456789abcdef0123456789abcdef"},
+    {"renew", "w", "--token", "0123456789abcdef0123456789abcdef"},
+    {"status", "w"},
+    {"status"},
+};
+
+bool one_line(const std::string& s) {
+  return !s.empty() && std::count(s.begin(), s.end(), '\n') == 1 && s.back() == '\n';
+}
+
+// Runs every subcommand (and exec) against `fake` with a 300 ms command
+// timeout; each must exit with `status` within `limit` seconds.
+void expect_every_subcommand_ends(FakeRedis& fake, int status, double limit) {
+  TempDir dir;
+  Env env{{"REDLOCK_URL", fake.url()}};
+  for (auto args : k_subcommands) {
+    SCOPED_TRACE(args[0] + (args.size() > 2 ? " " + args[2] : ""));
+    args.insert(args.end(), {"--timeout", "300ms", "--connect-timeout", "300ms"});
+    Result r = run(args, env, Seconds(20));
+    EXPECT_EQ(r.status, status) << r.err;
+    EXPECT_LT(r.seconds, limit);
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+  }
+  const std::string ran = dir.path() + "/ran";
+  Result r = run({"exec", "--timeout", "300ms", "w", "--", "touch", ran}, env, Seconds(20));
+  EXPECT_EQ(r.status, status) << r.err;
+  EXPECT_LT(r.seconds, limit);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_FALSE(file_exists(ran)) << "CMD ran without the lock";
+}
+
+}  // namespace
+
+TEST(WireFaults, AServerThatAcceptsAndNeverAnswersIs69WithinTheTimeout) {
+  FakeRedis fake(FakeRedis::Mode::k_silent);
+  expect_every_subcommand_ends(fake, 69, 3.0);
+  EXPECT_GT(fake.bytes_received(), 0) << "the requests did reach the listener";
+}
+
+TEST(WireFaults, AServerThatClosesMidReplyIs69) {
+  FakeRedis fake(FakeRedis::Mode::k_close_mid_reply);
+  expect_every_subcommand_ends(fake, 69, 3.0);
+  EXPECT_GT(fake.connections(), 0);
+}
+
+TEST(WireFaults, AGarbageReplyIs76) {
+  FakeRedis fake(FakeRedis::Mode::k_garbage);
+  expect_every_subcommand_ends(fake, 76, 3.0);
+}
+
+TEST(WireFaults, AReplyOfTheWrongKindIs76) {
+  FakeRedis fake(FakeRedis::Mode::k_wrong_type);
+  expect_every_subcommand_ends(fake, 76, 3.0);
+}

@@ -1,0 +1,137 @@
+#include "fake_redis.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+namespace redlock::test {
+
+namespace {
+
+void send_all(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) {
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+FakeRedis::FakeRedis(Mode mode, std::chrono::milliseconds drip_interval)
+    : m_mode(mode), m_drip_interval(drip_interval) {
+  m_listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  if (m_listener < 0 || bind(m_listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      listen(m_listener, 64) != 0 || getsockname(m_listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0 ||
+      pipe2(m_stop, O_CLOEXEC) != 0) {
+    throw std::runtime_error("FakeRedis: cannot listen on loopback");
+  }
+  m_port = ntohs(addr.sin_port);
+  m_thread = std::thread([this] { serve(); });
+}
+
+FakeRedis::~FakeRedis() {
+  (void)::write(m_stop[1], "x", 1);
+  m_thread.join();
+  close(m_listener);
+  close(m_stop[0]);
+  close(m_stop[1]);
+}
+
+void FakeRedis::serve() {
+  struct Client {
+    int fd;
+    bool dripping;
+    std::chrono::steady_clock::time_point next_drip;
+  };
+  std::vector<Client> clients;
+  auto drop = [&](size_t i) {
+    close(clients[i].fd);
+    clients.erase(clients.begin() + static_cast<std::ptrdiff_t>(i));
+  };
+  while (true) {
+    std::vector<pollfd> fds{{m_stop[0], POLLIN, 0}, {m_listener, POLLIN, 0}};
+    int timeout_ms = -1;
+    auto now = std::chrono::steady_clock::now();
+    for (const auto& c : clients) {
+      fds.push_back({c.fd, POLLIN, 0});
+      if (c.dripping) {
+        auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(c.next_drip - now).count();
+        int ms = static_cast<int>(std::max<long long>(wait, 0));
+        timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
+      }
+    }
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
+      continue;
+    }
+    if (fds[0].revents) {
+      break;
+    }
+    if (fds[1].revents & POLLIN) {
+      int fd = accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        ++m_connections;
+        clients.push_back({fd, false, {}});
+      }
+    }
+    now = std::chrono::steady_clock::now();
+    // Clients accepted in this round are not in `fds` yet: only the first
+    // fds.size() - 2 of them have events.
+    for (size_t i = fds.size() - 2; i-- > 0;) {
+      Client& c = clients[i];
+      if (fds[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[4096];
+        ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
+        if (n <= 0) {
+          drop(i);
+          continue;
+        }
+        m_received += n;
+        switch (m_mode) {
+          case Mode::k_silent:
+            break;
+          case Mode::k_close_mid_reply:
+            send_all(c.fd, "$40\r\nthe first half of a rep");
+            drop(i);
+            continue;
+          case Mode::k_garbage:
+            send_all(c.fd, "this is not RESP at all\r\n");
+            break;
+          case Mode::k_wrong_type:
+            send_all(c.fd, "+OK\r\n");
+            break;
+          case Mode::k_drip:
+            if (!c.dripping) {
+              send_all(c.fd, "$100000\r\n");
+              c.dripping = true;
+              c.next_drip = now + m_drip_interval;
+            }
+            break;
+        }
+      }
+      if (c.dripping && now >= c.next_drip) {
+        send_all(c.fd, "x");
+        c.next_drip += m_drip_interval;
+      }
+    }
+  }
+  for (const auto& c : clients) {
+    close(c.fd);
+  }
+}
+
+}  // namespace redlock::test

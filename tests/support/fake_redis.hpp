@@ -1,0 +1,49 @@
+#pragma once
+
+// A loopback TCP listener that plays a broken Redis server, for fault tests:
+// it accepts connections and answers every request the way its Mode says
+// (not at all, half a reply then a close, bytes that are not RESP, or one
+// byte at a time). It runs on its own thread until destroyed.
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+namespace redlock::test {
+
+class FakeRedis {
+ public:
+  enum class Mode {
+    k_silent,           // accepts and reads, never answers
+    k_close_mid_reply,  // answers with the start of a bulk string, then closes the connection
+    k_garbage,          // answers with a line that is not RESP
+    k_wrong_type,       // answers every request with "+OK" (valid RESP, never what was asked for)
+    k_drip,             // answers with a large bulk header, then one byte every drip interval
+  };
+  explicit FakeRedis(Mode mode, std::chrono::milliseconds drip_interval = std::chrono::milliseconds(500));
+  ~FakeRedis();
+  FakeRedis(const FakeRedis&) = delete;
+  FakeRedis& operator=(const FakeRedis&) = delete;
+
+  [[nodiscard]] int port() const { return m_port; }
+  [[nodiscard]] std::string url() const { return "redis://127.0.0.1:" + std::to_string(m_port); }
+  // Connections accepted so far.
+  [[nodiscard]] int connections() const { return m_connections.load(); }
+  // Bytes of requests received so far, over all connections.
+  [[nodiscard]] long long bytes_received() const { return m_received.load(); }
+
+ private:
+  void serve();
+
+  Mode m_mode;
+  std::chrono::milliseconds m_drip_interval;
+  int m_listener = -1;
+  int m_port = 0;
+  int m_stop[2] = {-1, -1};
+  std::atomic<int> m_connections{0};
+  std::atomic<long long> m_received{0};
+  std::thread m_thread;
+};
+
+}  // namespace redlock::test
