@@ -159,7 +159,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   renewer.start();
 
   Finished done;
-  std::optional<TimePoint> kill_at;  // SIGKILL deadline after a SIGTERM for a lost lock
+  // SIGKILL deadline after a SIGTERM for a lost lock; max() while none is due. (A
+  // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
+  TimePoint kill_at = TimePoint::max();
   bool reaped = false;
   while (!reaped) {
     const auto now = Clock::now();
@@ -192,13 +194,13 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
       done.lost_reason.clear();  // acted upon; the flag `lost` stays
       renewer.stop();
     }
-    if (kill_at) {
-      if (now >= *kill_at) {
+    if (kill_at != TimePoint::max()) {
+      if (now >= kill_at) {
         log_warning("the command did not stop within --kill-after; sending SIGKILL");
         kill(-child, SIGKILL);
-        kill_at.reset();
+        kill_at = TimePoint::max();
       } else {
-        wake = std::min(wake, *kill_at);
+        wake = std::min(wake, kill_at);
       }
     }
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {renewer.lost_fd(), POLLIN, 0}};

@@ -162,7 +162,9 @@ TEST_P(BadInput, Exits64EvenWhenRedisIsUnreachable) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Invocations, BadInput, ::testing::ValuesIn(k_cases),
-                         [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.label); });
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           return std::string(param_info.param.label);
+                         });
 
 TEST(BadInputList, HasAtLeast25DistinctInvocations) {
   std::vector<std::string> labels;

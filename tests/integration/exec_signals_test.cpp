@@ -66,7 +66,9 @@ TEST_P(ExecForwards, SignalToRedlockReachesCommandThenLockIsReleased) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards, ::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2),
-                         [](const ::testing::TestParamInfo<int>& info) { return "SIG" + name_of(info.param); });
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return "SIG" + name_of(param_info.param);
+                         });
 
 TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
   Fixture f;

@@ -656,8 +656,8 @@ TEST_P(ForeignKey, Exits76ForEverySubcommandAndIsLeftUntouched) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, ForeignKey, ::testing::Values("list", "string", "set", "hash", "hash-with-token-only"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
@@ -1005,10 +1005,10 @@ TEST(StatusRedaction, NeverShowsAPasswordFromTheHoldersCommandLine) {
       {}, std::string("sh"));
   ASSERT_EQ(shell.wait().status, 0);
   Result table = run({"status", "--redis", redis.url(), "pw"});
-  Result json = run({"status", "--json", "--redis", redis.url(), "pw"});
+  Result as_json = run({"status", "--json", "--redis", redis.url(), "pw"});
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_EQ(table.out.find("hunter2"), std::string::npos) << table.out;
-  EXPECT_EQ(json.out.find("hunter2"), std::string::npos) << json.out;
+  EXPECT_EQ(as_json.out.find("hunter2"), std::string::npos) << as_json.out;
   EXPECT_NE(table.out.find("admin:***@db.example"), std::string::npos) << table.out;
 }
 
