@@ -24,65 +24,8 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
 
 namespace {
 
-enum class State { k_free, k_held, k_foreign };
-
-// The overall picture of one lock across all servers. With N servers a
-// holder counts when a quorum of servers agrees on its token.
-struct Verdict {
-  std::string name;
-  State state = State::k_free;
-  std::string foreign_type;
-  std::string mode;  // exclusive, semaphore, shared
-  long long limit = 1;
-  long long now_ms = 0;  // server time of the view the holders come from
-  std::vector<lock::HolderView> holders;
-  std::vector<lock::ServerView> views;
-};
-
-Verdict judge(std::string name, std::vector<lock::ServerView> views, size_t quorum) {
-  Verdict v;
-  v.name = std::move(name);
-  v.views = std::move(views);
-  // token -> (servers that hold it, the merged view: smallest TTL, largest fence and count)
-  std::map<std::string, std::pair<size_t, lock::HolderView>> seen;
-  std::vector<std::string> order;
-  size_t foreign = 0;
-  for (const auto& s : v.views) {
-    if (s.foreign) {
-      ++foreign;
-      v.foreign_type = s.type;
-      continue;
-    }
-    for (const auto& h : s.holders) {
-      auto [it, fresh] = seen.try_emplace(h.token, 0, h);
-      if (fresh) {
-        order.push_back(h.token);
-      } else {
-        auto& m = it->second.second;
-        m.ttl_ms = std::min(m.ttl_ms, h.ttl_ms);
-        m.fence = std::max(m.fence, h.fence);
-        m.count = std::max(m.count, h.count);
-      }
-      ++it->second.first;
-      if (v.mode.empty()) {
-        v.mode = s.mode;
-        v.limit = s.limit;
-        v.now_ms = s.now_ms;
-      }
-    }
-  }
-  for (const auto& token : order) {
-    if (seen[token].first >= quorum) {
-      v.holders.push_back(seen[token].second);
-    }
-  }
-  if (!v.holders.empty()) {
-    v.state = State::k_held;
-  } else if (foreign >= quorum) {
-    v.state = State::k_foreign;
-  }
-  return v;
-}
+using Verdict = lock::StatusVerdict;
+using State = lock::StatusVerdict::State;
 
 const char* state_name(State s) {
   switch (s) {
@@ -222,7 +165,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& g) {
   std::vector<std::string> names = o.names.empty() ? locker.list() : o.names;
   std::vector<Verdict> verdicts;
   for (const auto& name : names) {
-    Verdict v = judge(name, locker.inspect(name), locker.quorum());
+    Verdict v = lock::judge(name, locker.inspect(name));
     // A listed name whose lock expired between SCAN and inspect is simply gone.
     if (!o.names.empty() || v.state != State::k_free) {
       verdicts.push_back(std::move(v));

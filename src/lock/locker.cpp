@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "lock/layout.hpp"
 #include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/number.hpp"
 #include "util/text.hpp"
 #include "util/token.hpp"
 
@@ -224,17 +226,6 @@ namespace {
   throw Error(status, msg);
 }
 
-long long as_int(const Reply& r) {
-  if (r.type == Reply::Type::k_integer) {
-    return r.integer;
-  }
-  try {
-    return std::stoll(r.str);
-  } catch (...) {
-    return 0;
-  }
-}
-
 [[noreturn]] void throw_foreign(const std::string& key, const std::string& what, const std::string& where) {
   throw Error(ExitStatus::k_protocol, fmt::format("the key '{}' on {} is not a redlock lock (it holds a {}); "
                                                   "redlock leaves it alone: remove it or use another --prefix",
@@ -244,17 +235,6 @@ long long as_int(const Reply& r) {
 }  // namespace
 
 namespace {
-
-const char* mode_name(Claim::Mode m) {
-  switch (m) {
-    case Claim::Mode::k_semaphore:
-      return "semaphore";
-    case Claim::Mode::k_shared:
-      return "shared";
-    default:
-      return "exclusive";
-  }
-}
 
 // A NAME held in another mode than asked for: say what it is and how to ask.
 [[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, const std::string& held_mode,
@@ -271,6 +251,56 @@ const char* mode_name(Claim::Mode m) {
 
 }  // namespace
 
+namespace {
+
+// A reply element as an integer (0 if it is not one).
+long long as_int(const Reply& r) {
+  if (r.type == Reply::Type::k_integer) {
+    return r.integer;
+  }
+  return parse_integer(r.str).value_or(0);
+}
+
+}  // namespace
+
+// Turns one server's answer to the acquire script into a vote.
+AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
+  AcquireVote v;
+  if (a.failure) {
+    v.failure = std::move(a.failure);
+    return v;
+  }
+  const auto& e = a.reply.elements;
+  if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
+    if (a.replicas_short) {
+      v.failure = redis::Failure{ExitStatus::k_unavailable,
+                                 fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
+                                             "(--min-replicas)",
+                                             m_endpoints[i].display(), m_options.min_replicas)};
+      return v;
+    }
+    v.kind = a.kind == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered;
+    v.fence = as_int(e[2]);
+    v.count = as_int(e[3]);
+  } else if (a.kind == "busy" && e.size() >= 4) {
+    v.kind = AcquireVote::Kind::k_busy;
+    v.ttl_left = Millis(std::max(0LL, as_int(e[1])));
+    v.host = e[2].text();
+    v.pid = e[3].text();
+  } else if ((a.kind == "mismatch" || a.kind == "upgrade") && e.size() >= 3) {
+    v.kind = a.kind == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
+    v.held_mode = e[1].text();
+    v.held_limit = e[2].text();
+  } else if (a.kind == "foreign") {
+    v.kind = AcquireVote::Kind::k_foreign;
+    v.foreign_type = e.size() > 1 ? e[1].text() : "?";
+  } else {
+    v.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent an unexpected reply to acquire",
+                                                                   m_endpoints[i].display())};
+  }
+  return v;
+}
+
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
                                    const Claim& claim) {
   const Keys keys = keys_for(m_options.prefix, name);
@@ -280,139 +310,107 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       {"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host, std::to_string(owner.pid), owner.cmd,
        reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
       acquire_script(), {});
-
   const size_t n = m_conns.size();
-  std::vector<bool> voted(n, false);
-  std::vector<long long> fences(n, 0);
-  std::vector<redis::Failure> failures;
-  size_t votes = 0;
-  size_t foreign = 0;
-  bool reentered = false;
-  bool took_any = false;  // some server ran the acquire (even if it does not count in the end)
-  std::optional<std::pair<std::string, std::string>> mismatch;  // held in another mode: its mode, limit
-  Acquired got;
-  got.ttl = ttl;
-  got.sent = start;
-  Busy busy;
-  bool any_busy = false;
+  std::vector<AcquireVote> votes;
+  std::vector<bool> failed(n, false);
   for (size_t i = 0; i < n; ++i) {
-    auto& a = answers[i];
-    if (a.failure) {
-      failures.push_back(*a.failure);
-      continue;
-    }
-    const auto& e = a.reply.elements;
-    if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
-      if (a.replicas_short) {
-        took_any = true;
-        failures.push_back(
-            {ExitStatus::k_unavailable, fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
-                                                    "(--min-replicas)",
-                                                    m_endpoints[i].display(), m_options.min_replicas)});
-        continue;
-      }
-      voted[i] = true;
-      took_any = true;
-      ++votes;
-      reentered = reentered || a.kind == "reentered";
-      got.token = e[1].text();
-      fences[i] = as_int(e[2]);
-      got.fence = std::max(got.fence, fences[i]);
-      got.count = std::max(got.count, as_int(e[3]));
-    } else if (a.kind == "busy" && e.size() >= 4) {
-      long long pttl = as_int(e[1]);
-      if (pttl > 0 && (!any_busy || Millis(pttl) < busy.ttl_left)) {
-        busy.ttl_left = Millis(pttl);
-      }
-      if (busy.host.empty()) {
-        busy.host = e[2].text();
-        busy.pid = e[3].text();
-      }
-      any_busy = true;
-    } else if (a.kind == "mismatch" && e.size() >= 3) {
-      mismatch = {e[1].text(), e[2].text()};
-    } else if (a.kind == "foreign") {
-      ++foreign;
-      if (n == 1) {
-        throw_foreign(keys.lock, e.size() > 1 ? e[1].text() : "?", m_endpoints[i].display());
-      }
-    } else {
-      failures.push_back({ExitStatus::k_protocol,
-                          fmt::format("Redis at {} sent an unexpected reply to acquire", m_endpoints[i].display())});
-    }
+    failed[i] = answers[i].failure.has_value();
+    votes.push_back(acquire_vote(i, answers[i]));
   }
+  const bool reentering = !reenter.empty();
+  AcquireDecision d = decide_acquire(votes, claim, reentering, ttl);
 
-  const size_t q = quorum();
-  if (mismatch) {
-    votes = 0;  // a server holds NAME in another mode: never take it half-way
-  }
   // Redlock fencing: servers in the quorum whose counter is below the
   // quorum's maximum are raised to it before the lock counts as held.
-  if (votes >= q && n > 1) {
-    std::vector<bool> behind(n, false);
-    bool any_behind = false;
-    for (size_t i = 0; i < n; ++i) {
-      behind[i] = voted[i] && fences[i] < got.fence;
-      any_behind = any_behind || behind[i];
-    }
-    if (any_behind) {
-      auto raised =
-          round({"2", keys.lock, keys.fence, got.token, std::to_string(got.fence)}, raise_fence_script(), behind);
+  if (d.verdict == AcquireDecision::Verdict::k_granted && n > 1) {
+    const std::vector<bool> behind = fences_to_raise(votes, d);
+    if (std::find(behind.begin(), behind.end(), true) != behind.end()) {
+      const std::string& holder = d.fresh ? token : reenter;
+      auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)}, raise_fence_script(), behind);
       for (size_t i = 0; i < n; ++i) {
         if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
-          voted[i] = false;
-          --votes;
+          votes[i].kind = AcquireVote::Kind::k_failed;
+          votes[i].failure = raised[i].failure.value_or(redis::Failure{
+              ExitStatus::k_protocol, fmt::format("Redis at {} did not raise the fence", m_endpoints[i].display())});
         }
       }
     }
   }
-
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
-  got.validity = ttl - elapsed - clock_drift(ttl);
-  if (votes >= q && got.validity > Millis(0)) {
-    got.voted = std::move(voted);
-    return got;
-  }
+  const Millis validity = ttl - elapsed - clock_drift(ttl);
+  d = decide_acquire(votes, claim, reentering, validity);
 
-  // Not acquired: never leave a partial lock behind. A fresh token is
-  // released everywhere, including servers that did not answer (the script
-  // may still run there); a re-entry is undone only where it happened.
-  if (reentered) {
-    release_on(name, got.token, voted);
-  } else if (took_any || (n > 1 && !failures.empty())) {
-    release_on(name, token, {});
+  if (std::find(d.release_fresh.begin(), d.release_fresh.end(), true) != d.release_fresh.end()) {
+    undo(name, token, d.release_fresh, failed, d.announce_release);
   }
-  if (mismatch) {
-    throw_mismatch(name, claim, mismatch->first, mismatch->second);
+  if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
+    undo(name, reenter, d.undo_reentry, failed, false);
   }
-  if (failures.size() > n - q) {
-    throw_quorum_failure(failures, n, q);
+  switch (d.verdict) {
+    case AcquireDecision::Verdict::k_granted: {
+      Acquired got;
+      got.token = d.fresh ? token : reenter;
+      got.fence = d.fence;
+      got.count = d.count;
+      got.ttl = ttl;
+      got.validity = validity;
+      got.sent = start;
+      got.voted = d.voted;
+      return got;
+    }
+    case AcquireDecision::Verdict::k_mismatch:
+      throw_mismatch(name, claim, d.held_mode, d.held_limit);
+    case AcquireDecision::Verdict::k_upgrade:
+      throw UsageError(
+          fmt::format("{} is held by this token as a reader's share (--shared); a reader cannot "
+                      "upgrade to exclusive: release the share first, or take it with --shared",
+                      escape_for_terminal(name)));
+    case AcquireDecision::Verdict::k_unavailable:
+      throw_quorum_failure(d.failures, n, grant_quorum(n, claim));
+    case AcquireDecision::Verdict::k_foreign:
+      if (n == 1) {
+        throw_foreign(keys.lock, d.foreign_type, m_endpoints[0].display());
+      }
+      throw Error(ExitStatus::k_protocol,
+                  fmt::format("the key '{}' is not a redlock lock on {} of {} servers; redlock leaves it alone: "
+                              "remove it or use another --prefix",
+                              keys.lock, d.foreign, n));
+    case AcquireDecision::Verdict::k_busy:
+    case AcquireDecision::Verdict::k_lost_race:
+      break;
   }
-  if (foreign >= q) {
-    throw Error(ExitStatus::k_protocol,
-                fmt::format("the key '{}' is not a redlock lock on {} of {} servers; redlock leaves it alone: "
-                            "remove it or use another --prefix",
-                            keys.lock, foreign, n));
-  }
-  if (votes >= q) {
-    // A quorum, but too slowly: the lock might already have expired.
-    busy.lost_race = true;
+  if (validity <= Millis(0)) {
     log_debug("acquired {} too slowly ({} elapsed of {}): released", name, format_duration(elapsed),
               format_duration(ttl));
-    return busy;
   }
-  busy.lost_race = !any_busy;
+  Busy busy;
+  busy.ttl_left = d.ttl_left;
+  busy.host = d.host;
+  busy.pid = d.pid;
+  busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
   return busy;
 }
 
-void Locker::release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets) {
+void Locker::undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
+                  const std::vector<bool>& just_failed, bool announce) {
   const Keys keys = keys_for(m_options.prefix, name);
-  (void)round({"1", keys.lock, token, keys.channel}, release_script(), targets);
+  const redis::Timeouts brief{m_options.timeouts.connect, std::min(m_options.timeouts.command, Millis(250))};
+  for (size_t i = 0; i < m_conns.size(); ++i) {
+    if (targets[i] && just_failed[i]) {
+      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls);
+    }
+  }
+  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, release_script(), targets);
+  for (size_t i = 0; i < m_conns.size(); ++i) {
+    if (targets[i] && just_failed[i]) {
+      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
+    }
+  }
 }
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"1", keys.lock, token, keys.channel}, release_script(), {});
+  auto answers = round({"1", keys.lock, token, keys.channel, ""}, release_script(), {});
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   bool released = false;
@@ -447,108 +445,51 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   const auto start = redis::Clock::now();
   auto answers = round({"1", keys.lock, token, std::to_string(ttl.count())}, renew_script(), {});
   const size_t n = m_conns.size();
-  std::vector<redis::Failure> failures;
-  size_t votes = 0;
-  NotHeld not_held;
+  std::vector<RenewVote> votes(n);
   for (size_t i = 0; i < n; ++i) {
     auto& a = answers[i];
+    auto& v = votes[i];
+    const auto& e = a.reply.elements;
     if (a.failure) {
-      failures.push_back(*a.failure);
-    } else if (a.kind == "renewed" && !a.replicas_short) {
-      ++votes;
+      v.failure = a.failure;
+    } else if (a.kind == "renewed" && e.size() >= 4) {
+      if (a.replicas_short) {
+        v.failure = redis::Failure{ExitStatus::k_unavailable,
+                                   fmt::format("Redis at {}: fewer than {} replicas acknowledged the renewal in "
+                                               "time (--min-replicas)",
+                                               m_endpoints[i].display(), m_options.min_replicas)};
+        continue;
+      }
+      v.kind = RenewVote::Kind::k_renewed;
+      v.lease = Millis(as_int(e[1]));
+      const std::string mode = e[2].text();
+      v.claim.mode = mode == "semaphore" ? Claim::Mode::k_semaphore
+                     : mode == "shared"  ? Claim::Mode::k_shared
+                                         : Claim::Mode::k_exclusive;
+      v.claim.limit = static_cast<int>(std::clamp<long long>(as_int(e[3]), 1, 1'000'000));
+    } else if (a.kind == "notheld") {
+      v.kind = RenewVote::Kind::k_not_held;
     } else if (a.kind == "foreign") {
-      not_held.foreign = true;
-      not_held.what = a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?";
+      v.kind = RenewVote::Kind::k_foreign;
+      v.foreign_type = e.size() > 1 ? e[1].text() : "?";
+    } else {
+      v.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent an unexpected reply to renew",
+                                                                     m_endpoints[i].display())};
     }
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
   Renewed r{ttl, ttl - elapsed - clock_drift(ttl)};
-  if (votes >= quorum() && r.validity > Millis(0)) {
-    return r;
+  const RenewDecision d = decide_renew(votes, r.validity);
+  switch (d.verdict) {
+    case RenewDecision::Verdict::k_renewed:
+      return r;
+    case RenewDecision::Verdict::k_unavailable:
+      throw_quorum_failure(d.failures, n, quorum());
+    case RenewDecision::Verdict::k_not_held:
+      break;
   }
-  if (failures.size() > n - quorum()) {
-    throw_quorum_failure(failures, n, quorum());
-  }
-  return not_held;
+  return NotHeld{d.foreign, d.foreign_type};
 }
-
-namespace {
-
-long long to_ll(const std::string& s) {
-  try {
-    return std::stoll(s);
-  } catch (...) {
-    return 0;
-  }
-}
-
-// Decodes the lock hash (HGETALL pairs) into holders: the plain layout's
-// fields, or a semaphore's / readers' 'h:<token>' JSON entries that have not
-// expired. Anything else makes the key foreign.
-void read_holders(ServerView& v, const std::vector<Reply>& pairs) {
-  if (v.type == "none") {
-    return;
-  }
-  if (v.type != "hash") {
-    v.foreign = true;
-    return;
-  }
-  std::map<std::string, std::string> fields;
-  for (size_t k = 0; k + 1 < pairs.size(); k += 2) {
-    fields[pairs[k].text()] = pairs[k + 1].text();
-  }
-  auto field = [&](const char* key) {
-    auto it = fields.find(key);
-    return it == fields.end() ? std::string() : it->second;
-  };
-  const std::string mode = field("mode");
-  if (mode == "semaphore" || mode == "shared") {
-    v.mode = mode;
-    v.limit = to_ll(field("limit"));
-    for (const auto& [key, value] : fields) {
-      if (key.rfind("h:", 0) != 0) {
-        continue;
-      }
-      HolderView h;
-      try {
-        auto j = nlohmann::json::parse(value);
-        h.token = key.substr(2);
-        h.host = j.value("host", "");
-        h.pid = j.value("pid", 0LL);
-        h.cmd = j.value("cmd", "");
-        h.since_ms = j.value("since", 0LL);
-        h.ttl_ms = j.value("expiry", 0LL) - v.now_ms;
-        h.fence = j.value("fence", 0LL);
-        h.count = j.value("count", 0LL);
-      } catch (const nlohmann::json::exception&) {
-        v.foreign = true;  // not what redlock writes
-        v.holders.clear();
-        return;
-      }
-      if (h.ttl_ms > 0) {
-        v.holders.push_back(std::move(h));
-      }
-    }
-    return;
-  }
-  if (field("token").empty() || field("count").empty()) {
-    v.foreign = true;
-    return;
-  }
-  v.mode = "exclusive";
-  HolderView h;
-  h.token = field("token");
-  h.host = field("host");
-  h.pid = to_ll(field("pid"));
-  h.cmd = field("cmd");
-  h.since_ms = to_ll(field("since_ms"));
-  h.ttl_ms = v.ttl_ms;
-  h.fence = to_ll(field("fence"));
-  h.count = to_ll(field("count"));
-  v.holders.push_back(std::move(h));
-}
-
-}  // namespace
 
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
@@ -567,9 +508,12 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
     } else {
       v.type = e[0].text();
       v.now_ms = as_int(e[1]);
-      v.fence_counter = as_int(e[2]);
       v.ttl_ms = as_int(e[3]);
-      read_holders(v, e[4].elements);
+      std::vector<std::pair<std::string, std::string>> fields;
+      for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
+        fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
+      }
+      read_holders(v, fields);
     }
     views.push_back(std::move(v));
   }

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "lock/quorum.hpp"
 #include "lock/scripts.hpp"
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
@@ -26,15 +27,6 @@ struct Owner {
   std::string host;
   long long pid = 0;
   std::string cmd;
-};
-
-// What kind of hold is asked for: the lock itself (exclusive, the writer
-// of a readers/writer lock), one of `limit` places of a counting semaphore,
-// or a reader's share.
-struct Claim {
-  enum class Mode { k_exclusive, k_semaphore, k_shared };
-  Mode mode = Mode::k_exclusive;
-  int limit = 1;
 };
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
@@ -78,33 +70,6 @@ struct NotHeld {
 };
 using RenewOutcome = std::variant<Renewed, NotHeld>;
 
-// One holder of a lock as one server sees it.
-struct HolderView {
-  std::string token;
-  std::string host;
-  long long pid = 0;
-  std::string cmd;
-  long long since_ms = 0;  // server time of acquisition
-  long long ttl_ms = 0;    // time left
-  long long fence = 0;
-  long long count = 0;  // re-entry depth
-};
-
-// One server's view of a lock, for `status`.
-struct ServerView {
-  std::string endpoint;              // display URL
-  std::optional<std::string> error;  // unreachable / error text
-  std::string type;                  // "none", "hash", or a foreign type
-  bool foreign = false;
-  long long now_ms = 0;   // server TIME
-  long long ttl_ms = -2;  // the key's PTTL
-  long long fence_counter = 0;
-  std::string mode;                 // "exclusive", "semaphore" or "shared" while held
-  long long limit = 1;              // a semaphore's limit
-  std::vector<HolderView> holders;  // live holders
-  [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
-};
-
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
 // Redis lock; N > 1 is the Redlock algorithm (quorum N/2+1, validity =
 // ttl - elapsed - drift). Each operation is one parallel round: every server
@@ -119,7 +84,7 @@ class Locker {
   ~Locker();
 
   [[nodiscard]] size_t size() const { return m_conns.size(); }
-  [[nodiscard]] size_t quorum() const { return m_conns.size() / 2 + 1; }
+  [[nodiscard]] size_t quorum() const { return majority(m_conns.size()); }
   [[nodiscard]] const Options& options() const { return m_options; }
   [[nodiscard]] std::vector<std::string> endpoint_names() const;
 
@@ -148,12 +113,19 @@ class Locker {
 
  private:
   struct Answer;
+  // One server's answer to the acquire script as a vote (moves the failure out).
+  [[nodiscard]] AcquireVote acquire_vote(size_t i, Answer& a) const;
   // One script on every targeted server (all if `targets` is empty) at
   // once; `args` is numkeys, keys and argv.
   std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
                             const std::vector<bool>& targets);
-  // Releases `token` on the targeted servers (all if `targets` is empty), ignoring failures.
-  void release_on(const std::string& name, const std::string& token, const std::vector<bool>& targets);
+  // Undoes what a failed acquire may have taken: releases `token` (one
+  // level) on the targeted servers, ignoring failures, without waking
+  // waiters unless `announce`. A server that just failed gets the request
+  // on a new connection and only a short wait: it may be hung, and what
+  // matters is that the release is queued behind the acquire it may still run.
+  void undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
+            const std::vector<bool>& just_failed, bool announce);
 
   std::vector<redis::Endpoint> m_endpoints;
   Options m_options;

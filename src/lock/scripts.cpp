@@ -22,50 +22,59 @@ Script make(std::string_view name, std::string_view body) {
 
 // Shared prologue: classify the key at KEYS[1] and read the clock.
 // - t == 'none': free.
-// - a hash with token and count fields: a plain (exclusive) lock; h holds
-//   token, count, fence, host, pid.
-// - a hash with a mode field: a semaphore ('semaphore', with its limit) or
-//   the readers of a readers/writer lock ('shared'); every holder is a field
-//   'h:<token>' holding JSON {count, fence, expiry, since, ttl, host, pid, cmd}
-//   with its own expiry in server milliseconds, and the key lives as long as
-//   the longest-lived holder.
+// - a hash that carries redlock's schema marker (field 'schema' =
+//   'redlock/1'; no other writer sets it by accident):
+//   - with token and count fields: a plain (exclusive) lock; h holds token,
+//     count, fence, host, pid;
+//   - with a mode field: a semaphore ('semaphore', with its limit) or the
+//     readers of a readers/writer lock ('shared'); every holder is a field
+//     'h:<token>' holding JSON {count, fence, expiry, since, ttl, host, pid,
+//     cmd} with its own expiry in server milliseconds (the fence as a string:
+//     cjson keeps only 14 digits of a number), and the key lives as long as
+//     the longest-lived holder.
 // Anything else is foreign and is never touched.
-#define REDLOCK_CHECK_KEY                                                                           \
-  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                                                   \
-  "local h = nil\n"                                                                                 \
-  "local multi = nil\n"                                                                             \
-  "if t == 'hash' then\n"                                                                           \
-  "  h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit')\n" \
-  "  if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]\n"                                \
-  "  elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n"      \
-  "elseif t ~= 'none' then\n"                                                                       \
-  "  return {'foreign', t}\n"                                                                       \
-  "end\n"                                                                                           \
-  "local clock = redis.call('TIME')\n"                                                              \
-  "local now = clock[1] * 1000 + math.floor(clock[2] / 1000)\n"                                     \
-  "local function holders()\n"                                                                      \
-  "  local out = {}\n"                                                                              \
-  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                  \
-  "  for i = 1, #all, 2 do\n"                                                                       \
-  "    if string.sub(all[i], 1, 2) == 'h:' then\n"                                                  \
-  "      local v = cjson.decode(all[i + 1])\n"                                                      \
-  "      if v.expiry <= now then redis.call('HDEL', KEYS[1], all[i])\n"                             \
-  "      else v.token = string.sub(all[i], 3); out[#out + 1] = v end\n"                             \
-  "    end\n"                                                                                       \
-  "  end\n"                                                                                         \
-  "  return out\n"                                                                                  \
-  "end\n"                                                                                           \
-  "local function keep_alive(list)\n"                                                               \
-  "  local last = now\n"                                                                            \
-  "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"                 \
-  "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                               \
-  "  else redis.call('DEL', KEYS[1]) end\n"                                                         \
+#define REDLOCK_CHECK_KEY                                                                                     \
+  "local t = redis.call('TYPE', KEYS[1])['ok']\n"                                                             \
+  "local h = nil\n"                                                                                           \
+  "local multi = nil\n"                                                                                       \
+  "if t == 'hash' then\n"                                                                                     \
+  "  h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit', 'schema')\n" \
+  "  if h[8] ~= 'redlock/1' then return {'foreign', 'hash without redlock\\'s schema field'} end\n"           \
+  "  if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]\n"                                          \
+  "  elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end\n"                \
+  "elseif t ~= 'none' then\n"                                                                                 \
+  "  return {'foreign', t}\n"                                                                                 \
+  "end\n"                                                                                                     \
+  "local clock = redis.call('TIME')\n"                                                                        \
+  "local now = clock[1] * 1000 + math.floor(clock[2] / 1000)\n"                                               \
+  "local function holders()\n"                                                                                \
+  "  local out = {}\n"                                                                                        \
+  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                            \
+  "  for i = 1, #all, 2 do\n"                                                                                 \
+  "    if string.sub(all[i], 1, 2) == 'h:' then\n"                                                            \
+  "      local v = cjson.decode(all[i + 1])\n"                                                                \
+  "      if v.expiry <= now then redis.call('HDEL', KEYS[1], all[i])\n"                                       \
+  "      else v.token = string.sub(all[i], 3); out[#out + 1] = v end\n"                                       \
+  "    end\n"                                                                                                 \
+  "  end\n"                                                                                                   \
+  "  return out\n"                                                                                            \
+  "end\n"                                                                                                     \
+  "local function keep_alive(list)\n"                                                                         \
+  "  local last = now\n"                                                                                      \
+  "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"                           \
+  "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                                         \
+  "  else redis.call('DEL', KEYS[1]) end\n"                                                                   \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its
-// TTL, the fence is incremented exactly once per new holder, a re-entry is
-// granted only to a token that holds the lock at this instant, and a
-// semaphore never has more live holders than its limit.
+// TTL, the fence is raised exactly once per new holder, a re-entry is
+// granted only to a token that holds the lock at this instant and in a mode
+// at least as strong as asked (a reader's share never becomes exclusive),
+// and a semaphore never has more live holders than its limit on this server.
+// Fences are a hybrid logical clock: max(counter + 1, server TIME in µs), so
+// they keep increasing across a restart that lost the counter as long as the
+// server's clock does not go back. Numbers go to Redis through
+// string.format('%d'): Lua would print 16 digits in exponent notation.
 // KEYS: lock hash, fence counter. ARGV: fresh token, ttl ms, host, pid, cmd,
 // token to re-enter ('' for none), mode ('exclusive', 'semaphore' or
 // 'shared'), limit.
@@ -78,13 +87,17 @@ if multi then
   local soonest = nil
   for _, v in ipairs(list) do
     if ARGV[6] ~= '' and v.token == ARGV[6] then
+      if multi == 'shared' and mode ~= 'shared' then return {'upgrade', multi, ''} end
+      if multi == 'semaphore' and (mode ~= 'semaphore' or h[7] ~= ARGV[8]) then
+        return {'mismatch', multi, h[7] or ''}
+      end
       v.count = v.count + 1
       if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end
       local token = v.token
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
       keep_alive(list)
-      return {'reentered', token, v.fence, v.count, v.expiry - now}
+      return {'reentered', token, tonumber(v.fence), v.count, v.expiry - now}
     end
     first = first or v
     if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
@@ -117,19 +130,28 @@ elseif t == 'hash' then
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
 end
-local fence = redis.call('INCR', KEYS[2])
+local counter = redis.call('GET', KEYS[2])
+local last = 0
+if counter then
+  last = tonumber(counter)
+  if not last then return redis.error_reply('the fence counter ' .. KEYS[2] .. ' is not a number') end
+end
+local fence = math.max(last + 1, clock[1] * 1000000 + clock[2])
+local fence_text = string.format('%d', fence)
+redis.call('SET', KEYS[2], fence_text)
 local since = string.format('%d', now)
 if mode == 'exclusive' then
   if t == 'none' then
-    redis.call('HSET', KEYS[1], 'token', ARGV[1], 'count', 1, 'fence', fence, 'host', ARGV[3],
-               'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
+    redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', ARGV[1], 'count', 1, 'fence', fence_text,
+               'host', ARGV[3], 'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
     redis.call('PEXPIRE', KEYS[1], ttl)
     return {'acquired', ARGV[1], fence, 1, ttl}
   end
 end
-local holder = {count = 1, fence = fence, expiry = now + ttl, since = now, ttl = ttl,
+local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
                 host = ARGV[3], pid = tonumber(ARGV[4]), cmd = ARGV[5]}
-redis.call('HSET', KEYS[1], 'mode', mode, 'limit', ARGV[8], 'h:' .. ARGV[1], cjson.encode(holder))
+redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'mode', mode, 'limit', ARGV[8],
+           'h:' .. ARGV[1], cjson.encode(holder))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {'acquired', ARGV[1], fence, 1, ttl}
@@ -137,8 +159,13 @@ return {'acquired', ARGV[1], fence, 1, ttl}
 
 // Release one level. Atomic so that only a holder's token can remove its
 // hold, and waiters are told (PUBLISH) exactly when a place becomes free.
-// KEYS: lock hash. ARGV: token, release channel.
+// Undoing an attempt that never counted as held ('quiet') tells nobody:
+// no waiter, least of all the one undoing it, has anything to gain.
+// KEYS: lock hash. ARGV: token, release channel, 'quiet' or ''.
 constexpr std::string_view k_release = REDLOCK_CHECK_KEY R"lua(
+local function announce()
+  if ARGV[3] ~= 'quiet' then redis.call('PUBLISH', ARGV[2], 'released') end
+end
 if multi then
   local list = holders()
   for _, v in ipairs(list) do
@@ -153,7 +180,7 @@ if multi then
       local rest = {}
       for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
       keep_alive(rest)
-      redis.call('PUBLISH', ARGV[2], 'released')
+      announce()
       return {'released', #rest}
     end
   end
@@ -164,12 +191,15 @@ if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
 local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
 if count > 0 then return {'decremented', count} end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[2], 'released')
+announce()
 return {'released', 0}
 )lua";
 
-// Extend the TTL. Atomic so that an expired hold is never recreated and only
-// the holder's token extends it.
+// Extend the lease. Atomic so that an expired hold is never recreated and
+// only the holder's token extends it. A lease is the longest that any of its
+// levels asked for: a nested holder's shorter --ttl never shortens it.
+// Answers the lease left and the lock's mode and limit (the quorum a renewal
+// needs depends on them).
 // KEYS: lock hash. ARGV: token, ttl ms.
 constexpr std::string_view k_renew = REDLOCK_CHECK_KEY R"lua(
 local ttl = tonumber(ARGV[2])
@@ -177,21 +207,25 @@ if multi then
   local list = holders()
   for _, v in ipairs(list) do
     if v.token == ARGV[1] then
-      v.expiry = now + ttl
-      v.ttl = ttl
+      if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end
+      local left = v.expiry - now
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
       keep_alive(list)
-      return {'renewed', ttl}
+      return {'renewed', left, multi, h[7] or '1'}
     end
   end
   keep_alive(list)
   return {'notheld'}
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
-return {'renewed', ttl}
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl < ttl then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
+  pttl = ttl
+end
+return {'renewed', pttl, 'exclusive', '1'}
 )lua";
 
 // Read everything status shows in one consistent snapshot, with the
@@ -213,13 +247,13 @@ return {t, now_ms, fence, redis.call('PTTL', KEYS[1]), redis.call('HGETALL', KEY
 // KEYS: lock hash, fence counter. ARGV: token, fence.
 constexpr std::string_view k_raise_fence = REDLOCK_CHECK_KEY R"lua(
 local f = tonumber(ARGV[2])
-local cur = tonumber(redis.call('GET', KEYS[2]) or '0')
+local cur = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
 if cur < f then redis.call('SET', KEYS[2], ARGV[2]) end
 if multi then
   local v = redis.call('HGET', KEYS[1], 'h:' .. ARGV[1])
   if v then
     local d = cjson.decode(v)
-    d.fence = f
+    d.fence = ARGV[2]
     redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(d))
   end
 elseif t == 'hash' and h[1] == ARGV[1] then

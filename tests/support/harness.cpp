@@ -279,6 +279,11 @@ long long RedisServer::calls(const std::string& command) const {
   return std::stoll(info.substr(at + needle.size()));
 }
 
+long long RedisServer::time_us() const {
+  redis::Reply r = cmd({"TIME"});
+  return std::stoll(r.elements.at(0).str) * 1'000'000 + std::stoll(r.elements.at(1).str);
+}
+
 long long RedisServer::commands_run() const {
   std::istringstream in(cmd({"INFO", "commandstats"}).str);
   long long total = 0;

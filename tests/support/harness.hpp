@@ -68,6 +68,8 @@ class RedisServer {
   // Every command the server has run so far (INFO commandstats), except the
   // INFO commands that ask.
   [[nodiscard]] long long commands_run() const;
+  // The server's clock (TIME) in microseconds: fences are never below it.
+  [[nodiscard]] long long time_us() const;
 
  private:
   Options m_options;

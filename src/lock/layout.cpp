@@ -1,0 +1,119 @@
+#include "lock/layout.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "util/number.hpp"
+
+namespace redlock::lock {
+namespace {
+
+long long to_ll(const std::string& s) {
+  return parse_integer(s).value_or(0);
+}
+
+// A number that redlock writes either as a JSON number or, when it may need
+// more than the 14 digits Redis's cjson keeps, as a string of digits.
+long long json_integer(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    return 0;
+  }
+  if (it->is_number_integer()) {
+    return it->get<long long>();
+  }
+  if (it->is_number_float()) {
+    const double d = it->get<double>();
+    return d > -9e18 && d < 9e18 ? static_cast<long long>(d) : 0;
+  }
+  if (it->is_string()) {
+    return to_ll(it->get<std::string>());
+  }
+  throw nlohmann::json::type_error::create(302, "not a number", it.operator->());
+}
+
+std::string json_text(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    return {};
+  }
+  if (!it->is_string()) {
+    throw nlohmann::json::type_error::create(302, "not a string", it.operator->());
+  }
+  return it->get<std::string>();
+}
+
+void read_shared(ServerView& v, const std::map<std::string, std::string>& fields) {
+  for (const auto& [key, value] : fields) {
+    if (key.rfind("h:", 0) != 0) {
+      continue;
+    }
+    HolderView h;
+    try {
+      auto j = nlohmann::json::parse(value);
+      if (!j.is_object()) {
+        throw nlohmann::json::type_error::create(302, "not an object", &j);
+      }
+      h.token = key.substr(2);
+      h.host = json_text(j, "host");
+      h.pid = json_integer(j, "pid");
+      h.cmd = json_text(j, "cmd");
+      h.since_ms = json_integer(j, "since");
+      h.ttl_ms = json_integer(j, "expiry") - v.now_ms;
+      h.fence = json_integer(j, "fence");
+      h.count = json_integer(j, "count");
+    } catch (const nlohmann::json::exception&) {
+      v.foreign = true;  // not what redlock writes
+      v.holders.clear();
+      return;
+    }
+    if (h.ttl_ms > 0) {
+      v.holders.push_back(std::move(h));
+    }
+  }
+}
+
+}  // namespace
+
+void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (v.type == "none") {
+    return;
+  }
+  if (v.type != "hash") {
+    v.foreign = true;
+    return;
+  }
+  std::map<std::string, std::string> fields(pairs.begin(), pairs.end());
+  auto field = [&](const char* key) {
+    auto it = fields.find(key);
+    return it == fields.end() ? std::string() : it->second;
+  };
+  if (field("schema") != k_schema) {
+    v.foreign = true;
+    return;
+  }
+  const std::string mode = field("mode");
+  if (mode == "semaphore" || mode == "shared") {
+    v.mode = mode;
+    v.limit = to_ll(field("limit"));
+    read_shared(v, fields);
+    return;
+  }
+  if (field("token").empty() || field("count").empty()) {
+    v.foreign = true;
+    return;
+  }
+  v.mode = "exclusive";
+  HolderView h;
+  h.token = field("token");
+  h.host = field("host");
+  h.pid = to_ll(field("pid"));
+  h.cmd = field("cmd");
+  h.since_ms = to_ll(field("since_ms"));
+  h.ttl_ms = v.ttl_ms;
+  h.fence = to_ll(field("fence"));
+  h.count = to_ll(field("count"));
+  v.holders.push_back(std::move(h));
+}
+
+}  // namespace redlock::lock

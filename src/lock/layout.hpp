@@ -1,0 +1,24 @@
+#pragma once
+
+// How a lock is laid out in its Redis hash, read back for `status`.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lock/quorum.hpp"
+
+namespace redlock::lock {
+
+// The schema marker every lock hash redlock writes carries (field 'schema'):
+// a hash without it is not redlock's and is never changed.
+inline constexpr const char* k_schema = "redlock/1";
+
+// Fills `v.mode`, `v.limit` and `v.holders` from the lock hash's fields
+// (HGETALL pairs), given `v.type`, `v.now_ms` and `v.ttl_ms`: the plain
+// layout's fields, or a semaphore's / readers' 'h:<token>' JSON entries that
+// have not expired. A key that is not a hash, lacks the schema marker or has
+// entries redlock would not write makes `v.foreign`. Never throws on input.
+void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
+
+}  // namespace redlock::lock

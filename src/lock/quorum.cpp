@@ -1,0 +1,261 @@
+#include "lock/quorum.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace redlock::lock {
+
+const char* mode_name(Claim::Mode mode) {
+  switch (mode) {
+    case Claim::Mode::k_semaphore:
+      return "semaphore";
+    case Claim::Mode::k_shared:
+      return "shared";
+    case Claim::Mode::k_exclusive:
+      break;
+  }
+  return "exclusive";
+}
+
+size_t majority(size_t n) {
+  return n / 2 + 1;
+}
+
+size_t grant_quorum(size_t n, const Claim& claim) {
+  if (claim.mode != Claim::Mode::k_semaphore || claim.limit <= 1) {
+    return majority(n);
+  }
+  // The smallest q with q > L*n/(L+1), in integers: floor(L*n/(L+1)) + 1.
+  const auto places = static_cast<unsigned long long>(claim.limit);
+  return static_cast<size_t>(places * n / (places + 1)) + 1;
+}
+
+namespace {
+
+using Kind = AcquireVote::Kind;
+using Verdict = AcquireDecision::Verdict;
+
+// Tallies of one acquire round.
+struct Tally {
+  size_t fresh = 0;      // granted with the new token
+  size_t reentered = 0;  // the caller's token held it
+  size_t busy = 0;
+  bool mismatch = false;
+  bool upgrade = false;
+};
+
+Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
+  Tally t;
+  for (const auto& v : votes) {
+    switch (v.kind) {
+      case Kind::k_granted:
+        ++t.fresh;
+        break;
+      case Kind::k_reentered:
+        ++t.reentered;
+        break;
+      case Kind::k_busy:
+        ++t.busy;
+        if (v.ttl_left > Millis(0) && (d.ttl_left == Millis(0) || v.ttl_left < d.ttl_left)) {
+          d.ttl_left = v.ttl_left;
+        }
+        if (d.host.empty() && !v.host.empty()) {
+          d.host = v.host;
+          d.pid = v.pid;
+        }
+        break;
+      case Kind::k_mismatch:
+        t.mismatch = true;
+        d.held_mode = v.held_mode;
+        d.held_limit = v.held_limit;
+        break;
+      case Kind::k_upgrade:
+        t.upgrade = true;
+        d.held_mode = v.held_mode;
+        break;
+      case Kind::k_foreign:
+        ++d.foreign;
+        d.foreign_type = v.foreign_type;
+        break;
+      case Kind::k_failed:
+        d.failures.push_back(v.failure.value_or(redis::Failure{}));
+        break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
+                               Millis validity) {
+  const size_t n = votes.size();
+  const size_t q = grant_quorum(n, claim);
+  AcquireDecision d;
+  d.voted.assign(n, false);
+  d.release_fresh.assign(n, false);
+  d.undo_reentry.assign(n, false);
+  const Tally t = count(votes, d);
+
+  // A caller whose token holds the lock somewhere is re-entering: only its
+  // token's votes count, and it never gets a fresh token instead.
+  d.fresh = !(reentering && (t.reentered > 0 || t.upgrade));
+  const Kind counted = d.fresh ? Kind::k_granted : Kind::k_reentered;
+  size_t yes = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& v = votes[i];
+    if (v.kind == counted) {
+      d.voted[i] = true;
+      ++yes;
+      d.fence = std::max(d.fence, v.fence);
+      d.count = std::max(d.count, v.count);
+    }
+  }
+
+  const bool blocked = t.mismatch || t.upgrade;
+  if (!blocked && yes >= q && validity > Millis(0)) {
+    d.verdict = Verdict::k_granted;
+    if (!d.fresh) {
+      // Fresh holds that servers where the token did not hold gave out.
+      for (size_t i = 0; i < n; ++i) {
+        d.release_fresh[i] = votes[i].kind == Kind::k_granted || votes[i].kind == Kind::k_failed;
+      }
+    }
+    return d;
+  }
+
+  // Not held: undo everything this round may have taken. A fresh token is
+  // released wherever it may have been granted (a server that did not answer
+  // may still run the script); a re-entry only where it happened.
+  for (size_t i = 0; i < n; ++i) {
+    d.release_fresh[i] = votes[i].kind == Kind::k_granted || votes[i].kind == Kind::k_failed;
+    d.undo_reentry[i] = votes[i].kind == Kind::k_reentered;
+  }
+  std::fill(d.voted.begin(), d.voted.end(), false);
+  d.fence = 0;
+  if (t.mismatch) {
+    d.verdict = Verdict::k_mismatch;
+  } else if (t.upgrade) {
+    d.verdict = Verdict::k_upgrade;
+  } else if (d.failures.size() > n - q) {
+    d.verdict = Verdict::k_unavailable;
+  } else if (d.foreign >= majority(n)) {
+    d.verdict = Verdict::k_foreign;
+  } else if (yes >= q) {
+    // A quorum, but too slowly: the lock may already have expired, and
+    // others may have seen it held; they are told it is free again.
+    d.verdict = Verdict::k_lost_race;
+    d.announce_release = d.fresh;
+  } else {
+    d.verdict = t.busy > 0 ? Verdict::k_busy : Verdict::k_lost_race;
+  }
+  return d;
+}
+
+std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d) {
+  std::vector<bool> out(votes.size(), false);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    out[i] = d.voted[i] && votes[i].fence < d.fence;
+  }
+  return out;
+}
+
+RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity) {
+  const size_t n = votes.size();
+  RenewDecision d;
+  size_t renewed = 0;
+  size_t failed = 0;
+  size_t q = majority(n);
+  for (const auto& v : votes) {
+    switch (v.kind) {
+      case RenewVote::Kind::k_renewed:
+        ++renewed;
+        q = std::max(q, grant_quorum(n, v.claim));
+        break;
+      case RenewVote::Kind::k_foreign:
+        d.foreign = true;
+        d.foreign_type = v.foreign_type;
+        break;
+      case RenewVote::Kind::k_failed:
+        ++failed;
+        d.failures.push_back(v.failure.value_or(redis::Failure{}));
+        break;
+      case RenewVote::Kind::k_not_held:
+        break;
+    }
+  }
+  if (renewed >= q && validity > Millis(0)) {
+    d.verdict = RenewDecision::Verdict::k_renewed;
+  } else if (renewed + failed >= q && failed > 0) {
+    // The servers that did not answer may still confirm it: worth a retry.
+    d.verdict = RenewDecision::Verdict::k_unavailable;
+  } else {
+    d.verdict = RenewDecision::Verdict::k_not_held;
+  }
+  return d;
+}
+
+namespace {
+
+Claim claim_of(const std::string& mode, long long limit) {
+  Claim c;
+  if (mode == "semaphore") {
+    c.mode = Claim::Mode::k_semaphore;
+    c.limit = static_cast<int>(std::clamp<long long>(limit, 1, 1'000'000));
+  } else if (mode == "shared") {
+    c.mode = Claim::Mode::k_shared;
+  }
+  return c;
+}
+
+}  // namespace
+
+StatusVerdict judge(std::string name, std::vector<ServerView> views) {
+  StatusVerdict v;
+  v.name = std::move(name);
+  v.views = std::move(views);
+  const size_t n = v.views.size();
+  // token -> (servers that hold it, the merged view: smallest TTL, largest fence and count)
+  std::map<std::string, std::pair<size_t, HolderView>> seen;
+  size_t foreign = 0;
+  for (const auto& s : v.views) {
+    if (s.foreign) {
+      ++foreign;
+      v.foreign_type = s.type;
+      continue;
+    }
+    for (const auto& h : s.holders) {
+      auto [it, fresh] = seen.try_emplace(h.token, 0, h);
+      if (!fresh) {
+        auto& m = it->second.second;
+        m.ttl_ms = std::min(m.ttl_ms, h.ttl_ms);
+        m.fence = std::max(m.fence, h.fence);
+        m.count = std::max(m.count, h.count);
+        m.since_ms = std::min(m.since_ms, h.since_ms);
+      }
+      ++it->second.first;
+      if (v.mode.empty()) {
+        v.mode = s.mode;
+        v.limit = s.limit;
+        v.now_ms = s.now_ms;
+      }
+    }
+  }
+  const size_t q = grant_quorum(n, claim_of(v.mode, v.limit));
+  for (const auto& [token, entry] : seen) {
+    if (entry.first >= q) {
+      v.holders.push_back(entry.second);
+    }
+  }
+  std::stable_sort(v.holders.begin(), v.holders.end(), [](const HolderView& a, const HolderView& b) {
+    return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.fence < b.fence;
+  });
+  if (!v.holders.empty()) {
+    v.state = StatusVerdict::State::k_held;
+  } else if (foreign >= majority(n)) {
+    v.state = StatusVerdict::State::k_foreign;
+  }
+  return v;
+}
+
+}  // namespace redlock::lock

@@ -1,0 +1,164 @@
+#pragma once
+
+// The lock's decisions, apart from any I/O: given what each server answered
+// to one round, who holds the lock, whether an acquire or renewal counts,
+// and what has to be undone where. Pure functions, tested table-driven in
+// tests/unit/quorum_test.cpp; Locker (locker.hpp) does the talking.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock/claim.hpp"
+#include "redis/connection.hpp"
+#include "util/duration.hpp"
+
+namespace redlock::lock {
+
+// A simple majority of n servers: n/2 + 1.
+[[nodiscard]] size_t majority(size_t n);
+
+// How many of n servers must grant `claim` for it to count as held. A plain
+// lock and a reader's share need a majority (two majorities always share a
+// server, and one server never grants both). A semaphore of L places needs
+// more than L*n/(L+1) servers: then L+1 grants would hold more than L*n
+// places in all, so some server would have granted L+1 places, which no
+// server does (pigeonhole). For L = 1 that is the majority again.
+[[nodiscard]] size_t grant_quorum(size_t n, const Claim& claim);
+
+// One server's answer to the acquire script, decoded by the I/O layer.
+struct AcquireVote {
+  enum class Kind {
+    k_granted,    // a fresh hold with the round's new token
+    k_reentered,  // the caller's token held it here: one more level
+    k_busy,       // held by others (or full)
+    k_mismatch,   // held in another mode, or as a semaphore with another limit
+    k_upgrade,    // the caller's token holds a reader's share and asked for more
+    k_foreign,    // the key is not redlock's: left alone
+    k_failed,     // no usable answer (unreachable, refused, error reply, replicas short)
+  };
+  Kind kind = Kind::k_failed;
+  long long fence = 0;                    // granted / reentered
+  long long count = 0;                    // granted / reentered: re-entry depth now
+  Millis ttl_left{0};                     // busy: the holder's PTTL (0 if unknown)
+  std::string host, pid;                  // busy: who holds it, if the server said
+  std::string held_mode;                  // mismatch / upgrade: "exclusive", "semaphore", "shared"
+  std::string held_limit;                 // mismatch: a semaphore's limit
+  std::string foreign_type;               // foreign: what the key holds
+  std::optional<redis::Failure> failure;  // failed: why
+};
+
+// What an acquire round comes to.
+struct AcquireDecision {
+  enum class Verdict {
+    k_granted,      // held: `fresh` says whether with the new token or by re-entry
+    k_busy,         // someone else holds it on too many servers
+    k_lost_race,    // no holder has a quorum (split vote, or a quorum too slow)
+    k_mismatch,     // a server holds NAME in another mode: usage error, nothing taken
+    k_upgrade,      // re-entry of a reader's share as exclusive: usage error
+    k_foreign,      // a quorum of servers hold a foreign key
+    k_unavailable,  // too few usable answers for any quorum
+  };
+  Verdict verdict = Verdict::k_unavailable;
+  bool fresh = true;        // granted with the round's new token (else by re-entry)
+  long long fence = 0;      // granted: the largest fence among the votes
+  long long count = 1;      // granted: re-entry depth
+  std::vector<bool> voted;  // per server: counts towards the hold
+  // What to undo on the servers (also when granted: fresh holds taken on a
+  // minority during a re-entry). Undoing never wakes waiters.
+  std::vector<bool> release_fresh;  // release the round's new token here
+  std::vector<bool> undo_reentry;   // release one level of the caller's token here
+  bool announce_release = false;    // a quorum was reached, but too late: tell waiters
+  // Busy / lost race: about the holder.
+  Millis ttl_left{0};
+  std::string host, pid;
+  // Mismatch / upgrade: the mode (and limit) NAME is held in.
+  std::string held_mode, held_limit;
+  size_t foreign = 0;  // servers with a foreign key
+  std::string foreign_type;
+  std::vector<redis::Failure> failures;  // unavailable: every server's reason
+};
+
+// Decides an acquire from every server's vote. `reentering` says whether the
+// caller offered a token to re-enter with; `validity` is what is left of the
+// lease once the round (and any fence raising) is over. A re-entry counts
+// only when the caller's token held the lock on a quorum; then it never
+// becomes a fresh token, and partial re-entries are undone.
+[[nodiscard]] AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
+                                             Millis validity);
+
+// Redlock fencing: the servers that voted but handed out a smaller fence
+// than the quorum's largest, whose counters must be raised to it before the
+// lock counts as held (so any later quorum, which shares a server with this
+// one, hands out a larger fence).
+[[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
+
+// One server's answer to the renew script.
+struct RenewVote {
+  enum class Kind { k_renewed, k_not_held, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  Millis lease{0};  // renewed: the lease left on that server
+  Claim claim;      // renewed: the mode (and limit) the lock is held in
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+struct RenewDecision {
+  enum class Verdict { k_renewed, k_not_held, k_unavailable };
+  Verdict verdict = Verdict::k_unavailable;
+  bool foreign = false;  // not held because the key is now foreign
+  std::string foreign_type;
+  std::vector<redis::Failure> failures;
+};
+
+// A renewal counts when the token's lease was extended on as many servers as
+// its mode needs and `validity` is left; too few usable answers is
+// unavailable (a retry may still save it), else the token no longer holds.
+[[nodiscard]] RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity);
+
+// One holder of a lock as one server sees it.
+struct HolderView {
+  std::string token;
+  std::string host;
+  long long pid = 0;
+  std::string cmd;
+  long long since_ms = 0;  // server time of acquisition
+  long long ttl_ms = 0;    // time left
+  long long fence = 0;
+  long long count = 0;  // re-entry depth
+};
+
+// One server's view of a lock, for `status`.
+struct ServerView {
+  std::string endpoint;              // display URL
+  std::optional<std::string> error;  // unreachable / error text
+  std::string type;                  // "none", "hash", or a foreign type
+  bool foreign = false;
+  long long now_ms = 0;             // server TIME
+  long long ttl_ms = -2;            // the key's PTTL
+  std::string mode;                 // "exclusive", "semaphore" or "shared" while held
+  long long limit = 1;              // a semaphore's limit
+  std::vector<HolderView> holders;  // live holders
+  [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
+};
+
+// The overall picture of one lock across all servers, for `status`.
+struct StatusVerdict {
+  enum class State { k_free, k_held, k_foreign };
+  std::string name;
+  State state = State::k_free;
+  std::string foreign_type;
+  std::string mode;  // exclusive, semaphore, shared
+  long long limit = 1;
+  long long now_ms = 0;             // server time of the view the holders come from
+  std::vector<HolderView> holders;  // holders with a quorum, oldest first
+  std::vector<ServerView> views;
+};
+
+// A holder counts when as many servers as its mode needs agree on its token
+// (the merged view: smallest TTL, largest fence and count); the lock is
+// foreign when a majority of servers hold a foreign key.
+[[nodiscard]] StatusVerdict judge(std::string name, std::vector<ServerView> views);
+
+}  // namespace redlock::lock

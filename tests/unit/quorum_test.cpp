@@ -1,0 +1,341 @@
+// The lock's decisions, table-driven, without any server: what a round of
+// answers from N servers comes to.
+
+#include "lock/quorum.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace redlock::lock {
+namespace {
+
+using Kind = AcquireVote::Kind;
+using Verdict = AcquireDecision::Verdict;
+
+AcquireVote vote(char c, long long fence = 10) {
+  AcquireVote v;
+  switch (c) {
+    case 'G':  // granted, fresh token
+      v.kind = Kind::k_granted;
+      v.fence = fence;
+      v.count = 1;
+      break;
+    case 'R':  // re-entered with the caller's token
+      v.kind = Kind::k_reentered;
+      v.fence = fence;
+      v.count = 2;
+      break;
+    case 'B':
+      v.kind = Kind::k_busy;
+      v.ttl_left = Millis(fence * 100);
+      v.host = "web-" + std::to_string(fence);
+      v.pid = "42";
+      break;
+    case 'M':
+      v.kind = Kind::k_mismatch;
+      v.held_mode = "semaphore";
+      v.held_limit = "3";
+      break;
+    case 'U':
+      v.kind = Kind::k_upgrade;
+      v.held_mode = "shared";
+      break;
+    case 'F':
+      v.kind = Kind::k_foreign;
+      v.foreign_type = "list";
+      break;
+    default:  // 'x': no answer
+      v.kind = Kind::k_failed;
+      v.failure = redis::Failure{ExitStatus::k_unavailable, "timed out"};
+      break;
+  }
+  return v;
+}
+
+// "GGBxx" -> one vote per letter, fences 1, 2, 3... in order.
+std::vector<AcquireVote> votes(const std::string& pattern) {
+  std::vector<AcquireVote> out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    out.push_back(vote(pattern[i], static_cast<long long>(i + 1)));
+  }
+  return out;
+}
+
+std::string bits(const std::vector<bool>& v) {
+  std::string s;
+  for (bool b : v) {
+    s += b ? '1' : '0';
+  }
+  return s;
+}
+
+Claim semaphore(int limit) {
+  return Claim{Claim::Mode::k_semaphore, limit};
+}
+
+TEST(Quorum, MajorityIsMoreThanHalf) {
+  EXPECT_EQ(majority(1), 1u);
+  EXPECT_EQ(majority(2), 2u);
+  EXPECT_EQ(majority(3), 2u);
+  EXPECT_EQ(majority(4), 3u);
+  EXPECT_EQ(majority(5), 3u);
+}
+
+TEST(Quorum, SemaphoreNeedsMoreThanLTimesMOverLPlusOneServers) {
+  struct Row {
+    size_t servers;
+    int limit;
+    size_t needed;
+  };
+  const Row rows[] = {
+      {1, 1, 1}, {1, 5, 1}, {3, 1, 2}, {3, 2, 3}, {3, 3, 3}, {3, 100, 3}, {5, 1, 3},
+      {5, 2, 4}, {5, 3, 4}, {5, 4, 5}, {5, 9, 5}, {7, 2, 5}, {7, 3, 6},   {9, 2, 7},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(grant_quorum(r.servers, semaphore(r.limit)), r.needed) << r.servers << " servers, limit " << r.limit;
+  }
+}
+
+TEST(Quorum, SemaphoreQuorumMakesLPlusOneGrantsImpossibleByPigeonhole) {
+  // For every M and L: L+1 grants, each on q servers, need (L+1)*q places;
+  // M servers with L places each have only L*M.
+  for (size_t m = 1; m <= 9; ++m) {
+    for (int l = 1; l <= 12; ++l) {
+      const size_t q = grant_quorum(m, semaphore(l));
+      EXPECT_LE(q, m) << m << " " << l;
+      EXPECT_GT((static_cast<size_t>(l) + 1) * q, static_cast<size_t>(l) * m) << m << " " << l;
+      // And it is the smallest such number.
+      EXPECT_LE((static_cast<size_t>(l) + 1) * (q - 1), static_cast<size_t>(l) * m) << m << " " << l;
+    }
+  }
+}
+
+TEST(Quorum, PlainLocksAndReadersNeedAMajority) {
+  EXPECT_EQ(grant_quorum(5, Claim{}), 3u);
+  EXPECT_EQ(grant_quorum(5, Claim{Claim::Mode::k_shared, 1}), 3u);
+  EXPECT_EQ(grant_quorum(3, semaphore(1)), 2u);
+}
+
+struct AcquireRow {
+  const char* what;
+  std::string pattern;
+  Claim claim;
+  bool reentering;
+  Verdict verdict;
+  std::string voted;          // per server
+  std::string release_fresh;  // per server
+  std::string undo_reentry;   // per server
+};
+
+class AcquireTable : public ::testing::TestWithParam<AcquireRow> {};
+
+TEST_P(AcquireTable, DecidesAndSaysWhatToUndo) {
+  const AcquireRow& r = GetParam();
+  AcquireDecision d = decide_acquire(votes(r.pattern), r.claim, r.reentering, Millis(1000));
+  EXPECT_EQ(d.verdict, r.verdict) << r.what;
+  EXPECT_EQ(bits(d.voted), r.voted) << r.what;
+  EXPECT_EQ(bits(d.release_fresh), r.release_fresh) << r.what;
+  EXPECT_EQ(bits(d.undo_reentry), r.undo_reentry) << r.what;
+}
+
+const Claim k_plain{};
+
+INSTANTIATE_TEST_SUITE_P(
+    Rounds, AcquireTable,
+    ::testing::Values(
+        AcquireRow{"one server grants", "G", k_plain, false, Verdict::k_granted, "1", "0", "0"},
+        AcquireRow{"one server busy", "B", k_plain, false, Verdict::k_busy, "0", "0", "0"},
+        AcquireRow{"one server silent: the acquire may still run there, so it is undone", "x", k_plain, false,
+                   Verdict::k_unavailable, "0", "1", "0"},
+        AcquireRow{"all five grant", "GGGGG", k_plain, false, Verdict::k_granted, "11111", "00000", "00000"},
+        AcquireRow{"three of five", "GGGBB", k_plain, false, Verdict::k_granted, "11100", "00000", "00000"},
+        AcquireRow{"2 of 5 busy, 3 granted", "BGGBG", k_plain, false, Verdict::k_granted, "01101", "00000", "00000"},
+        AcquireRow{"3 of 5 busy: undo the two grants", "GBBBG", k_plain, false, Verdict::k_busy, "00000", "10001",
+                   "00000"},
+        AcquireRow{"split vote among contenders", "GGBBx", k_plain, false, Verdict::k_busy, "00000", "11001", "00000"},
+        AcquireRow{"nobody busy, no quorum: a lost race", "GGxFF", k_plain, false, Verdict::k_lost_race, "00000",
+                   "11100", "00000"},
+        AcquireRow{"three silent of five: unavailable", "GGxxx", k_plain, false, Verdict::k_unavailable, "00000",
+                   "11111", "00000"},
+        AcquireRow{"two silent of five: still a quorum", "GxGxG", k_plain, false, Verdict::k_granted, "10101", "00000",
+                   "00000"},
+        AcquireRow{"mismatch on one server takes nothing anywhere", "GGGGM", k_plain, false, Verdict::k_mismatch,
+                   "00000", "11110", "00000"},
+        AcquireRow{"foreign on a majority", "FFFGG", k_plain, false, Verdict::k_foreign, "00000", "00011", "00000"},
+        AcquireRow{"foreign on a minority is outvoted", "FGGGF", k_plain, false, Verdict::k_granted, "01110", "00000",
+                   "00000"},
+        AcquireRow{"re-entry on all", "RRR", k_plain, true, Verdict::k_granted, "111", "000", "000"},
+        AcquireRow{"re-entry on a quorum: the fresh grant elsewhere is given back", "RRG", k_plain, true,
+                   Verdict::k_granted, "110", "001", "000"},
+        AcquireRow{"re-entry on a minority never mints a fresh token", "RGG", k_plain, true, Verdict::k_lost_race,
+                   "000", "011", "100"},
+        AcquireRow{"re-entry on a minority, others busy", "RBB", k_plain, true, Verdict::k_busy, "000", "000", "100"},
+        AcquireRow{"a token held nowhere takes a free lock afresh", "GGG", k_plain, true, Verdict::k_granted, "111",
+                   "000", "000"},
+        AcquireRow{"a reader asking for exclusive is refused everywhere", "URR", k_plain, true, Verdict::k_upgrade,
+                   "000", "000", "011"},
+        AcquireRow{"semaphore of 2 on 3 servers needs all three", "GGB", semaphore(2), false, Verdict::k_busy, "000",
+                   "110", "000"},
+        AcquireRow{"semaphore of 2 on 3 servers, one silent", "GGx", semaphore(2), false, Verdict::k_unavailable, "000",
+                   "111", "000"},
+        AcquireRow{"semaphore of 2 on 3 servers, all grant", "GGG", semaphore(2), false, Verdict::k_granted, "111",
+                   "000", "000"},
+        AcquireRow{"semaphore of 3 on 5 servers needs four", "GGGBB", semaphore(3), false, Verdict::k_busy, "00000",
+                   "11100", "00000"},
+        AcquireRow{"semaphore of 3 on 5 servers, four grant", "GGGGB", semaphore(3), false, Verdict::k_granted, "11110",
+                   "00000", "00000"}));
+
+TEST(Quorum, AQuorumWhoseValidityRanOutIsALostRaceThatWakesWaiters) {
+  AcquireDecision d = decide_acquire(votes("GGG"), Claim{}, false, Millis(0));
+  EXPECT_EQ(d.verdict, Verdict::k_lost_race);
+  EXPECT_EQ(bits(d.release_fresh), "111");
+  EXPECT_TRUE(d.announce_release);
+  // A failed attempt that never had a quorum wakes nobody.
+  AcquireDecision busy = decide_acquire(votes("GBB"), Claim{}, false, Millis(500));
+  EXPECT_FALSE(busy.announce_release);
+}
+
+TEST(Quorum, GrantedTakesTheLargestFenceAndCount) {
+  auto v = votes("GGG");
+  v[1].fence = 99;
+  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(500));
+  ASSERT_EQ(d.verdict, Verdict::k_granted);
+  EXPECT_EQ(d.fence, 99);
+  EXPECT_TRUE(d.fresh);
+  EXPECT_EQ(bits(fences_to_raise(v, d)), "101");
+}
+
+TEST(Quorum, BusyReportsTheSoonestExpiryAndAHolder) {
+  AcquireDecision d = decide_acquire(votes("xBB"), Claim{}, false, Millis(500));
+  EXPECT_EQ(d.verdict, Verdict::k_busy);
+  EXPECT_EQ(d.ttl_left, Millis(200));
+  EXPECT_EQ(d.host, "web-2");
+  EXPECT_EQ(d.pid, "42");
+}
+
+TEST(Quorum, ReentryKeepsTheHoldersFenceAndDepth) {
+  AcquireDecision d = decide_acquire(votes("RRx"), Claim{}, true, Millis(500));
+  ASSERT_EQ(d.verdict, Verdict::k_granted);
+  EXPECT_FALSE(d.fresh);
+  EXPECT_EQ(d.count, 2);
+  EXPECT_EQ(d.fence, 2);
+  EXPECT_EQ(bits(d.release_fresh), "001");  // the silent server may have granted a fresh token
+}
+
+RenewVote renew_vote(char c, Claim claim = Claim{}) {
+  RenewVote v;
+  if (c == 'R') {
+    v.kind = RenewVote::Kind::k_renewed;
+    v.lease = Millis(3000);
+    v.claim = claim;
+  } else if (c == 'N') {
+    v.kind = RenewVote::Kind::k_not_held;
+  } else if (c == 'F') {
+    v.kind = RenewVote::Kind::k_foreign;
+    v.foreign_type = "string";
+  } else {
+    v.failure = redis::Failure{ExitStatus::k_unavailable, "timed out"};
+  }
+  return v;
+}
+
+std::vector<RenewVote> renew_votes(const std::string& pattern, Claim claim = Claim{}) {
+  std::vector<RenewVote> out;
+  for (char c : pattern) {
+    out.push_back(renew_vote(c, claim));
+  }
+  return out;
+}
+
+TEST(Quorum, RenewalTallies) {
+  using RV = RenewDecision::Verdict;
+  struct Row {
+    std::string pattern;
+    Claim claim;
+    RV verdict;
+  };
+  const Row rows[] = {
+      {"R", Claim{}, RV::k_renewed},
+      {"N", Claim{}, RV::k_not_held},
+      {"x", Claim{}, RV::k_unavailable},  // one server silent: retry within the validity
+      {"RRN", Claim{}, RV::k_renewed},
+      {"RNN", Claim{}, RV::k_not_held},     // a quorum can no longer be reached
+      {"RNx", Claim{}, RV::k_unavailable},  // it still could: retry
+      {"RRx", semaphore(2), RV::k_unavailable},
+      {"RRR", semaphore(2), RV::k_renewed},
+      {"RRN", semaphore(2), RV::k_not_held},
+      {"RRRNx", semaphore(3), RV::k_unavailable},
+      {"RRRRx", semaphore(3), RV::k_renewed},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(decide_renew(renew_votes(r.pattern, r.claim), Millis(1000)).verdict, r.verdict) << r.pattern;
+  }
+  EXPECT_EQ(decide_renew(renew_votes("RRR"), Millis(0)).verdict, RV::k_not_held);  // too slow to count
+  RenewDecision foreign = decide_renew(renew_votes("F"), Millis(1000));
+  EXPECT_EQ(foreign.verdict, RV::k_not_held);
+  EXPECT_TRUE(foreign.foreign);
+  EXPECT_EQ(foreign.foreign_type, "string");
+}
+
+ServerView view(std::vector<HolderView> holders, const std::string& mode = "exclusive", long long limit = 1) {
+  ServerView v;
+  v.endpoint = "redis://x";
+  v.type = holders.empty() ? "none" : "hash";
+  v.mode = holders.empty() ? "" : mode;
+  v.limit = limit;
+  v.now_ms = 1000;
+  v.holders = std::move(holders);
+  return v;
+}
+
+HolderView holder(const std::string& token, long long since, long long ttl = 5000, long long fence = 1) {
+  HolderView h;
+  h.token = token;
+  h.since_ms = since;
+  h.ttl_ms = ttl;
+  h.fence = fence;
+  h.count = 1;
+  return h;
+}
+
+TEST(Judge, AHolderCountsOnlyOnAQuorum) {
+  StatusVerdict v = judge("x", {view({holder("a", 1)}), view({holder("a", 1)}), view({})});
+  EXPECT_EQ(v.state, StatusVerdict::State::k_held);
+  ASSERT_EQ(v.holders.size(), 1u);
+  StatusVerdict minority = judge("x", {view({holder("a", 1)}), view({}), view({})});
+  EXPECT_EQ(minority.state, StatusVerdict::State::k_free);
+}
+
+TEST(Judge, MergesTheSmallestTtlAndLargestFence) {
+  StatusVerdict v = judge("x", {view({holder("a", 1, 4000, 7)}), view({holder("a", 1, 3000, 9)})});
+  ASSERT_EQ(v.holders.size(), 1u);
+  EXPECT_EQ(v.holders[0].ttl_ms, 3000);
+  EXPECT_EQ(v.holders[0].fence, 9);
+}
+
+TEST(Judge, SemaphoreHoldersNeedTheSemaphoreQuorumAndListOldestFirst) {
+  // Limit 2 over 3 servers: a holder counts only on all three.
+  auto s = [&](std::vector<HolderView> h) { return view(std::move(h), "semaphore", 2); };
+  StatusVerdict v = judge("x", {s({holder("b", 20), holder("a", 10)}), s({holder("a", 10), holder("b", 20)}),
+                                s({holder("b", 20), holder("a", 10), holder("c", 5)})});
+  ASSERT_EQ(v.holders.size(), 2u);
+  EXPECT_EQ(v.holders[0].token, "a");
+  EXPECT_EQ(v.holders[1].token, "b");
+  StatusVerdict two_of_three = judge("x", {s({holder("a", 1)}), s({holder("a", 1)}), s({})});
+  EXPECT_EQ(two_of_three.state, StatusVerdict::State::k_free);
+}
+
+TEST(Judge, ForeignOnAMajority) {
+  ServerView f = view({});
+  f.foreign = true;
+  f.type = "list";
+  StatusVerdict v = judge("x", {f, f, view({})});
+  EXPECT_EQ(v.state, StatusVerdict::State::k_foreign);
+  EXPECT_EQ(v.foreign_type, "list");
+  EXPECT_EQ(judge("x", {f, view({}), view({})}).state, StatusVerdict::State::k_free);
+}
+
+}  // namespace
+}  // namespace redlock::lock
