@@ -109,8 +109,15 @@ Resolved resolve(const GlobalOptions& g) {
     }
   }
   r.options.prefix = g.prefix ? *g.prefix : (std::getenv("REDLOCK_PREFIX") ? env("REDLOCK_PREFIX") : "redlock:");
+  const char* prefix_from = g.prefix ? "--prefix" : "$REDLOCK_PREFIX";
   if (!is_valid_utf8(r.options.prefix) || r.options.prefix.size() > 512) {
-    throw UsageError("invalid --prefix: it must be valid UTF-8 of at most 512 bytes");
+    throw UsageError(fmt::format("invalid {}: it must be valid UTF-8 of at most 512 bytes", prefix_from));
+  }
+  // A brace in the prefix would be taken for the name's hash tag: keys of
+  // different locks could collide, or leave their one hash slot.
+  if (r.options.prefix.find_first_of("{}") != std::string::npos) {
+    throw UsageError(fmt::format("invalid {} '{}': it contains '{{' or '}}' (they mark Redis hash tags)", prefix_from,
+                                 escape_for_terminal(r.options.prefix)));
   }
   r.options.timeouts.connect = parse_timeout(g.connect_timeout, "--connect-timeout");
   r.options.timeouts.command = parse_timeout(g.timeout, "--timeout");

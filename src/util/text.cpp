@@ -71,6 +71,12 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
+  // Braces would let two (prefix, name) pairs share a key ("a" + "b}{c" and
+  // "a{b}" + "c") and move a name's keys out of their one hash slot.
+  if (name.find_first_of("{}") != std::string_view::npos) {
+    throw UsageError(fmt::format("invalid lock name '{}': it contains '{{' or '}}' (they mark Redis hash tags)",
+                                 escape_for_terminal(name)));
+  }
   for (size_t i = 0; i < name.size(); ++i) {
     auto c = static_cast<unsigned char>(name[i]);
     // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.

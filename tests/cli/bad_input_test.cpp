@@ -70,6 +70,10 @@ const std::vector<Case> k_cases = {
     {"NameWithDel", {"release", "x\x7f", "--token", "t"}, {}},
     {"NameInvalidUtf8", {"acquire", "\xff\xfe"}, {}},
     {"StatusSecondNameBad", {"status", "ok", "b\x01"}, {}},
+    {"NameWithBraces", {"acquire", "b}{c"}, {}},
+    {"NameStartingWithCloseBrace", {"exec", "}x", "--", "true"}, {}},
+    {"ReleaseNameWithBrace", {"release", "{x}", "--token", "t"}, {}},
+    {"StatusNameWithBrace", {"status", "a{b"}, {}},
     {"RenewNameEmpty", {"renew", "", "--token", "t"}, {}},
     // tokens
     {"ReleaseWithoutToken", {"release", "x"}, {}},
@@ -93,6 +97,8 @@ const std::vector<Case> k_cases = {
     {"ConflictExitCodeWord", {"acquire", "x", "--conflict-exit-code", "busy"}, {}},
     {"MinReplicasNegative", {"--min-replicas", "-1", "acquire", "x"}, {}},
     {"PrefixInvalidUtf8", {"acquire", "x", "--prefix", "\xff:"}, {}},
+    {"PrefixWithBraces", {"acquire", "c", "--prefix", "a{b}"}, {}},
+    {"EnvPrefixWithBrace", {"status"}, {{"REDLOCK_PREFIX", "locks}:"}}},
     {"PasswordFileMissing", {"acquire", "x", "--password-file", "/nonexistent/redlock-password"}, {}},
 };
 

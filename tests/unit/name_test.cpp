@@ -1,4 +1,4 @@
-// Lock names (1 to 512 bytes of UTF-8, no control characters) and the
+// Lock names (1 to 512 bytes of UTF-8, no control characters, no braces) and the
 // escaping that keeps names and commands from driving the terminal.
 
 #include <gtest/gtest.h>
@@ -46,9 +46,19 @@ bool has_terminal_control(const std::string& s) {
 
 TEST(ValidateName, AcceptsOrdinaryNames) {
   for (const char* name :
-       {"a", "deploy", "nightly-report", "db/migrate:v2", "with space", "a{b}c", "*", "💡 idea", "ünïcødé", "日本語"}) {
+       {"a", "deploy", "nightly-report", "db/migrate:v2", "with space", "*", "💡 idea", "ünïcødé", "日本語"}) {
     SCOPED_TRACE(name);
     EXPECT_NO_THROW(validate_name(name));
+  }
+}
+
+TEST(ValidateName, RejectsBracesSoNoTwoNamesShareAKeyOrSplitAHashSlot) {
+  // Prefix "a" + name "b}{c" and prefix "a{b}" + name "c" were one key, and
+  // a name starting with '}' put its lock and fence keys in different slots.
+  for (const char* name : {"b}{c", "}x", "{x}", "a{b}c", "{", "}", "x{", "ünï}"}) {
+    SCOPED_TRACE(name);
+    std::string msg = rejection(name);
+    EXPECT_NE(msg.find("'{' or '}'"), std::string::npos) << msg;
   }
 }
 
