@@ -38,6 +38,30 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
   return app;
 }
 
+namespace {
+
+// The subcommand argv names: its first word that is neither an option nor
+// the value of a global option ("-r URL exec" is exec), or "".
+std::string subcommand_in(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--") {
+      break;
+    }
+    if (word.size() > 1 && word[0] == '-') {
+      const CLI::Option* opt = app.get_option_no_throw(std::string(word));
+      if (opt && opt->get_type_size_min() > 0) {
+        ++i;  // its value, even if that looks like a subcommand
+      }
+      continue;
+    }
+    return std::string(word);
+  }
+  return "";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   AllOptions o;
   auto app = build_app(o);
@@ -45,15 +69,36 @@ int main(int argc, char** argv) {
   // error stays silent), whether CMD came after "--", and the first word
   // that is not an option (an unknown subcommand, if it is not a known one).
   bool quiet = false;
+  int own_argc = argc;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) {
       o.exec.saw_double_dash = true;
+      // exec's CMD is everything after the first "--", byte for byte. CLI11
+      // never sees it: it would apply its bracket syntax ("[1,2]" becomes
+      // "1" "2", "[0-9]" becomes "0-9"). A "--" is never an option's value
+      // here ("-c --" is -c without one). Other subcommands keep "--" for
+      // what it usually means: the names after it are not options.
+      if (subcommand_in(*app, i, argv) == "exec") {
+        own_argc = i;
+        o.exec.command.assign(argv + i + 1, argv + argc);
+      }
       break;
     }
     quiet = quiet || std::strcmp(argv[i], "-q") == 0 || std::strcmp(argv[i], "--quiet") == 0;
   }
   try {
-    app->parse(argc, argv);
+    std::vector<std::string> after_dashes = std::move(o.exec.command);
+    o.exec.command.clear();
+    app->parse(own_argc, argv);
+    if (own_argc < argc) {
+      if (!o.exec.command.empty()) {
+        // exec a b -- cmd: CLI11 took b for CMD.
+        throw CLI::ParseError(fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]",
+                                          escape_for_terminal(o.exec.command.front())),
+                              CLI::ExitCodes::ExtrasError);
+      }
+      o.exec.command = std::move(after_dashes);
+    }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
       return app->exit(e);  // --help, --version

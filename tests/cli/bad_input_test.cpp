@@ -90,6 +90,8 @@ const std::vector<Case> k_cases = {
     {"OnlyGlobalOptions", {"--prefix", "p:"}, {}},
     {"AcquireWithoutName", {"acquire"}, {}},
     {"AcquireTwoNames", {"acquire", "x", "y"}, {}},
+    {"ExecTwoNames", {"exec", "x", "y", "--", "true"}, {}},
+    {"ExecDoubleDashIsNeverShellCommand", {"exec", "x", "-c", "--", "true"}, {}},
     {"TtlOnRelease", {"release", "x", "--token", "t", "--ttl", "5s"}, {}},
     {"WaitOnStatus", {"status", "--wait", "5s"}, {}},
     {"ConflictExitCodeTooLarge", {"acquire", "x", "--conflict-exit-code", "300"}, {}},

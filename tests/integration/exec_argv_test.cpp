@@ -1,0 +1,77 @@
+// redlock exec: everything after the first "--" reaches CMD byte for byte.
+// CMD writes its argv NUL-separated to a file; the test compares bytes.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "exec_support.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+// Arguments a command line parser could be tempted to rewrite.
+const std::vector<std::string> k_tricky = {"[0-9]",    "[1,2]",      "[",     "]", "[]",      "{a,b}",   "{}",
+                                           "'single'", "\"double\"", "a,b",   ",", "x=y",     "--ttl=5", "",
+                                           "--",       "-c",         "--ttl", "-", "-q",      "--token", "--help",
+                                           "exec",     "a b",        "*",     "~", "$HOME",   "\\",      "tab\tx",
+                                           "line\nxy", "\xff\xfe",   "\xc3",  "💡", "--redis", "-r",      "--version"};
+
+std::string nul_joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    out += a;
+    out.push_back('\0');
+  }
+  return out;
+}
+
+// sh -c 'printf "%s\0" "$@" >"$D/argv"' sh ARGS...: ARGS as CMD saw them.
+std::vector<std::string> reporter(const std::vector<std::string>& args) {
+  std::vector<std::string> cmd{"sh", "-c", "printf '%s\\0' \"$@\" >\"$D/argv\"", "sh"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  return cmd;
+}
+
+}  // namespace
+
+TEST(ExecArgv, EveryArgumentAfterTheFirstDoubleDashReachesTheCommandUnchanged) {
+  RedisServer redis;
+  TempDir dir;
+  std::vector<std::string> args{"exec", "job", "--"};
+  for (const auto& a : reporter(k_tricky)) {
+    args.push_back(a);
+  }
+  Result r = run(args, {{"REDLOCK_URL", redis.url()}, {"D", dir.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_file(dir.path() + "/argv"), nul_joined(k_tricky));
+}
+
+TEST(ExecArgv, OptionsBeforeAndAfterTheNameStillWork) {
+  RedisServer redis;
+  TempDir dir;
+  Result r = run({"--prefix", "p:", "exec", "--ttl", "5s", "job", "--wait", "1s", "--", "sh", "-c",
+                  "printf '%s\\0' \"$REDLOCK_PREFIX\" \"$@\" >\"$D/argv\"", "sh", "[1,2]", "--ttl", "9s"},
+                 {{"REDLOCK_URL", redis.url()}, {"D", dir.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_file(dir.path() + "/argv"), nul_joined({"p:", "[1,2]", "--ttl", "9s"}));
+}
+
+TEST(ExecArgv, AGlobalOptionWhoseValueIsExecDoesNotMakeTheCommandExec) {
+  // "--prefix exec" is a prefix: the subcommand is status, whose "--" keeps
+  // its usual meaning (what follows are names, not options).
+  RedisServer redis;
+  Result r = run({"--prefix", "exec", "status", "--", "-dash-name"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(r.status, 1) << r.err;  // a free lock
+  EXPECT_NE(r.out.find("-dash-name"), std::string::npos) << r.out;
+}
+
+TEST(ExecArgv, AWordBetweenNameAndDoubleDashIsNamed) {
+  Result r = run({"exec", "a", "b", "--", "true"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(r.status, 64);
+  EXPECT_NE(r.err.find("'b'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("'a'"), std::string::npos) << r.err;
+}
