@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -29,18 +27,12 @@ namespace {
 // back and exit 74 (EX_IOERR).
 int print_or_give_back(const std::string& line, lock::Locker& locker, const std::string& name,
                        const std::string& token) {
-  bool written = false;
-  try {
-    fmt::print("{}\n", line);
-    written = std::fflush(stdout) == 0 && !std::ferror(stdout);
-  } catch (const std::exception&) {
-  }
-  if (written) {
+  if (write_stdout(line + "\n")) {
     return 0;
   }
   (void)locker.release(name, token);
   log_warning("could not write the token to standard output; {} was released", escape_for_terminal(name));
-  return to_int(ExitStatus::k_lost);
+  return to_int(ExitStatus::k_output);
 }
 
 }  // namespace
@@ -50,7 +42,6 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   Resolved r = resolve(g);
 
   SignalFd signals({SIGINT, SIGTERM, SIGHUP});
-  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout is an error to handle, not a death
   lock::Locker locker(r.endpoints, r.options);
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();

@@ -3,7 +3,9 @@
 #include <openssl/crypto.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "cli/commands.hpp"
 #include "util/exit_status.hpp"
@@ -101,7 +103,13 @@ int main(int argc, char** argv) {
     }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
-      return app->exit(e);  // --help, --version
+      (void)app->exit(e);  // --help, --version
+      std::cout.flush();
+      if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        write_stderr("redlock: could not write to standard output\n");
+        return to_int(ExitStatus::k_output);
+      }
+      return 0;
     }
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
@@ -116,7 +124,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!quiet) {
-      fmt::print(stderr, "redlock: {} (see redlock --help)\n", what);
+      write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
     }
     return to_int(ExitStatus::k_usage);
   }

@@ -33,7 +33,10 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
     if (o.json) {
       nlohmann::json j = {
           {"name", o.name}, {"ttl_ms", renewed->ttl.count()}, {"validity_ms", renewed->validity.count()}};
-      fmt::print("{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      if (!write_stdout(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+        log_warning("could not write to standard output; {} was renewed", escape_for_terminal(o.name));
+        return to_int(ExitStatus::k_output);
+      }
     }
     return 0;
   }

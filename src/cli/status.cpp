@@ -95,7 +95,7 @@ nlohmann::json to_json(const Verdict& v) {
   return j;
 }
 
-void print_table(const std::vector<Verdict>& verdicts, bool many_servers) {
+std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "COMMAND"});
   for (const auto& v : verdicts) {
@@ -138,6 +138,7 @@ void print_table(const std::vector<Verdict>& verdicts, bool many_servers) {
       width[c] = std::max(width[c], row[c].size());
     }
   }
+  std::string out;
   for (const auto& row : rows) {
     std::string line;
     if (row.size() < width.size()) {
@@ -150,8 +151,9 @@ void print_table(const std::vector<Verdict>& verdicts, bool many_servers) {
     while (!line.empty() && line.back() == ' ') {
       line.pop_back();
     }
-    fmt::print("{}\n", line);
+    out += line + "\n";
   }
+  return out;
 }
 
 }  // namespace
@@ -172,16 +174,21 @@ int run_status(const StatusOptions& o, const GlobalOptions& g) {
     }
   }
 
+  std::string output;
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& v : verdicts) {
       out.push_back(to_json(v));
     }
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    output = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else if (verdicts.empty()) {
     log_warning("no locks under the prefix '{}'", escape_for_terminal(r.options.prefix));
   } else {
-    print_table(verdicts, locker.size() > 1);
+    output = format_table(verdicts, locker.size() > 1);
+  }
+  if (!output.empty() && !write_stdout(output)) {
+    log_warning("could not write the status to standard output");
+    return to_int(ExitStatus::k_output);
   }
 
   int status = 0;

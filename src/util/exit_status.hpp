@@ -13,6 +13,7 @@ enum class ExitStatus : int {
   k_usage = 64,        // EX_USAGE
   k_unavailable = 69,  // EX_UNAVAILABLE: cannot reach (a quorum of) Redis
   k_lost = 74,         // EX_IOERR: exec lost the lock while the command ran
+  k_output = 74,       // EX_IOERR too: output that was asked for could not be written
   k_busy = 75,         // EX_TEMPFAIL: held by someone else, or --wait ran out
   k_protocol = 76,     // EX_PROTOCOL: Redis answered with an error or something unexpected
   k_refused = 77,      // EX_NOPERM: authentication, ACL or TLS verification failed

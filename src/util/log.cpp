@@ -1,10 +1,50 @@
 #include "util/log.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
 namespace redlock {
 
 Verbosity& verbosity() {
   static Verbosity v = Verbosity::k_normal;
   return v;
+}
+
+void protect_standard_streams() noexcept {
+  signal(SIGPIPE, SIG_IGN);
+  for (int fd = 0; fd < 3; ++fd) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      // Not O_CLOEXEC: CMD inherits the same "closed" stream.
+      int held = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+      if (held >= 0 && held != fd) {
+        dup2(held, fd);
+        close(held);
+      }
+    }
+  }
+}
+
+void write_stderr(std::string_view text) noexcept {
+  while (!text.empty()) {
+    ssize_t n = write(STDERR_FILENO, text.data(), text.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return;
+    }
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+bool write_stdout(std::string_view text) noexcept {
+  bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  ok = std::fflush(stdout) == 0 && ok;
+  return ok && !std::ferror(stdout);
 }
 
 }  // namespace redlock

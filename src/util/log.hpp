@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <string_view>
 
 namespace redlock {
 
@@ -10,19 +10,40 @@ namespace redlock {
 enum class Verbosity { k_quiet = 0, k_normal = 1, k_verbose = 2 };
 Verbosity& verbosity();
 
-// A line on stderr, prefixed "redlock: ", unless -q.
+// Makes broken standard streams harmless, before anything else runs:
+// SIGPIPE is ignored (a closed pipe is a failed write, not a death), and a
+// closed descriptor 0, 1 or 2 is held by /dev/null opened the wrong way
+// round, so that writes still fail as they would have, but no socket can
+// take its number and receive log lines meant for a person.
+void protect_standard_streams() noexcept;
+
+// Writes `text` to stderr. Never throws and never reports: a full disk or a
+// closed stderr must not change what redlock does or the status it exits with.
+void write_stderr(std::string_view text) noexcept;
+
+// Writes `text` (output that was asked for) to stdout and flushes it.
+// Returns false if it could not all be written.
+[[nodiscard]] bool write_stdout(std::string_view text) noexcept;
+
+// A line on stderr, prefixed "redlock: ", unless -q. Never throws.
 template <typename... Args>
-void log_warning(fmt::format_string<Args...> f, Args&&... args) {
+void log_warning(fmt::format_string<Args...> f, Args&&... args) noexcept {
   if (verbosity() >= Verbosity::k_normal) {
-    fmt::print(stderr, "redlock: {}\n", fmt::format(f, std::forward<Args>(args)...));
+    try {
+      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
+    } catch (...) {  // only std::bad_alloc: a line is not worth dying for
+    }
   }
 }
 
-// A line on stderr only with -v.
+// A line on stderr only with -v. Never throws.
 template <typename... Args>
-void log_debug(fmt::format_string<Args...> f, Args&&... args) {
+void log_debug(fmt::format_string<Args...> f, Args&&... args) noexcept {
   if (verbosity() >= Verbosity::k_verbose) {
-    fmt::print(stderr, "redlock: {}\n", fmt::format(f, std::forward<Args>(args)...));
+    try {
+      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
+    } catch (...) {
+    }
   }
 }
 
