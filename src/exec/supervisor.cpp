@@ -1,5 +1,6 @@
 #include "exec/supervisor.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,6 +12,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/exit_status.hpp"
@@ -120,6 +123,53 @@ const char* signal_name(int sig) {
   return d ? d : "?";
 }
 
+// How many processes of group `pgid` still run. Zombies do not count: they
+// run nothing, and one reparented to an init that is slow to reap (or never
+// reaps) would keep kill(-pgid, 0) succeeding for as long as it lingers.
+size_t live_members(pid_t pgid) {
+  if (kill(-pgid, 0) != 0 && errno == ESRCH) {
+    return 0;  // the common case, without a look at /proc
+  }
+  size_t live = 0;
+  DIR* proc = opendir("/proc");
+  if (!proc) {
+    return 1;  // cannot tell: assume it still runs, SIGKILL will follow
+  }
+  while (dirent* e = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') {
+      continue;
+    }
+    char path[64];
+    std::snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    Fd fd(open(path, O_RDONLY | O_CLOEXEC));
+    char buf[512];
+    const ssize_t n = fd.get() < 0 ? -1 : read(fd.get(), buf, sizeof(buf) - 1);
+    if (n <= 0) {
+      continue;  // gone meanwhile
+    }
+    buf[n] = '\0';
+    // "pid (comm) state ppid pgrp ...": comm may hold anything, even ")".
+    const char* close = std::strrchr(buf, ')');
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (close && std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+        state != 'X') {
+      ++live;
+    }
+  }
+  closedir(proc);
+  return live;
+}
+
+// Where the lock stands, as far as the supervisor knows.
+enum class Lease {
+  k_held,      // renewed in time so far
+  k_lost,      // found lost (lost_reason says why), not yet acted upon
+  k_acted_on,  // lost, and CMD's group got the --on-lost policy
+};
+
 }  // namespace
 
 Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals) {
@@ -158,79 +208,122 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   auto [guard, guard_pipe] = start_group_guard(child);
   renewer.start();
 
+  // CMD's process group is `child` for as long as any member lives (the
+  // kernel does not hand out a group's number while it has members), so
+  // signals go to -child even after CMD itself has been reaped.
   Finished done;
-  // SIGKILL deadline after a SIGTERM for a lost lock; max() while none is due. (A
+  Lease lease = Lease::k_held;
+  std::string lost_reason;
+  // SIGKILL deadline after a SIGTERM; max() while none is due. (A
   // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
-  TimePoint kill_at = TimePoint::max();
-  bool reaped = false;
-  while (!reaped) {
+  const TimePoint k_none = TimePoint::max();
+  TimePoint kill_at = k_none;
+  bool killed = false;      // SIGKILL was sent to the group
+  bool reaped = false;      // CMD itself has exited
+  bool group_gone = false;  // ... and so has every process left in its group
+  const auto terminate = [&](TimePoint now) {
+    kill(-child, SIGTERM);
+    kill(-child, SIGCONT);  // a stopped process must wake up to die
+    if (kill_at == k_none && !killed) {
+      kill_at = now + policy.kill_after;
+    }
+  };
+  while (!group_gone) {
     const auto now = Clock::now();
     TimePoint wake = now + std::chrono::hours(24);
-    if (!done.lost) {
+    if (lease == Lease::k_held) {
       // No confirmed renewal by validity - kill_after counts as lost.
       const TimePoint deadline = renewer.validity_end() - policy.kill_after;
       if (now >= deadline) {
-        done.lost = true;
-        done.lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
+        lease = Lease::k_lost;
+        lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
       } else {
         wake = std::min(wake, deadline);
       }
     }
-    if (done.lost && !done.lost_reason.empty()) {
+    if (lease == Lease::k_lost) {
       switch (policy.on_lost) {
         case OnLost::k_term:
-          log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", done.lost_reason);
-          kill(-child, SIGTERM);
-          kill_at = now + policy.kill_after;
+          log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", lost_reason);
+          terminate(now);
           break;
         case OnLost::k_kill:
-          log_warning("lost the lock: {}; killing the command (exit status 74)", done.lost_reason);
+          log_warning("lost the lock: {}; killing the command (exit status 74)", lost_reason);
           kill(-child, SIGKILL);
+          killed = true;
+          kill_at = k_none;
           break;
         case OnLost::k_ignore:
-          log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", done.lost_reason);
+          log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", lost_reason);
           break;
       }
-      done.lost_reason.clear();  // acted upon; the flag `lost` stays
+      lease = Lease::k_acted_on;
       renewer.stop();
     }
-    if (kill_at != TimePoint::max()) {
+    if (kill_at != k_none) {
       if (now >= kill_at) {
-        log_warning("the command did not stop within --kill-after; sending SIGKILL");
+        log_warning("the command did not stop within --kill-after; sending SIGKILL to its process group");
         kill(-child, SIGKILL);
-        kill_at = TimePoint::max();
+        killed = true;
+        kill_at = k_none;
       } else {
         wake = std::min(wake, kill_at);
       }
     }
+    if (reaped) {
+      // Nothing says when the last of a group is gone: look again soon.
+      wake = std::min(wake, now + Millis(20));
+      if (killed) {
+        kill(-child, SIGKILL);  // again, for any process forked meanwhile
+      }
+    }
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {renewer.lost_fd(), POLLIN, 0}};
     const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
-    int n = ::poll(fds, done.lost ? 1 : 2, static_cast<int>(std::clamp<long long>(ms, 0, 3600 * 1000)));
+    int n = ::poll(fds, lease == Lease::k_held ? 2 : 1, static_cast<int>(std::clamp<long long>(ms, 0, 3600 * 1000)));
     if (n < 0 && errno != EINTR) {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    if (!done.lost && (fds[1].revents & POLLIN)) {
-      done.lost = true;
-      done.lost_reason = renewer.lost_reason();
+    if (lease == Lease::k_held && (fds[1].revents & POLLIN)) {
+      lease = Lease::k_lost;
+      lost_reason = renewer.lost_reason();
     }
     if (fds[0].revents & POLLIN) {
       while (int sig = signals.take()) {
         if (sig != SIGCHLD) {
-          log_debug("forwarding SIG{} to the command", signal_name(sig));
+          log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
           kill(-child, sig);
         }
       }
     }
-    // Reap on every wake-up: SIGCHLD may have been merged with another signal.
-    int wstatus = 0;
-    pid_t r = waitpid(child, &wstatus, WNOHANG);
-    if (r == child) {
-      done.status = decode(wstatus);
-      reaped = true;
+    if (!reaped) {
+      // Reap on every wake-up: SIGCHLD may have been merged with another signal.
+      int wstatus = 0;
+      if (waitpid(child, &wstatus, WNOHANG) == child) {
+        done.status = decode(wstatus);
+        reaped = true;
+        // What CMD left behind in its group must not outlive the lock:
+        // it is terminated (SIGTERM, SIGKILL after --kill-after) while
+        // the lock is still held and renewed.
+        if (const size_t left = live_members(child); left > 0) {
+          log_warning("the command exited but left {} process{} in its process group; {} before the lock is released",
+                      left, left == 1 ? "" : "es",
+                      killed              ? "waiting for them to die"
+                      : kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
+                                          : "sending SIGTERM (SIGKILL after --kill-after)");
+          if (!killed) {
+            terminate(Clock::now());
+          }
+        } else {
+          group_gone = true;
+        }
+      }
+    } else {
+      group_gone = live_members(child) == 0;
     }
   }
-  if (done.lost && !done.lost_reason.empty()) {
-    log_warning("lost the lock: {}", done.lost_reason);  // noticed in the same instant CMD ended
+  done.lost = lease != Lease::k_held;
+  if (lease == Lease::k_lost) {
+    log_warning("lost the lock: {}", lost_reason);  // noticed in the same instant the group ended
   }
   renewer.stop();
   stop_group_guard(guard, guard_pipe);

@@ -22,8 +22,7 @@ struct Policy {
 
 struct Finished {
   int status = 0;     // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
-  bool lost = false;  // the lock was lost while CMD ran
-  std::string lost_reason;
+  bool lost = false;  // the lock was lost while CMD ran (already reported on stderr)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
@@ -33,7 +32,11 @@ struct Finished {
 // - when the renewer reports the lock lost, or no renewal has been confirmed
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
 // - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG), and so does the
-//   rest of its process group (a guard process that outlives redlock).
+//   rest of its process group (a guard process that outlives redlock);
+// - it returns only when CMD's whole process group is gone: processes CMD
+//   left behind get SIGTERM (SIGKILL after policy.kill_after) while the
+//   lock is still held, and after a lost lock the SIGKILL still reaches
+//   them when CMD itself has already exited. Nothing of CMD runs unlocked.
 // `signals` must already block SIGCHLD and the forwarded signals.
 [[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals);
 
