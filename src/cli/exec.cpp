@@ -123,20 +123,42 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
 
   // Release on every path; if Redis cannot be reached, the TTL frees it.
+  // A stop signal now (CMD is gone: nothing to forward it to) ends redlock
+  // with 128+N; one that arrives during the round trip abandons it at once,
+  // and the lock's TTL frees it.
+  int stop = 0;
+  while (int sig = signals.take()) {
+    stop = sig == SIGCHLD ? stop : sig;
+  }
+  log_debug("releasing {}", escape_for_terminal(name));
+  locker.set_cancel_fd(signals.fd());
+  bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   try {
     auto released = locker.release(name, got.token);
     if (released == lock::ReleaseOutcome::k_not_held && !done.lost) {
       // Lost between the last renewal and now: CMD ran its last stretch unlocked.
       log_warning("{} was no longer held when the command ended (it exited with {}); a longer --ttl may help",
                   escape_for_terminal(name), done.status);
-      return to_int(ExitStatus::k_lost);
+      lost = true;
     }
   } catch (const Error& e) {
+    if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
+      log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
+                  escape_for_terminal(name), format_duration(take.ttl));
+      return lost ? to_int(ExitStatus::k_lost) : 128 + sig;
+    }
     log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
                 format_duration(take.ttl));
   }
-  // A loss while CMD ran was reported when it was found.
-  return done.lost ? to_int(ExitStatus::k_lost) : done.status;
+  locker.set_cancel_fd(-1);
+  if (lost) {
+    return to_int(ExitStatus::k_lost);
+  }
+  if (stop != 0) {
+    log_warning("interrupted by SIG{} after the command ended (it exited with {})", sigabbrev_np(stop), done.status);
+    return 128 + stop;
+  }
+  return done.status;
 }
 
 }  // namespace redlock::cli

@@ -281,3 +281,39 @@ TEST(ExecSignals, CommandEndingWhileRedisIsStoppedIsReapedPromptly) {
   EXPECT_NE(r.err, "") << "the failed release is reported";
   EXPECT_EQ(r.out, "");
 }
+
+// The final release is bounded by --timeout, but a stop signal during it
+// ends redlock at once; the lock then frees itself within its TTL.
+class ExecReleaseInterrupted : public ::testing::TestWithParam<int> {};
+
+TEST_P(ExecReleaseInterrupted, StopSignalDuringTheFinalReleaseEndsRedlockAtOnce) {
+  const int sig = GetParam();
+  Fixture f;
+  Child c({"--timeout", "5s", "exec", "--ttl", "3s", "job", "--", "sh",
+           f.script("echo $$ > \"$D/pid\"\n"
+                    "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
+                    "exit 0\n")},
+          f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  ASSERT_FALSE(ignores_signal(c.pid(), sig));
+  f.redis.pause();
+  write_file(f.path("go"), "");
+  ASSERT_GE(seconds_until_gone(pid, Seconds(3)), 0) << c.err_so_far();
+  sleep_for(0.3);  // CMD is reaped and the release is on its way; its answer will not come
+  ASSERT_TRUE(c.alive());
+  const double sent_at = now_seconds();
+  c.signal(sig);
+  Result r = c.wait(Seconds(10));
+  const double took = now_seconds() - sent_at;
+  f.redis.resume();
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
+  EXPECT_LT(took, 0.5) << r.err;
+  EXPECT_NE(r.err.find("interrupted by SIG" + name_of(sig) + " while releasing job"), std::string::npos) << r.err;
+  // Nothing stays held beyond the TTL (renewed at most 3 s before the signal).
+  EXPECT_TRUE(eventually([&] { return !key_exists(f.redis, lock_key("job")); }, Seconds(4)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Exec, ExecReleaseInterrupted, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const auto& param_info) { return name_of(param_info.param); });
