@@ -106,13 +106,46 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   // Blocked before any thread or child exists; read through one descriptor.
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options);
-  // A stop asked for while waiting or taking the lock: CMD never starts.
-  auto taken = take_lock(locker, take, make_owner(getpid(), join(argv)), signals);
-  if (auto* status = std::get_if<int>(&taken)) {
-    return *status;
-  }
-  const auto& got = std::get<lock::Acquired>(taken);
   const std::string& name = take.name;
+  const lock::Owner owner = make_owner(getpid(), join(argv));
+  // CMD starts only if the lock can outlive the first renewal with the
+  // --kill-after grace to spare: with less (a slow acquire), the supervisor
+  // would signal it at once. Then the token is given back and the lock
+  // taken again while --wait lasts.
+  const Millis needed = policy.kill_after + exec::Renewer::interval_for(take.ttl);
+  const auto started = std::chrono::steady_clock::now();
+  Take attempt = take;
+  lock::Acquired got;
+  while (true) {
+    // A stop asked for while waiting or taking the lock: CMD never starts.
+    auto taken = take_lock(locker, attempt, owner, signals);
+    if (auto* status = std::get_if<int>(&taken)) {
+      return *status;
+    }
+    got = std::get<lock::Acquired>(std::move(taken));
+    if (got.validity > needed) {
+      break;
+    }
+    try {
+      (void)locker.release(name, got.token);
+    } catch (const Error& e) {
+      log_debug("could not give {} back: {}", escape_for_terminal(name), e.what());
+    }
+    const auto waited = std::chrono::ceil<Millis>(std::chrono::steady_clock::now() - started);
+    if (take.wait && waited >= *take.wait) {
+      log_warning(
+          "only {} of {}'s validity was left after acquiring it, not more than --kill-after ({}) plus one "
+          "renewal period ({}); the command was not started (is Redis slow? a longer --ttl may help)",
+          format_duration(got.validity), escape_for_terminal(name), format_duration(policy.kill_after),
+          format_duration(needed - policy.kill_after));
+      return to_int(ExitStatus::k_unavailable);
+    }
+    log_debug("only {} of {}'s validity was left after acquiring it; trying again", format_duration(got.validity),
+              escape_for_terminal(name));
+    if (take.wait) {
+      attempt.wait = *take.wait - waited;
+    }
+  }
 
   exec::Command cmd{argv, command_env({{"REDLOCK_NAME", name},
                                        {"REDLOCK_TOKEN", got.token},

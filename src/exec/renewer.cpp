@@ -34,6 +34,10 @@ Renewer::~Renewer() {
   stop();
 }
 
+Millis Renewer::interval_for(Millis ttl) {
+  return std::max(Millis(1), ttl / 3);
+}
+
 void Renewer::start() {
   m_locker.set_cancel_fd(m_stop.get());
   m_thread = std::thread([this] { loop(); });
@@ -67,7 +71,7 @@ void Renewer::declare_lost(std::string reason) {
 }
 
 void Renewer::loop() {
-  const Millis interval = std::max(Millis(1), m_ttl / 3);
+  const Millis interval = interval_for(m_ttl);
   const Millis retry = std::clamp(interval / 10, Millis(10), Millis(250));
   TimePoint next = m_acquired_at + interval;
   bool failing = false;

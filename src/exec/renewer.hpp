@@ -28,6 +28,9 @@ class Renewer {
   Renewer(const Renewer&) = delete;
   Renewer& operator=(const Renewer&) = delete;
 
+  // How often a lock of `ttl` is renewed: every ttl/3.
+  [[nodiscard]] static Millis interval_for(Millis ttl);
+
   void start();
   // Stops at once (an in-flight renewal is abandoned) and joins. After
   // stop(), the Locker may be used again by the caller.
