@@ -192,5 +192,5 @@ TEST_P(ReadersWriterTorture, WritersAloneAndReadersNeverWithAWriter) {
   RecordProperty("seconds", std::to_string(seconds));
 }
 
-INSTANTIATE_TEST_SUITE_P(Faults, SemaphoreTorture, ::testing::Values(1), servers_name);
+INSTANTIATE_TEST_SUITE_P(Faults, SemaphoreTorture, ::testing::Values(1, 3, 5), servers_name);
 INSTANTIATE_TEST_SUITE_P(Faults, ReadersWriterTorture, ::testing::Values(1, 3, 5), servers_name);
