@@ -165,6 +165,9 @@ int run_status(const StatusOptions& o, const GlobalOptions& g) {
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   std::vector<std::string> names = o.names.empty() ? locker.list() : o.names;
+  for (const auto& risk : locker.eviction_risks()) {
+    log_warning("{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
+  }
   std::vector<Verdict> verdicts;
   for (const auto& name : names) {
     Verdict v = lock::judge(name, locker.inspect(name));

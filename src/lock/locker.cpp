@@ -79,7 +79,7 @@ std::vector<std::string> Locker::endpoint_names() const {
 }
 
 std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
-                                          const std::vector<bool>& targets) {
+                                          const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
   const size_t n = m_conns.size();
   std::vector<Answer> answers(n);
   const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() || &script == &renew_script());
@@ -134,7 +134,7 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
   std::vector<size_t> asked;
   for (size_t i = 0; i < n; ++i) {
     if (targets.empty() || targets[i]) {
-      send(i, false);
+      send(i, !eval_body.empty() && eval_body[i]);
       asked.push_back(i);
     } else {
       answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
@@ -400,7 +400,11 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls);
     }
   }
-  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, release_script(), targets);
+  std::vector<bool> hung(m_conns.size(), false);
+  for (size_t i = 0; i < m_conns.size(); ++i) {
+    hung[i] = targets[i] && just_failed[i];
+  }
+  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, release_script(), targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (targets[i] && just_failed[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
@@ -537,6 +541,34 @@ std::string glob_escape(const std::string& s) {
 }
 
 }  // namespace
+
+std::vector<std::string> Locker::eviction_risks() {
+  std::vector<redis::Connection*> conns;
+  for (auto& c : m_conns) {
+    c->queue({"CONFIG", "GET", "maxmemory"});
+    c->queue({"CONFIG", "GET", "maxmemory-policy"});
+    conns.push_back(c.get());
+  }
+  redis::run_all(conns, m_cancel_fd);
+  std::vector<std::string> out;
+  for (auto& c : m_conns) {
+    if (c->failure()) {
+      c->reset();
+      continue;
+    }
+    auto replies = c->take_replies();
+    auto value = [&](size_t k) {
+      const bool ok = k < replies.size() && replies[k].is_array() && replies[k].elements.size() == 2;
+      return ok ? replies[k].elements[1].text() : std::string();
+    };
+    const std::string limit = value(0);
+    const std::string policy = value(1);
+    if (!limit.empty() && limit != "0" && !policy.empty() && policy != "noeviction") {
+      out.push_back(fmt::format("{} has maxmemory-policy {}", c->endpoint().display(), policy));
+    }
+  }
+  return out;
+}
 
 std::vector<std::string> Locker::list() {
   const std::string& prefix = m_options.prefix;

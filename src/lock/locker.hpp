@@ -103,6 +103,12 @@ class Locker {
   [[nodiscard]] std::vector<ServerView> inspect(const std::string& name);
   // Names of every lock under the prefix (SCAN, never KEYS), sorted.
   [[nodiscard]] std::vector<std::string> list();
+  // Servers that may evict a held lock under memory pressure: a maxmemory
+  // limit with any policy but noeviction (allkeys-* evicts any key,
+  // volatile-* the keys with a TTL, which every lock has). One line each,
+  // "<url> has maxmemory-policy <policy>". Servers that do not answer, or
+  // whose ACL refuses CONFIG, are left out.
+  [[nodiscard]] std::vector<std::string> eviction_risks();
 
   // While set (>= 0), a readable `fd` abandons any round in flight: the
   // servers still owed an answer count as unavailable. For prompt shutdown.
@@ -116,9 +122,11 @@ class Locker {
   // One server's answer to the acquire script as a vote (moves the failure out).
   [[nodiscard]] AcquireVote acquire_vote(size_t i, Answer& a) const;
   // One script on every targeted server (all if `targets` is empty) at
-  // once; `args` is numkeys, keys and argv.
+  // once; `args` is numkeys, keys and argv. Servers marked in `eval_body` get
+  // EVAL with the script's body at once, for a request that has no second
+  // chance (a NOSCRIPT answer may never be read).
   std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
-                            const std::vector<bool>& targets);
+                            const std::vector<bool>& targets, const std::vector<bool>& eval_body = {});
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request

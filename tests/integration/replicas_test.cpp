@@ -2,6 +2,7 @@
 // not count as held.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "harness.hpp"
 
@@ -36,4 +37,31 @@ TEST(MinReplicas, WithoutEnoughReplicasNothingIsHeld) {
   EXPECT_EQ(a.status, 69) << a.err;
   EXPECT_NE(a.err.find("replica"), std::string::npos) << a.err;
   EXPECT_EQ(master.cmd({"EXISTS", "redlock:{lonely}"}).integer, 0) << "the unconfirmed lock was released";
+}
+
+TEST(MinReplicas, AReplicaLaggingDuringOneRenewalIsRetriedWithinTheValidity) {
+  RedisServer master;
+  RedisServer replica(RedisServer::Options{.extra = {"--replicaof", "127.0.0.1", std::to_string(master.port())}});
+  ASSERT_TRUE(eventually([&] { return replica_connected(replica); }, Seconds(10)));
+  TempDir dir;
+  Env env{{"REDLOCK_URL", master.url()}, {"D", dir.path()}};
+  // Renewals every 1 s; the replica stalls through one of them, then
+  // catches up well before the lock's 3 s validity ends.
+  Child c({"--min-replicas", "1", "--timeout", "400ms", "exec", "--ttl", "3s", "lagging", "--", "sh", "-c",
+           "touch \"$D/started\"; sleep 4"},
+          env);
+  ASSERT_TRUE(eventually([&] { return access((dir.path() + "/started").c_str(), F_OK) == 0; }, Seconds(10)));
+  struct timespec before {
+    0, 800'000'000
+  };
+  nanosleep(&before, nullptr);
+  replica.pause();
+  struct timespec stall {
+    1, 0
+  };
+  nanosleep(&stall, nullptr);
+  replica.resume();
+  Result r = c.wait(Seconds(20));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(master.cmd({"EXISTS", "redlock:{lagging}"}).integer, 0);
 }
