@@ -321,3 +321,23 @@ TEST(Redlock, ContentionAcrossFiveServersNeverOverlaps) {
   EXPECT_EQ(read_file(dir.path() + "/overlaps"), "");
   EXPECT_EQ(read_file(dir.path() + "/count"), "30\n");
 }
+
+TEST(Redlock, AWaiterOnAHolderWithTwoOfThreeServersSleepsInsteadOfSpinning) {
+  // The holder lost the third server (restarted empty). A waiter wins that
+  // server, misses the quorum and gives it back; undoing must not wake
+  // anyone (least of all itself), and it sleeps to the holder's TTL.
+  Servers s(3);
+  Result holder = run({"acquire", "--ttl", "30s", "spin"}, s.env());
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  s[2].stop();
+  s[2].start();
+  const long long before = s[2].commands_run();
+  const long long published_before = s[2].calls("publish");
+  Result waiter = run({"acquire", "--wait", "3s", "spin"}, s.env());
+  EXPECT_EQ(waiter.status, 75) << waiter.err;
+  EXPECT_GT(waiter.seconds, 2.5);
+  const long long commands = s[2].commands_run() - before;
+  EXPECT_LT(commands, 60) << "commands sent to the free server during a 3 s wait";
+  EXPECT_EQ(s[2].calls("publish") - published_before, 0);
+  EXPECT_EQ(s[2].cmd({"EXISTS", "redlock:{spin}"}).integer, 0) << "nothing left on the free server";
+}
