@@ -161,6 +161,9 @@ return {'acquired', ARGV[1], fence, 1, ttl}
 // hold, and waiters are told (PUBLISH) exactly when a place becomes free.
 // Undoing an attempt that never counted as held ('quiet') tells nobody:
 // no waiter, least of all the one undoing it, has anything to gain.
+// PUBLISH comes before any write: Redis does not roll a script back, and a
+// user whose ACL refuses the channel must find the lock untouched (the
+// waiters it wakes cannot act before the script ends).
 // KEYS: lock hash. ARGV: token, release channel, 'quiet' or ''.
 constexpr std::string_view k_release = REDLOCK_CHECK_KEY R"lua(
 local function announce()
@@ -176,11 +179,11 @@ if multi then
         redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
         return {'decremented', v.count}
       end
+      announce()
       redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
       local rest = {}
       for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
       keep_alive(rest)
-      announce()
       return {'released', #rest}
     end
   end
@@ -188,10 +191,9 @@ if multi then
   return {'notheld'}
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
-local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
-if count > 0 then return {'decremented', count} end
-redis.call('DEL', KEYS[1])
+if tonumber(h[2]) > 1 then return {'decremented', redis.call('HINCRBY', KEYS[1], 'count', -1)} end
 announce()
+redis.call('DEL', KEYS[1])
 return {'released', 0}
 )lua";
 

@@ -47,8 +47,14 @@ Reply copy_reply(const redisReply* r) {
 ExitStatus classify_error(const std::string& e) {
   auto starts = [&](const char* p) { return e.rfind(p, 0) == 0; };
   if (starts("NOAUTH") || starts("WRONGPASS") || starts("NOPERM") || e.find("unauthenticated") != std::string::npos ||
-      starts("ERR AUTH") || starts("ERR invalid password") || starts("ERR Client sent AUTH")) {
+      starts("ERR AUTH") || starts("ERR invalid password") || starts("ERR Client sent AUTH") ||
+      e.find("The user executing the script can't") != std::string::npos ||
+      e.find("no permissions to") != std::string::npos) {
     return ExitStatus::k_refused;
+  }
+  // A cluster that lost slots comes back: like an unreachable server.
+  if (starts("CLUSTERDOWN")) {
+    return ExitStatus::k_unavailable;
   }
   return ExitStatus::k_protocol;
 }

@@ -1,0 +1,98 @@
+// Least privilege: the ACL the man page documents is enough for everything
+// redlock does, and anything less fails cleanly (77), with nothing half-done.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+// The man page's ACL SETUSER line for a user of the default prefix, minus
+// `what` (a rule to leave out).
+std::vector<std::string> minimal_acl(const std::string& user, const std::string& leave_out = "") {
+  std::vector<std::string> rules = {"on",    ">locker-pw", "resetkeys", "~redlock:*", "resetchannels", "&redlock:*",
+                                    "-@all", "+eval",      "+evalsha",  "+subscribe", "+unsubscribe",  "+ping",
+                                    "+scan", "+wait",      "+type",     "+hmget",     "+hgetall",      "+hset",
+                                    "+hdel", "+hincrby",   "+del",      "+get",       "+set",          "+pexpire",
+                                    "+pttl", "+time",      "+publish"};
+  std::vector<std::string> argv = {"ACL", "SETUSER", user};
+  for (const auto& r : rules) {
+    if (r != leave_out) {
+      argv.push_back(r);
+    }
+  }
+  return argv;
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+}  // namespace
+
+TEST(Acl, TheDocumentedMinimalAclIsEnoughForEverySubcommand) {
+  RedisServer redis;
+  ASSERT_EQ(redis.cmd(minimal_acl("locker")).str, "OK");
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+  Result a = run({"acquire", "--ttl", "5s", "job"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string token = first_line(a.out);
+  EXPECT_EQ(run({"renew", "--token", token, "job"}, env).status, 0);
+  Result st = run({"status"}, env);
+  EXPECT_EQ(st.status, 0) << st.err;
+  EXPECT_NE(st.out.find("job"), std::string::npos);
+  // A waiter is woken by the release (SUBSCRIBE and PUBLISH are allowed).
+  Child waiter({"acquire", "--wait", "20s", "job"}, env);
+  ASSERT_TRUE(eventually([&] {
+    auto r = redis.cmd({"PUBSUB", "NUMSUB", "redlock:{job}:released"});
+    return r.elements.size() == 2 && r.elements[1].integer == 1;
+  }));
+  EXPECT_EQ(run({"release", "--token", token, "job"}, env).status, 0);
+  Result w = waiter.wait(Seconds(10));
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_LT(w.seconds, 4.0) << "woken by the release, not by the TTL";
+  EXPECT_EQ(run({"release", "--token", first_line(w.out), "job"}, env).status, 0);
+  Result e = run({"exec", "--ttl", "1s", "job", "--", "sleep", "1"}, env);
+  EXPECT_EQ(e.status, 0) << e.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{job}"}).integer, 0);
+}
+
+TEST(Acl, WithoutTheChannelReleaseIs77AndLeavesTheLockWhole) {
+  RedisServer redis;
+  ASSERT_EQ(redis.cmd(minimal_acl("locker", "&redlock:*")).str, "OK");
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+  Result a = run({"acquire", "--ttl", "30s", "job"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  Result r = run({"release", "--token", first_line(a.out), "job"}, env);
+  EXPECT_EQ(r.status, 77) << r.err;
+  EXPECT_NE(r.err.find("ACL"), std::string::npos) << r.err;
+  EXPECT_EQ(redis.cmd({"HGET", "redlock:{job}", "token"}).str, first_line(a.out)) << "nothing half-done";
+}
+
+TEST(Acl, WithoutEvalEverythingIs77BeforeAnyWrite) {
+  RedisServer redis;
+  for (const std::string leave_out : {"+eval", "+evalsha"}) {
+    SCOPED_TRACE(leave_out);
+    ASSERT_EQ(redis.cmd(minimal_acl("locker", leave_out)).str, "OK");
+    Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+    Result a = run({"acquire", "job"}, env);
+    EXPECT_EQ(a.status, 77) << a.err;
+    EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{job}"}).integer, 0);
+  }
+}
+
+TEST(Acl, KeysOutsideThePrefixAre77) {
+  RedisServer redis;
+  ASSERT_EQ(redis.cmd(minimal_acl("locker")).str, "OK");
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)},
+          {"REDLOCK_PASSWORD", "locker-pw"},
+          {"REDLOCK_PREFIX", "elsewhere:"}};
+  Result a = run({"acquire", "job"}, env);
+  EXPECT_EQ(a.status, 77) << a.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", "elsewhere:{job}"}).integer, 0);
+}
