@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "exec/wait_status.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
@@ -109,13 +110,6 @@ void stop_group_guard(pid_t guard, Fd& pipe) {
   int ws;
   while (waitpid(guard, &ws, 0) < 0 && errno == EINTR) {
   }
-}
-
-int decode(int wstatus) {
-  if (WIFSIGNALED(wstatus)) {
-    return 128 + WTERMSIG(wstatus);
-  }
-  return WEXITSTATUS(wstatus);
 }
 
 const char* signal_name(int sig) {
@@ -299,7 +293,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
       // Reap on every wake-up: SIGCHLD may have been merged with another signal.
       int wstatus = 0;
       if (waitpid(child, &wstatus, WNOHANG) == child) {
-        done.status = decode(wstatus);
+        done.status = exit_status_of(wstatus);
         reaped = true;
         // What CMD left behind in its group must not outlive the lock:
         // it is terminated (SIGTERM, SIGKILL after --kill-after) while

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <string>
 
+#include "exec/wait_status.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;
@@ -66,7 +67,7 @@ class OnTerminal {
       read_until("\x01", Seconds(0.05));  // keep draining the terminal
       int ws = 0;
       if (waitpid(m_pid, &ws, WNOHANG) == m_pid) {
-        m_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        m_status = redlock::exec::exit_status_of(ws);
         return m_status;
       }
     }

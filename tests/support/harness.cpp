@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "exec/wait_status.hpp"
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/fanout.hpp"
@@ -117,16 +118,6 @@ std::vector<std::string> child_env(const Env& env) {
   _exit(127);
 }
 
-int decode(int wstatus) {
-  if (WIFEXITED(wstatus)) {
-    return WEXITSTATUS(wstatus);
-  }
-  if (WIFSIGNALED(wstatus)) {
-    return 128 + WTERMSIG(wstatus);
-  }
-  return -1;
-}
-
 // waitpid with a limit; kills with SIGKILL when the limit passes.
 int wait_with_limit(pid_t pid, Seconds limit) {
   auto end = std::chrono::steady_clock::now() + limit;
@@ -134,7 +125,7 @@ int wait_with_limit(pid_t pid, Seconds limit) {
   while (true) {
     pid_t r = waitpid(pid, &wstatus, WNOHANG);
     if (r == pid) {
-      return decode(wstatus);
+      return exec::exit_status_of(wstatus);
     }
     if (r < 0 && errno != EINTR) {
       return -1;
@@ -142,7 +133,7 @@ int wait_with_limit(pid_t pid, Seconds limit) {
     if (std::chrono::steady_clock::now() >= end) {
       ::kill(pid, SIGKILL);
       waitpid(pid, &wstatus, 0);
-      return decode(wstatus);
+      return exec::exit_status_of(wstatus);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -344,7 +335,7 @@ bool Child::alive() {
   int ws;
   pid_t r = waitpid(m_pid, &ws, WNOHANG);
   if (r == m_pid) {
-    m_result = Result{decode(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
+    m_result = Result{exec::exit_status_of(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count()};
     return false;
   }
