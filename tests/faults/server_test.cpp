@@ -217,8 +217,8 @@ TEST(ServerFaults, AReadOnlyReplicaIs76WithALineThatSaysSo) {
 
 // The request of an acquire that timed out on a stopped server runs when
 // the server resumes; redlock must take it back, not leave a lock nobody
-// holds for its whole TTL. Disabled until fixed (README.md, "Known holes").
-TEST(ServerFaults, DISABLED_AnAcquireThatTimedOutOnAStoppedServerLeavesNothingHeldOnResume) {
+// holds for its whole TTL.
+TEST(ServerFaults, AnAcquireThatTimedOutOnAStoppedServerLeavesNothingHeldOnResume) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
   // Warm: the server knows redlock's scripts, so the stopped request is one
