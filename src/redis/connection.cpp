@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "redis/fanout.hpp"
+#include "util/log.hpp"
 
 namespace redlock::redis {
 namespace {
@@ -93,9 +94,41 @@ void Connection::fail_cancelled() {
   fail(ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", m_endpoint.display()));
 }
 
+bool Connection::closed_while_idle() const {
+  if (m_state != State::k_ready || m_awaiting != 0 || m_hidden != 0 || !m_out.empty()) {
+    return false;
+  }
+  pollfd p{m_fd.get(), POLLIN | POLLRDHUP, 0};
+  if (::poll(&p, 1, 0) <= 0) {
+    return false;
+  }
+  if (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
+    return true;
+  }
+  if (m_ssl) {
+    return false;  // TLS may send records of its own (session tickets) while idle
+  }
+  // Readable with nothing asked: end of stream, or a farewell such as
+  // "-ERR max number of clients reached" before a close.
+  char c;
+  ssize_t n;
+  do {
+    n = ::recv(m_fd.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
 void Connection::queue(const std::vector<std::string>& argv) {
   if (m_failure) {
     reset();
+  }
+  // The server, a proxy or a failover may close a connection that sat idle
+  // (Redis's `timeout`, CLIENT KILL). Found before a request is written, it
+  // is re-established once, transparently: nothing was sent on the old one,
+  // so nothing is repeated.
+  if (closed_while_idle()) {
+    log_debug("{} closed the idle connection; reconnecting", m_endpoint.display());
+    close_socket();
   }
   if (m_state == State::k_closed) {
     start_connect();

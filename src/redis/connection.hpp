@@ -78,6 +78,9 @@ class Connection {
   enum class State { k_closed, k_connecting, k_handshake, k_ready };
 
   void start_connect();
+  // True when the peer closed (or wrote to) the connection while no request
+  // was outstanding: it cannot carry the next one.
+  [[nodiscard]] bool closed_while_idle() const;
   // redis+sentinel://: the master's address from the first sentinel that knows it.
   std::optional<std::pair<std::string, int>> ask_sentinels();
   void finish_connect();
