@@ -66,13 +66,13 @@ bool has_control(std::string_view s) {
   });
 }
 
-// Percent-encodes everything but unreserved characters, so display() reads
-// back as the same user name.
-std::string percent_encode(std::string_view s) {
+// Percent-encodes everything but unreserved characters (and those in
+// `keep`), so display() reads back as the same user, host, path or master.
+std::string percent_encode(std::string_view s, std::string_view keep = {}) {
   std::string out;
   for (char c : s) {
     auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
+    if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' || keep.find(c) != std::string_view::npos) {
       out.push_back(c);
     } else {
       out += fmt::format("%{:02X}", u);
@@ -237,6 +237,12 @@ Endpoint parse_sentinel(std::string_view rest) {
   return ep;
 }
 
+// A host as a URL spells it: an IPv6 address in brackets, a name escaped
+// as parse_tcp decodes it (a host may hold a '%' or a '?' once decoded).
+std::string url_host(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : percent_encode(host);
+}
+
 }  // namespace
 
 Endpoint parse_endpoint(std::string_view url) {
@@ -301,13 +307,13 @@ std::string Endpoint::display() const {
   // "user:@", not "user@": the single-part form reads back as a password.
   std::string user_part = user.empty() ? "" : percent_encode(user) + ":@";
   if (kind == Kind::k_unix) {
-    return db ? fmt::format("unix://{}?db={}", path, db) : fmt::format("unix://{}", path);
+    const std::string p = percent_encode(path, "/");
+    return db ? fmt::format("unix://{}?db={}", p, db) : fmt::format("unix://{}", p);
   }
   if (kind == Kind::k_sentinel) {
     std::string hosts;
     for (const auto& [h, p] : sentinels) {
-      hosts +=
-          fmt::format("{}{}:{}", hosts.empty() ? "" : ",", h.find(':') != std::string::npos ? "[" + h + "]" : h, p);
+      hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", url_host(h), p);
     }
     std::string out = fmt::format("redis+sentinel://{}{}/{}", user_part, hosts, percent_encode(master));
     if (db) {
@@ -315,8 +321,7 @@ std::string Endpoint::display() const {
     }
     return out;
   }
-  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-  std::string out = fmt::format("{}://{}{}:{}", tls ? "rediss" : "redis", user_part, h, port);
+  std::string out = fmt::format("{}://{}{}:{}", tls ? "rediss" : "redis", user_part, url_host(host), port);
   if (db) {
     out += fmt::format("/{}", db);
   }

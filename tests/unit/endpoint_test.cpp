@@ -117,6 +117,28 @@ TEST(ParseEndpoint, SplitsUserinfoAtTheLastAtSign) {
   EXPECT_EQ(ep.port, 6380);
 }
 
+// Found by fuzz/endpoint_fuzz.cpp: display() wrote decoded hosts and socket
+// paths back unescaped, so "%25" came back as an escape, "%3F" as a query
+// and "%20" as a space: $REDLOCK_URL named another server, or none.
+TEST(EndpointDisplay, EscapesWhatTheUrlEscapedSoItNamesTheSameServer) {
+  for (const char* url :
+       {"redis://a%25ed", "redis://h%3F1:7000/2", "rediss://%C3%A9t%C3%A9", "unix:///tmp/my%20redis.sock",
+        "unix:///tmp/a%3Fdb=1", "unix:///tmp/100%25.sock?db=2", "redis+sentinel://s%25x,t:1/m%2F1/3"}) {
+    SCOPED_TRACE(url);
+    Endpoint a = parse_endpoint(url);
+    Endpoint b = parse_endpoint(a.display());
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.host, b.host);
+    EXPECT_EQ(a.port, b.port);
+    EXPECT_EQ(a.path, b.path);
+    EXPECT_EQ(a.db, b.db);
+    EXPECT_EQ(a.sentinels, b.sentinels);
+    EXPECT_EQ(a.master, b.master);
+    EXPECT_EQ(a.display(), b.display());
+  }
+  EXPECT_EQ(parse_endpoint("unix:///tmp/a%3Fdb=1").display(), "unix:///tmp/a%3Fdb%3D1");
+}
+
 TEST(ParseEndpoint, DecodesPercentEscapesInTheHost) {
   EXPECT_EQ(parse_endpoint("redis://my%2Dhost").host, "my-host");
 }

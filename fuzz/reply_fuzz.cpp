@@ -1,0 +1,94 @@
+// RESP replies as a server might send them, whole or cut into pieces: the
+// bytes go through hiredis's reader exactly as Connection feeds it, and every
+// reply is copied into a Reply and read the way the lock core reads script
+// answers (kind, integers, texts) and error replies (classify_error).
+//
+// The lock core's interpretation of each script's answer still lives in
+// Locker, next to its I/O; once it is a pure function it belongs here too.
+#include <hiredis/hiredis.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+#include "redis/reply.hpp"
+#include "util/exit_status.hpp"
+
+namespace {
+
+using redlock::ExitStatus;
+using redlock::redis::Reply;
+
+void walk(const Reply& r) {
+  const std::string text = r.text();
+  if (r.type == Reply::Type::k_integer ? text != std::to_string(r.integer) : text != r.str) {
+    std::abort();
+  }
+  if (r.is_error()) {
+    const ExitStatus s = redlock::redis::classify_error(r.str);
+    if (s != ExitStatus::k_refused && s != ExitStatus::k_protocol) {
+      std::abort();
+    }
+  }
+  if (!r.is_array() && !r.elements.empty()) {
+    std::abort();
+  }
+  for (const auto& e : r.elements) {
+    walk(e);
+  }
+}
+
+// hiredis 0.14 callocs an array's element pointers as soon as it reads the
+// header ("*585477708\r\n": 4.6 GB) and has no limit of its own. Untouched,
+// that memory costs nothing on Linux; too much of it is an out-of-memory
+// error from the reader, reported as a protocol error. Inputs announcing
+// more than 2^16 elements are left out so the fuzzer spends its time on
+// replies instead of on the allocator.
+bool announces_huge_array(const uint8_t* data, size_t size) {
+  for (size_t i = 0; i < size; ++i) {
+    if (data[i] != '*') {
+      continue;
+    }
+    unsigned long long n = 0;
+    for (size_t k = i + 1; k < size && data[k] >= '0' && data[k] <= '9' && n <= (1U << 16); ++k) {
+      n = n * 10 + (data[k] - '0');
+    }
+    if (n > (1U << 16)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0 || announces_huge_array(data, size)) {
+    return 0;
+  }
+  // The first byte sets the size of the pieces the rest arrives in (1-256).
+  const size_t piece = static_cast<size_t>(data[0]) + 1;
+  ++data;
+  --size;
+  std::unique_ptr<redisReader, void (*)(redisReader*)> reader(redisReaderCreate(), redisReaderFree);
+  for (size_t at = 0; at < size; at += piece) {
+    const size_t n = size - at < piece ? size - at : piece;
+    if (redisReaderFeed(reader.get(), reinterpret_cast<const char*>(data + at), n) != REDIS_OK) {
+      return 0;
+    }
+    while (true) {
+      void* raw = nullptr;
+      if (redisReaderGetReply(reader.get(), &raw) != REDIS_OK) {
+        return 0;  // malformed: the connection reports it and gives up
+      }
+      if (raw == nullptr) {
+        break;
+      }
+      const Reply reply = redlock::redis::copy_reply(static_cast<redisReply*>(raw));
+      freeReplyObject(raw);
+      walk(reply);
+    }
+  }
+  return 0;
+}
