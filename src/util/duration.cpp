@@ -109,7 +109,7 @@ std::string format_duration(Millis d) {
     return s % 60 ? fmt::format("{}{}m{}s", sign, s / 60, s % 60) : fmt::format("{}{}m", sign, s / 60);
   }
   const unsigned long long m = s / 60;
-  if (m < 48 * 60) {
+  if (m < 48ULL * 60) {
     return m % 60 ? fmt::format("{}{}h{}m", sign, m / 60, m % 60) : fmt::format("{}{}h", sign, m / 60);
   }
   return fmt::format("{}{}d{}h", sign, m / 1440, (m / 60) % 24);
