@@ -155,6 +155,14 @@ std::string token_from(const std::string& flag) {
   return token;
 }
 
+std::string required_token(const std::string& flag, const char* verb) {
+  std::string token = token_from(flag);
+  if (token.empty()) {
+    throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
+  }
+  return token;
+}
+
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
   sub.add_option("NAME", o.name, "the lock's name")->required();
   sub.add_option("--ttl", o.ttl, ttl_help)->type_name("D");

@@ -52,6 +52,10 @@ struct Resolved {
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
+// The token for release/renew: required, from --token or $REDLOCK_TOKEN
+// (a UsageError naming `verb` when neither is given).
+[[nodiscard]] std::string required_token(const std::string& flag, const char* verb);
+
 // How acquire and exec take a lock: the options they share.
 struct TakeOptions {
   std::string name;

@@ -17,15 +17,6 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   return sub;
 }
 
-// The token for release/renew: required, from --token or $REDLOCK_TOKEN.
-std::string required_token(const std::string& flag, const char* verb) {
-  std::string token = token_from(flag);
-  if (token.empty()) {
-    throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
-  }
-  return token;
-}
-
 int run_release(const ReleaseOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
   const std::string token = required_token(o.token, "release");

@@ -4,13 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-std::string required_token(const std::string& flag, const char* verb);
 
 CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   auto* sub = app.add_subcommand("renew", "extend the lock held by a token");
@@ -42,10 +41,7 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
   }
   const auto& not_held = std::get<lock::NotHeld>(outcome);
   if (not_held.foreign && locker.size() == 1) {
-    throw Error(ExitStatus::k_protocol,
-                fmt::format("the key for '{}' is not a redlock lock (it holds a {}); redlock leaves it alone: "
-                            "remove it or use another --prefix",
-                            escape_for_terminal(o.name), not_held.what));
+    throw Error(ExitStatus::k_protocol, lock::foreign_message(o.name, not_held.what, ""));
   }
   log_warning("{} is not held by this token (it expired or was released); acquire it again",
               escape_for_terminal(o.name));

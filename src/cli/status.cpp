@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -197,8 +198,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& g) {
   int status = 0;
   for (const auto& v : verdicts) {
     if (v.state == State::k_foreign) {
-      log_warning("the key for '{}' is not a redlock lock (it holds a {}); redlock leaves it alone",
-                  escape_for_terminal(v.name), v.foreign_type);
+      log_warning("{}", lock::foreign_message(v.name, v.foreign_type, ""));
       status = to_int(ExitStatus::k_protocol);
     } else if (v.state == State::k_free && status == 0) {
       status = to_int(ExitStatus::k_no);

@@ -1,9 +1,12 @@
 #include "lock/layout.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "util/number.hpp"
+#include "util/text.hpp"
 
 namespace redlock::lock {
 namespace {
@@ -74,6 +77,13 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
 }
 
 }  // namespace
+
+std::string foreign_message(const std::string& name, const std::string& holds, const std::string& where) {
+  return fmt::format(
+      "the key for '{}'{} is not a redlock lock (it holds a {}); redlock leaves it alone: remove it or use another "
+      "--prefix",
+      escape_for_terminal(name), where, holds);
+}
 
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& pairs) {
   if (v.type == "none") {

@@ -82,7 +82,9 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
                                           const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
   const size_t n = m_conns.size();
   std::vector<Answer> answers(n);
-  const bool wait_replicas = m_options.min_replicas > 0 && (&script == &acquire_script() || &script == &renew_script());
+  const bool wait_replicas =
+      m_options.min_replicas > 0 &&
+      ((&script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew)));
   auto send = [&](size_t i, bool by_body) {
     std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA", by_body ? std::string(script.body) : script.sha1};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -226,10 +228,8 @@ namespace {
   throw Error(status, msg);
 }
 
-[[noreturn]] void throw_foreign(const std::string& key, const std::string& what, const std::string& where) {
-  throw Error(ExitStatus::k_protocol, fmt::format("the key '{}' on {} is not a redlock lock (it holds a {}); "
-                                                  "redlock leaves it alone: remove it or use another --prefix",
-                                                  key, where, what));
+[[noreturn]] void throw_foreign(const std::string& name, const std::string& what, const std::string& where) {
+  throw Error(ExitStatus::k_protocol, foreign_message(name, what, " on " + where));
 }
 
 }  // namespace
@@ -252,6 +252,11 @@ namespace {
 }  // namespace
 
 namespace {
+
+redis::Failure unexpected_reply(const redis::Endpoint& where, const char* to) {
+  return redis::Failure{ExitStatus::k_protocol,
+                        fmt::format("Redis at {} sent an unexpected reply to {}", where.display(), to)};
+}
 
 // A reply element as an integer (0 if it is not one).
 long long as_int(const Reply& r) {
@@ -295,8 +300,7 @@ AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
     v.kind = AcquireVote::Kind::k_foreign;
     v.foreign_type = e.size() > 1 ? e[1].text() : "?";
   } else {
-    v.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent an unexpected reply to acquire",
-                                                                   m_endpoints[i].display())};
+    v.failure = unexpected_reply(m_endpoints[i], "acquire");
   }
   return v;
 }
@@ -309,7 +313,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   auto answers = round(
       {"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host, std::to_string(owner.pid), owner.cmd,
        reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
-      acquire_script(), {});
+      lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes;
   std::vector<bool> failed(n, false);
@@ -326,7 +330,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     const std::vector<bool> behind = fences_to_raise(votes, d);
     if (std::find(behind.begin(), behind.end(), true) != behind.end()) {
       const std::string& holder = d.fresh ? token : reenter;
-      auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)}, raise_fence_script(), behind);
+      auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)},
+                          lock::script(ScriptName::k_raise_fence), behind);
       for (size_t i = 0; i < n; ++i) {
         if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
           votes[i].kind = AcquireVote::Kind::k_failed;
@@ -369,12 +374,10 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       throw_quorum_failure(d.failures, n, grant_quorum(n, claim));
     case AcquireDecision::Verdict::k_foreign:
       if (n == 1) {
-        throw_foreign(keys.lock, d.foreign_type, m_endpoints[0].display());
+        throw_foreign(name, d.foreign_type, m_endpoints[0].display());
       }
       throw Error(ExitStatus::k_protocol,
-                  fmt::format("the key '{}' is not a redlock lock on {} of {} servers; redlock leaves it alone: "
-                              "remove it or use another --prefix",
-                              keys.lock, d.foreign, n));
+                  foreign_message(name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
     case AcquireDecision::Verdict::k_busy:
     case AcquireDecision::Verdict::k_lost_race:
       break;
@@ -404,7 +407,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, release_script(), targets, hung);
+  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, lock::script(ScriptName::k_release),
+              targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (targets[i] && just_failed[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
@@ -414,7 +418,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"1", keys.lock, token, keys.channel, ""}, release_script(), {});
+  auto answers = round({"1", keys.lock, token, keys.channel, ""}, lock::script(ScriptName::k_release), {});
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   bool released = false;
@@ -428,8 +432,7 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
     } else if (a.kind == "decremented") {
       decremented = true;
     } else if (a.kind == "foreign" && n == 1) {
-      throw_foreign(keys.lock, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?",
-                    m_endpoints[i].display());
+      throw_foreign(name, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?", m_endpoints[i].display());
     }
   }
   if (decremented) {
@@ -447,7 +450,7 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
   const Keys keys = keys_for(m_options.prefix, name);
   const auto start = redis::Clock::now();
-  auto answers = round({"1", keys.lock, token, std::to_string(ttl.count())}, renew_script(), {});
+  auto answers = round({"1", keys.lock, token, std::to_string(ttl.count())}, lock::script(ScriptName::k_renew), {});
   const size_t n = m_conns.size();
   std::vector<RenewVote> votes(n);
   for (size_t i = 0; i < n; ++i) {
@@ -477,8 +480,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
       v.kind = RenewVote::Kind::k_foreign;
       v.foreign_type = e.size() > 1 ? e[1].text() : "?";
     } else {
-      v.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent an unexpected reply to renew",
-                                                                     m_endpoints[i].display())};
+      v.failure = unexpected_reply(m_endpoints[i], "renew");
     }
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
@@ -497,7 +499,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
 
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"2", keys.lock, keys.fence}, inspect_script(), {});
+  auto answers = round({"2", keys.lock, keys.fence}, lock::script(ScriptName::k_inspect), {});
   std::vector<ServerView> views;
   std::vector<redis::Failure> failures;
   for (size_t i = 0; i < answers.size(); ++i) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <openssl/sha.h>
 
+#include <array>
+
 namespace redlock::lock {
 namespace {
 
@@ -64,6 +66,16 @@ Script make(std::string_view name, std::string_view body) {
   "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"                           \
   "  if last > now then redis.call('PEXPIRE', KEYS[1], last - now)\n"                                         \
   "  else redis.call('DEL', KEYS[1]) end\n"                                                                   \
+  "end\n"                                                                                                     \
+  "local function extend(ttl)\n"                                                                              \
+  "  local pttl = redis.call('PTTL', KEYS[1])\n"                                                              \
+  "  if pttl >= ttl then return pttl end\n"                                                                   \
+  "  redis.call('PEXPIRE', KEYS[1], ttl)\n"                                                                   \
+  "  redis.call('HSET', KEYS[1], 'ttl_ms', string.format('%d', ttl))\n"                                       \
+  "  return ttl\n"                                                                                            \
+  "end\n"                                                                                                     \
+  "local function lengthen(v, ttl)\n"                                                                         \
+  "  if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end\n"                                    \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its
@@ -92,7 +104,7 @@ if multi then
         return {'mismatch', multi, h[7] or ''}
       end
       v.count = v.count + 1
-      if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end
+      lengthen(v, ttl)
       local token = v.token
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
@@ -119,13 +131,7 @@ if multi then
 elseif t == 'hash' then
   if ARGV[6] ~= '' and h[1] == ARGV[6] then
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-    local pttl = redis.call('PTTL', KEYS[1])
-    if pttl < ttl then
-      redis.call('PEXPIRE', KEYS[1], ttl)
-      redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
-      pttl = ttl
-    end
-    return {'reentered', h[1], tonumber(h[3]), count, pttl}
+    return {'reentered', h[1], tonumber(h[3]), count, extend(ttl)}
   end
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
@@ -209,7 +215,7 @@ if multi then
   local list = holders()
   for _, v in ipairs(list) do
     if v.token == ARGV[1] then
-      if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end
+      lengthen(v, ttl)
       local left = v.expiry - now
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
@@ -221,13 +227,7 @@ if multi then
   return {'notheld'}
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
-local pttl = redis.call('PTTL', KEYS[1])
-if pttl < ttl then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('HSET', KEYS[1], 'ttl_ms', ARGV[2])
-  pttl = ttl
-end
-return {'renewed', pttl, 'exclusive', '1'}
+return {'renewed', extend(ttl), 'exclusive', '1'}
 )lua";
 
 // Read everything status shows in one consistent snapshot, with the
@@ -268,25 +268,12 @@ return {'raised', f}
 
 }  // namespace
 
-const Script& acquire_script() {
-  static const Script s = make("acquire", k_acquire);
-  return s;
-}
-const Script& release_script() {
-  static const Script s = make("release", k_release);
-  return s;
-}
-const Script& renew_script() {
-  static const Script s = make("renew", k_renew);
-  return s;
-}
-const Script& inspect_script() {
-  static const Script s = make("inspect", k_inspect);
-  return s;
-}
-const Script& raise_fence_script() {
-  static const Script s = make("raise-fence", k_raise_fence);
-  return s;
+const Script& script(ScriptName name) {
+  static const std::array<Script, 5> all = {
+      make("acquire", k_acquire), make("release", k_release),         make("renew", k_renew),
+      make("inspect", k_inspect), make("raise-fence", k_raise_fence),
+  };
+  return all.at(static_cast<size_t>(name));
 }
 
 }  // namespace redlock::lock

@@ -16,10 +16,7 @@ struct Script {
 // Every read-check-write on a lock is one of these scripts: Redis runs a
 // script atomically, so no other client can act between our check of the
 // token and our write. Each script's comment says what it guarantees.
-const Script& acquire_script();
-const Script& release_script();
-const Script& renew_script();
-const Script& inspect_script();
-const Script& raise_fence_script();
+enum class ScriptName { k_acquire, k_release, k_renew, k_inspect, k_raise_fence };
+[[nodiscard]] const Script& script(ScriptName name);
 
 }  // namespace redlock::lock
