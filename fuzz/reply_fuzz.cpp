@@ -27,7 +27,7 @@ void walk(const Reply& r) {
   }
   if (r.is_error()) {
     const ExitStatus s = redlock::redis::classify_error(r.str);
-    if (s != ExitStatus::k_refused && s != ExitStatus::k_protocol) {
+    if (s != ExitStatus::k_refused && s != ExitStatus::k_protocol && s != ExitStatus::k_unavailable) {
       std::abort();
     }
   }
