@@ -62,7 +62,11 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
       h.pid = json_integer(j, "pid");
       h.cmd = json_text(j, "cmd");
       h.since_ms = json_integer(j, "since");
-      h.ttl_ms = json_integer(j, "expiry") - v.now_ms;
+      // An expiry no server clock could give (it overflows the time
+      // left) is not something redlock wrote.
+      if (__builtin_sub_overflow(json_integer(j, "expiry"), v.now_ms, &h.ttl_ms)) {
+        throw nlohmann::json::out_of_range::create(406, "expiry out of range", &j);
+      }
       h.fence = json_integer(j, "fence");
       h.count = json_integer(j, "count");
     } catch (const nlohmann::json::exception&) {
