@@ -45,7 +45,7 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   lock::Locker locker(r.endpoints, r.options);
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
-  auto taken = take_lock(locker, take, make_owner(holder_pid, process_command(holder_pid)), signals);
+  auto taken = take_lock(locker, take, make_owner(holder_pid, process_argv(holder_pid)), signals);
   if (auto* status = std::get_if<int>(&taken)) {
     return *status;
   }

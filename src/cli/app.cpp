@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -62,6 +63,35 @@ std::string subcommand_in(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// A parse error echoes what it could not place, and that may be a secret:
+// a URL's password, the word after --password, PASSWORD=…. Each argument
+// that redact_arguments() changes is replaced by its redacted form wherever
+// the message shows it whole.
+std::string without_secrets(std::string text, int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<std::string> redacted = redact_arguments(args);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& secret = args[i];
+    if (redacted[i] == secret || secret.empty()) {
+      continue;
+    }
+    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+      size_t end = at + secret.size();
+      if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) {
+        at = end;
+        continue;
+      }
+      text.replace(at, secret.size(), redacted[i]);
+      at += redacted[i].size();
+    }
+  }
+  return redact_url_passwords(text);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,9 +125,9 @@ int main(int argc, char** argv) {
     if (own_argc < argc) {
       if (!o.exec.command.empty()) {
         // exec a b -- cmd: CLI11 took b for CMD.
-        throw CLI::ParseError(fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]",
-                                          escape_for_terminal(o.exec.command.front())),
-                              CLI::ExitCodes::ExtrasError);
+        throw CLI::ParseError(
+            fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]", o.exec.command.front()),
+            CLI::ExitCodes::ExtrasError);
       }
       o.exec.command = std::move(after_dashes);
     }
@@ -117,12 +147,12 @@ int main(int argc, char** argv) {
       const auto* bad = dynamic_cast<const CLI::RequiredError*>(&e);
       for (const auto& word : app->remaining()) {
         if (bad && !word.empty() && word[0] != '-') {
-          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status or exec)",
-                             escape_for_terminal(word));
+          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status or exec)", word);
           break;
         }
       }
     }
+    what = escape_for_terminal(without_secrets(what, argc, argv));
     if (!quiet) {
       write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
     }

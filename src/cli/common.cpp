@@ -249,26 +249,27 @@ void validate_exit_code(int code, const char* option) {
   }
 }
 
-lock::Owner make_owner(long long pid, const std::string& cmd) {
+lock::Owner make_owner(long long pid, const std::vector<std::string>& argv) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) != 0) {
     std::strcpy(host, "unknown");
   }
-  return lock::Owner{host, pid, redact_url_passwords(cmd).substr(0, 1024)};
+  return lock::Owner{host, pid, recorded_command(argv)};
 }
 
-std::string process_command(long long pid) {
+std::vector<std::string> process_argv(long long pid) {
   std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
   std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!raw.empty() && raw.back() == '\0') {
-    raw.pop_back();
-  }
-  for (char& c : raw) {
-    if (c == '\0') {
-      c = ' ';
+  std::vector<std::string> argv;
+  for (size_t start = 0; start < raw.size();) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) {
+      end = raw.size();
     }
+    argv.push_back(raw.substr(start, end - start));
+    start = end + 1;
   }
-  return raw;
+  return argv;
 }
 
 }  // namespace redlock::cli

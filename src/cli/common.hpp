@@ -88,11 +88,12 @@ struct Take {
 // --conflict-exit-code must be 0..255.
 void validate_exit_code(int code, const char* option);
 
-// Who holds the lock, for `status`: this host, `pid`, and `cmd` with any
-// URL password blanked out.
-[[nodiscard]] lock::Owner make_owner(long long pid, const std::string& cmd);
+// Who holds the lock, for `status`: this host, `pid`, and its command line
+// `argv` as recorded_command() stores it (no secrets, valid UTF-8, cut at
+// 1024 bytes between characters).
+[[nodiscard]] lock::Owner make_owner(long long pid, const std::vector<std::string>& argv);
 
-// The command line of process `pid` from /proc, joined by spaces (empty if unreadable).
-[[nodiscard]] std::string process_command(long long pid);
+// The arguments of process `pid` from /proc (empty if unreadable).
+[[nodiscard]] std::vector<std::string> process_argv(long long pid);
 
 }  // namespace redlock::cli

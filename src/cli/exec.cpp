@@ -85,14 +85,6 @@ std::vector<std::string> command_env(const std::vector<std::pair<std::string, st
   return env;
 }
 
-std::string join(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    out += (out.empty() ? "" : " ") + a;
-  }
-  return out;
-}
-
 }  // namespace
 
 int run_exec(const ExecOptions& o, const GlobalOptions& g) {
@@ -107,7 +99,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options);
   const std::string& name = take.name;
-  const lock::Owner owner = make_owner(getpid(), join(argv));
+  const lock::Owner owner = make_owner(getpid(), argv);
   // CMD starts only if the lock can outlive the first renewal with the
   // --kill-after grace to spare: with less (a slow acquire), the supervisor
   // would signal it at once. Then the token is given back and the lock

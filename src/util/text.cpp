@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "util/exit_status.hpp"
 
 namespace redlock {
@@ -126,26 +129,205 @@ std::string escape_for_terminal(std::string_view s) {
   return out;
 }
 
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+bool is_scheme_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+}
+
+// Where the scheme of the URL whose "://" is at `sep` starts.
+size_t scheme_start(std::string_view s, size_t sep) {
+  size_t i = sep;
+  while (i > 0 && is_scheme_char(s[i - 1])) {
+    --i;
+  }
+  return i;
+}
+
+// True for the name of a setting or an option that holds a secret: it
+// contains PASS, SECRET, TOKEN, KEY or AUTH, in any case.
+bool names_secret(std::string_view name) {
+  std::string lower;
+  for (char c : name) {
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  for (const char* word : {"pass", "secret", "token", "key", "auth"}) {
+    if (lower.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "NAME=" or "--name=" at the start of `word`: the length up to and
+// including '=' when NAME names a secret, else 0.
+size_t secret_assignment(std::string_view word) {
+  size_t eq = word.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return 0;
+  }
+  std::string_view name = word.substr(0, eq);
+  size_t dashes = name.find_first_not_of('-');
+  if (dashes == std::string_view::npos || dashes > 2) {
+    return 0;
+  }
+  for (char c : name.substr(dashes)) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') {
+      return 0;
+    }
+  }
+  return names_secret(name) ? eq + 1 : 0;
+}
+
+// An option whose next word is a secret: redis-cli's -a, or any --option
+// (or -option) whose name names a secret, given without "=".
+bool secret_option(std::string_view word) {
+  if (word == "-a") {
+    return true;
+  }
+  if (word.size() < 2 || word[0] != '-' || word.find('=') != std::string_view::npos) {
+    return false;
+  }
+  return names_secret(word.substr(word.find_first_not_of('-')));
+}
+
+// The end of the shell word starting at `i`: unquoted whitespace ends it;
+// '…' and "…" (with backslash escapes outside '…') do not. An unclosed
+// quote runs to the end.
+size_t word_end(std::string_view s, size_t i) {
+  char quote = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote == 0 && is_space(c)) {
+      return i;
+    }
+    if (c == '\\' && quote != '\'') {
+      ++i;
+    } else if (quote == 0 && (c == '\'' || c == '"')) {
+      quote = c;
+    } else if (c == quote) {
+      quote = 0;
+    }
+  }
+  return s.size();
+}
+
+// Blanks secrets inside the shell words of `s` (a script given to sh -c,
+// say): the value of NAME=value and --name=value, and the word after -a or
+// --name, where NAME names a secret.
+std::string redact_words(std::string_view s) {
+  std::string out;
+  bool after_option = false;
+  for (size_t i = 0; i < s.size();) {
+    if (is_space(s[i])) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    size_t end = word_end(s, i);
+    std::string_view word = s.substr(i, end - i);
+    if (after_option) {
+      out += k_redacted;
+    } else if (size_t keep = secret_assignment(word); keep > 0) {
+      out.append(word.substr(0, keep));
+      out += k_redacted;
+    } else {
+      out.append(word);
+    }
+    after_option = secret_option(word);
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string redact_url_passwords(std::string_view s) {
   std::string out;
   size_t done = 0;
-  for (size_t sep = s.find("://"); sep != std::string_view::npos; sep = s.find("://", sep + 3)) {
-    // The authority runs to the next '/', whitespace or quote; userinfo ends at its last '@'.
+  for (size_t sep = s.find("://"); sep != std::string_view::npos;) {
+    // The userinfo may hold any character (quotes, spaces, '/', '@'): it
+    // runs to the last '@' before the next URL. Hiding too much is better
+    // than showing a piece of a password.
     size_t start = sep + 3;
-    size_t end = s.find_first_of("/ \t\n'\"", start);
-    std::string_view authority = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    size_t at = authority.rfind('@');
-    if (at == std::string_view::npos) {
-      continue;
+    size_t next = s.find("://", start);
+    size_t region_end = next == std::string_view::npos ? s.size() : scheme_start(s, next);
+    size_t at = s.substr(start, region_end - start).rfind('@');
+    if (at != std::string_view::npos) {
+      std::string_view userinfo = s.substr(start, at);
+      size_t colon = userinfo.find(':');
+      size_t secret_from = colon != std::string_view::npos ? colon + 1 : 0;  // "user:pw@" or "pw@"
+      out.append(s.substr(done, start + secret_from - done));
+      out += k_redacted;
+      done = start + at;
     }
-    size_t colon = authority.find(':');
-    size_t secret_from = colon != std::string_view::npos && colon < at ? colon + 1 : 0;  // "user:pw@" or "pw@"
-    out.append(s.substr(done, start + secret_from - done));
-    out += "***";
-    done = start + at;
+    sep = next;
   }
   out.append(s.substr(done));
   return out;
+}
+
+std::string redact_secrets(std::string_view s) {
+  return redact_words(redact_url_passwords(s));
+}
+
+std::vector<std::string> redact_arguments(const std::vector<std::string>& argv) {
+  std::vector<std::string> out;
+  bool after_option = false;
+  for (const auto& arg : argv) {
+    if (after_option) {
+      out.emplace_back(k_redacted);
+    } else if (size_t keep = secret_assignment(arg); keep > 0) {
+      out.push_back(arg.substr(0, keep) + k_redacted);  // the value may hold spaces: all of it
+    } else {
+      out.push_back(redact_secrets(arg));
+    }
+    after_option = secret_option(arg);
+  }
+  return out;
+}
+
+std::string redact_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& arg : redact_arguments(argv)) {
+    out += (out.empty() ? "" : " ") + arg;
+  }
+  return out;
+}
+
+std::string make_valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = utf8_len(s, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string truncate_utf8(std::string_view s, size_t max_bytes) {
+  size_t cut = 0;
+  while (cut < s.size()) {
+    size_t n = std::max<size_t>(1, utf8_len(s, cut));
+    if (cut + n > max_bytes) {
+      break;
+    }
+    cut += n;
+  }
+  return std::string(s.substr(0, cut));
+}
+
+std::string recorded_command(const std::vector<std::string>& argv) {
+  return truncate_utf8(make_valid_utf8(redact_command(argv)), k_max_command_bytes);
 }
 
 }  // namespace redlock

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace redlock {
 
@@ -18,8 +19,39 @@ void validate_name(std::string_view name);
 // UTF-8 bytes become \n, \t, \xNN escapes; a backslash becomes "\\".
 [[nodiscard]] std::string escape_for_terminal(std::string_view s);
 
+// What stands for a secret in anything redlock records or prints.
+inline constexpr const char* k_redacted = "***";
+
 // Replaces the password of every URL in `s` ("scheme://user:password@…")
-// with "***", so a command line recorded for `status` never shows one.
+// with "***". The password may hold any character: everything from the
+// user name's ':' to the last '@' before the next URL is hidden.
 [[nodiscard]] std::string redact_url_passwords(std::string_view s);
+
+// Hides every secret in a line of text (a message, or a script for sh -c):
+// URL passwords; the value of NAME=value and --name=value; and the word
+// after -a or --name, where NAME contains PASS, SECRET, TOKEN, KEY or AUTH
+// (any case). Quotes are followed, so NAME='a b' hides all of 'a b'.
+[[nodiscard]] std::string redact_secrets(std::string_view s);
+
+// A program's arguments with every secret hidden: as redact_secrets does
+// inside each one, and also a whole argument after -a/--password-style
+// options, or after NAME= at its start (spaces and all).
+[[nodiscard]] std::vector<std::string> redact_arguments(const std::vector<std::string>& argv);
+
+// redact_arguments(argv) joined by spaces.
+[[nodiscard]] std::string redact_command(const std::vector<std::string>& argv);
+
+// `s` with each byte that is not part of valid UTF-8 replaced by U+FFFD.
+[[nodiscard]] std::string make_valid_utf8(std::string_view s);
+
+// The longest prefix of `s` of at most `max_bytes` that does not cut a
+// UTF-8 character in two.
+[[nodiscard]] std::string truncate_utf8(std::string_view s, size_t max_bytes);
+
+inline constexpr size_t k_max_command_bytes = 1024;
+
+// The command line stored with a lock for `status`: redacted, valid UTF-8,
+// at most 1024 bytes, cut between characters.
+[[nodiscard]] std::string recorded_command(const std::vector<std::string>& argv);
 
 }  // namespace redlock

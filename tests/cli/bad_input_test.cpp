@@ -202,6 +202,24 @@ TEST(BadInputMessages, AnUnknownSubcommandIsNamed) {
   EXPECT_NE(r.err.find("unknown subcommand 'frobnicate'"), std::string::npos) << r.err;
 }
 
+TEST(BadInputMessages, ParseErrorsNeverShowAPassword) {
+  // CLI11 echoes what it cannot place: "argument was not expected: redis://:…@…".
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"acquire", "x", "redis://:hunter3@127.0.0.1:1"},
+           {"redis://u:hunter3@127.0.0.1:1", "acquire", "x"},
+           {"acquire", "x", "--password", "hunter3"},
+           {"status", "--pass=hunter3"},
+           {"release", "x", "-a", "hunter3", "--token", "t"},
+           {"exec", "x", "PASSWORD=hunter3", "--", "true"},
+       }) {
+    SCOPED_TRACE(args[0] + " " + args[1]);
+    Result r = run(args, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+    EXPECT_EQ(r.status, 64) << r.err;
+    EXPECT_EQ(r.err.find("hunter3"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
+  }
+}
+
 TEST(BadInputMessages, QuietSilencesEvenParseErrors) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"-q", "acquire", "--bogus", "x"}, {"acquire", "--quiet", "--ttl"}, {"-q", "frobnicate"}}) {
