@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <openssl/crypto.h>
+#include <signal.h>
 
 #include <CLI/CLI.hpp>
 #include <cctype>
@@ -9,8 +10,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/signals.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
@@ -92,6 +95,39 @@ std::string without_secrets(std::string text, int argc, char** argv) {
   return redact_url_passwords(text);
 }
 
+// The stop signal (SIGINT, SIGTERM or SIGHUP) waiting to be handled, or 0.
+int pending_stop() {
+  sigset_t set;
+  if (sigpending(&set) != 0) {
+    return 0;
+  }
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    if (sigismember(&set, sig) == 1) {
+      return sig;
+    }
+  }
+  return 0;
+}
+
+int run_subcommand(CLI::App& app, const AllOptions& o) {
+  if (app.got_subcommand("acquire")) {
+    return run_acquire(o.acquire, o.global);
+  }
+  if (app.got_subcommand("release")) {
+    return run_release(o.release, o.global);
+  }
+  if (app.got_subcommand("renew")) {
+    return run_renew(o.renew, o.global);
+  }
+  if (app.got_subcommand("status")) {
+    return run_status(o.status, o.global);
+  }
+  if (app.got_subcommand("exec")) {
+    return run_exec(o.exec, o.global);
+  }
+  throw UsageError("no subcommand given (acquire, release, renew, status, exec)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,30 +195,39 @@ int main(int argc, char** argv) {
     return to_int(ExitStatus::k_usage);
   }
   verbosity() = o.global.quiet ? Verbosity::k_quiet : o.global.verbose ? Verbosity::k_verbose : Verbosity::k_normal;
+  // From here on the stop signals are blocked (before any thread or child
+  // exists) and cancel every round trip in flight: SIGINT, SIGTERM or SIGHUP
+  // while redlock waits for Redis ends it at once, with 128+N. What was just
+  // sent still reaches the server, followed by the release of anything it
+  // would grant.
+  SignalFd stops({SIGINT, SIGTERM, SIGHUP});
+  redis::set_stop_fd(stops.fd());
+  int status = 0;
+  std::string failure;
   try {
-    if (app->got_subcommand("acquire")) {
-      return run_acquire(o.acquire, o.global);
-    }
-    if (app->got_subcommand("release")) {
-      return run_release(o.release, o.global);
-    }
-    if (app->got_subcommand("renew")) {
-      return run_renew(o.renew, o.global);
-    }
-    if (app->got_subcommand("status")) {
-      return run_status(o.status, o.global);
-    }
-    if (app->got_subcommand("exec")) {
-      return run_exec(o.exec, o.global);
-    }
-    throw UsageError("no subcommand given (acquire, release, renew, status, exec)");
+    status = run_subcommand(*app, o);
   } catch (const Error& e) {
-    log_warning("{}", e.what());
-    return to_int(e.status());
+    failure = e.what();
+    status = to_int(e.status());
   } catch (const std::exception& e) {
-    log_warning("internal error: {}", e.what());
-    return to_int(ExitStatus::k_protocol);
+    failure = fmt::format("internal error: {}", e.what());
+    status = to_int(ExitStatus::k_protocol);
   }
+  // A stop signal still pending cut a round trip short, or came before the
+  // subcommand could finish: it ends the command. Only an acquire that
+  // succeeded keeps its 0: it printed a token, and the caller holds the lock.
+  const int sig = pending_stop();
+  if (sig != 0 && (status != 0 || !app->got_subcommand("acquire"))) {
+    log_warning("interrupted by SIG{}", sigabbrev_np(sig));
+    if (!failure.empty()) {
+      log_debug("{}", failure);
+    }
+    return 128 + sig;
+  }
+  if (!failure.empty()) {
+    log_warning("{}", failure);
+  }
+  return status;
 }
 
 }  // namespace redlock::cli

@@ -398,8 +398,13 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
                   const std::vector<bool>& just_failed, bool announce) {
   const Keys keys = keys_for(m_options.prefix, name);
   const redis::Timeouts brief{m_options.timeouts.connect, std::min(m_options.timeouts.command, Millis(250))};
+  // A round cut short by the cancel descriptor (a stop signal) left its
+  // connection open: the release goes on it, right behind the acquire, so
+  // that a stopped server that wakes up runs both, in that order.
+  std::vector<bool> fresh(m_conns.size(), false);
   for (size_t i = 0; i < m_conns.size(); ++i) {
-    if (targets[i] && just_failed[i]) {
+    if (targets[i] && just_failed[i] && !m_conns[i]->connected()) {
+      fresh[i] = true;
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls);
     }
   }
@@ -410,7 +415,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, lock::script(ScriptName::k_release),
               targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
-    if (targets[i] && just_failed[i]) {
+    if (fresh[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
     }
   }

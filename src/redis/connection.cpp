@@ -57,11 +57,22 @@ void Connection::close_socket() {
   m_fd.reset();
   m_state = State::k_closed;
   m_reader.reset();
+  m_discard = 0;
+  m_cancelled = false;
 }
 
 Connection::~Connection() = default;
 
 void Connection::reset() {
+  if (m_cancelled && m_state == State::k_ready) {
+    // After a cancellation the socket stays: what comes next is queued
+    // behind the abandoned commands, whose replies are dropped.
+    m_failure.reset();
+    m_cancelled = false;
+    m_replies.clear();
+    m_deadline.reset();
+    return;
+  }
   close_socket();
   m_out.clear();
   m_hidden = 0;
@@ -91,7 +102,22 @@ void Connection::fail_timeout() {
 }
 
 void Connection::fail_cancelled() {
-  fail(ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", m_endpoint.display()));
+  std::string message = fmt::format("gave up waiting for Redis at {}", m_endpoint.display());
+  if (m_state != State::k_ready) {
+    fail(ExitStatus::k_unavailable, std::move(message));
+    return;
+  }
+  m_discard += m_awaiting;
+  m_awaiting = 0;
+  m_deadline.reset();
+  m_failure = Failure{ExitStatus::k_unavailable, std::move(message)};
+  m_cancelled = true;
+}
+
+void Connection::flush() {
+  if (!m_failure && m_state == State::k_ready && !m_out.empty()) {
+    write_some();
+  }
 }
 
 bool Connection::closed_while_idle() const {
@@ -119,7 +145,10 @@ bool Connection::closed_while_idle() const {
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
-  if (m_failure) {
+  if (m_failure && m_cancelled && m_state == State::k_ready) {
+    m_failure.reset();  // after a cancellation: carry on behind the abandoned commands
+    m_cancelled = false;
+  } else if (m_failure) {
     reset();
   }
   // The server, a proxy or a failover may close a connection that sat idle
@@ -147,6 +176,7 @@ void Connection::start_connect() {
   m_reader.reset(redisReaderCreate());
   m_replies.clear();
   m_awaiting = 0;
+  m_discard = 0;
   m_hidden = 0;
   m_out.clear();
   m_deadline = Clock::now() + m_timeouts.connect;
@@ -468,6 +498,7 @@ void Connection::write_some() {
 
 void Connection::read_some() {
   char buf[16384];
+  bool complete = false;  // some reply arrived whole
   while (true) {
     ssize_t n = transport_read(buf, sizeof(buf));
     if (n == -1) {
@@ -500,6 +531,7 @@ void Connection::read_some() {
       }
       Reply reply = copy_reply(static_cast<redisReply*>(raw));
       freeReplyObject(raw);
+      complete = true;
       if (m_hidden > 0) {
         --m_hidden;
         if (reply.is_error()) {
@@ -513,6 +545,10 @@ void Connection::read_some() {
         }
         continue;
       }
+      if (m_discard > 0) {
+        --m_discard;  // the reply to a command whose caller gave up
+        continue;
+      }
       if (m_awaiting > 0) {
         --m_awaiting;
       }
@@ -524,8 +560,10 @@ void Connection::read_some() {
   }
   if (m_awaiting == 0 && m_hidden == 0) {
     m_deadline.reset();
-  } else if (m_state == State::k_ready) {
-    // Progress: the command timeout is per round trip, measured from the last reply.
+  } else if (m_state == State::k_ready && complete) {
+    // The command timeout is per round trip: a whole reply starts the next
+    // one's. Bytes alone do not: a server that drips a reply one byte at a
+    // time still answers within --timeout or not at all.
     m_deadline = Clock::now() + m_timeouts.command;
   }
 }

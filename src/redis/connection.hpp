@@ -59,8 +59,13 @@ class Connection {
   [[nodiscard]] std::optional<TimePoint> deadline() const;
   // Gives up on the current phase: marks the connection failed and closes it.
   void fail_timeout();
-  // Abandons the current phase (the caller was cancelled): failed and closed.
+  // Abandons the current phase (the caller was cancelled): failed, but a
+  // connected socket stays open, so that what is queued next (a release of
+  // what was just asked for) reaches the server after the abandoned command,
+  // in order, even when the server is stopped. Their replies are discarded.
   void fail_cancelled();
+  // Writes what is queued as far as the socket takes it, without blocking.
+  void flush();
 
   // True when every queued command has its reply (or the connection failed).
   [[nodiscard]] bool settled() const { return m_failure.has_value() || m_awaiting == 0; }
@@ -69,10 +74,14 @@ class Connection {
   [[nodiscard]] std::vector<Reply> take_replies();
   // Set when the connection failed; cleared by the next queue() / reset().
   [[nodiscard]] const std::optional<Failure>& failure() const { return m_failure; }
-  // Forgets the failure and any partial state; the next queue() reconnects.
+  // Forgets the failure and any partial state; the next queue() reconnects
+  // (or, after fail_cancelled(), goes on behind the abandoned commands).
   void reset();
 
   [[nodiscard]] const Endpoint& endpoint() const { return m_endpoint; }
+  // True while the socket is connected and usable (after a cancellation
+  // too): a command queued now follows everything sent before it, in order.
+  [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
 
  private:
   enum class State { k_closed, k_connecting, k_handshake, k_ready };
@@ -105,9 +114,11 @@ class Connection {
   std::unique_ptr<SSL, void (*)(SSL*)> m_ssl;
   short m_tls_want = 0;  // what OpenSSL waits for (handshake, or a read that must write)
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
-  std::string m_out;      // formatted commands not yet written
-  size_t m_hidden = 0;    // replies to AUTH/SELECT still to be checked
-  size_t m_awaiting = 0;  // replies owed to queued commands (excluding hidden)
+  std::string m_out;         // formatted commands not yet written
+  size_t m_hidden = 0;       // replies to AUTH/SELECT still to be checked
+  size_t m_awaiting = 0;     // replies owed to queued commands (excluding hidden)
+  size_t m_discard = 0;      // replies owed to abandoned commands, dropped when they come
+  bool m_cancelled = false;  // the failure is a cancellation; the socket is still usable
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;

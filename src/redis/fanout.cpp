@@ -10,7 +10,12 @@ namespace {
 
 enum class Mode { k_all, k_any };
 
+int g_stop_fd = -1;
+
 RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd, Mode mode) {
+  if (cancel_fd < 0) {
+    cancel_fd = g_stop_fd;
+  }
   std::vector<pollfd> fds;
   std::vector<Connection*> owners;
   while (true) {
@@ -62,6 +67,7 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
     if (cancel_fd >= 0 && (fds.back().revents & POLLIN)) {
       for (Connection* c : conns) {
         if (!c->settled()) {
+          c->flush();
           c->fail_cancelled();
         }
       }
@@ -76,6 +82,10 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
 }
 
 }  // namespace
+
+void set_stop_fd(int fd) {
+  g_stop_fd = fd;
+}
 
 RunResult run_all(std::span<Connection* const> conns, int cancel_fd) {
   return drive(conns, std::nullopt, cancel_fd, Mode::k_all);

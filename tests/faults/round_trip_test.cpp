@@ -1,0 +1,155 @@
+// Every round trip has an end: --timeout bounds a whole reply (a server that
+// drips one byte at a time does not stretch it), and SIGINT, SIGTERM or
+// SIGHUP during any round trip of any subcommand ends redlock at once with
+// 128+N, leaving nothing held once the server answers again.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "../integration/exec_support.hpp"
+#include "fake_redis.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+const std::string k_token = "0123456789abcdef0123456789abcdef";
+
+// True when a connection to `port` on this host has request bytes the
+// server has not read (/proc/net/tcp: rx_queue of its ESTABLISHED socket).
+bool request_unread(int port) {
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues;
+      fields >> slot >> local >> remote >> state >> queues;
+      auto colon = local.rfind(':');
+      if (colon == std::string::npos || state != "01") {
+        continue;
+      }
+      if (std::stoi(local.substr(colon + 1), nullptr, 16) == port &&
+          std::stoll(queues.substr(queues.find(':') + 1), nullptr, 16) > 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Runs acquire and release once, so that the server has both scripts.
+void warm_up(const Env& env) {
+  Result a = run({"acquire", "warm"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  Result r = run({"release", "warm", "--token", a.out.substr(0, a.out.find('\n'))}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
+}  // namespace
+
+TEST(RoundTrips, ADrippingReplyEndsWithinTheTimeoutNotOneTimeoutPerByte) {
+  // "$100000\r\n" and then one byte every 200 ms: each byte used to restart
+  // the 1 s timeout, so acquire would wait for all 100000 of them.
+  FakeRedis fake(FakeRedis::Mode::k_drip, std::chrono::milliseconds(200));
+  TempDir dir;
+  Env env{{"REDLOCK_URL", fake.url()}};
+  for (auto args : std::vector<std::vector<std::string>>{{"acquire", "w"},
+                                                         {"release", "w", "--token", k_token},
+                                                         {"renew", "w", "--token", k_token},
+                                                         {"status", "w"},
+                                                         {"exec", "w", "--", "touch", dir.path() + "/ran"}}) {
+    SCOPED_TRACE(args[0]);
+    args.insert(args.begin(), {"--timeout", "1s"});
+    Result r = run(args, env, Seconds(15));
+    EXPECT_EQ(r.status, 69) << r.err;
+    EXPECT_LT(r.seconds, 2.5);
+    EXPECT_NE(r.err.find("did not answer within 1s"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(file_exists(dir.path() + "/ran"));
+}
+
+class StopDuringRoundTrip : public ::testing::TestWithParam<int> {};
+
+TEST_P(StopDuringRoundTrip, EndsEverySubcommandAtOnceWith128PlusN) {
+  const int sig = GetParam();
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  // The server knows the scripts (an undo sent while it is stopped cannot
+  // fall back from EVALSHA to EVAL), and "other" is held for release and
+  // renew to talk about.
+  warm_up(env);
+  Result held = run({"acquire", "--ttl", "60s", "other"}, env);
+  ASSERT_EQ(held.status, 0) << held.err;
+  const std::string token = held.out.substr(0, held.out.find('\n'));
+
+  for (auto args : std::vector<std::vector<std::string>>{{"acquire", "fresh"},
+                                                         {"acquire", "fresh", "--wait", "30s"},
+                                                         {"release", "other", "--token", token},
+                                                         {"renew", "other", "--token", token},
+                                                         {"status", "other"},
+                                                         {"status"},
+                                                         {"exec", "fresh", "--", "touch", dir.path() + "/ran"}}) {
+    SCOPED_TRACE(args[0] + (args.size() > 1 ? " " + args[1] : ""));
+    args.insert(args.begin(), {"--timeout", "30s"});
+    redis.pause();
+    Child child(args, env);
+    ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << child.err_so_far();
+    const double sent = now_seconds();
+    child.signal(sig);
+    Result r = child.wait(Seconds(40));
+    const double took = now_seconds() - sent;
+    redis.resume();
+    EXPECT_EQ(r.status, 128 + sig) << r.err;
+    EXPECT_LT(took, 1.0);
+    if (args[2] != "status") {
+      EXPECT_EQ(r.out, "");  // no token
+    }
+    EXPECT_NE(r.err.find(std::string("SIG") + sigabbrev_np(sig)), std::string::npos) << r.err;
+    EXPECT_FALSE(file_exists(dir.path() + "/ran")) << "CMD ran";
+    // The server reads what was left for it before the next round.
+    ASSERT_TRUE(eventually([&] { return !request_unread(redis.port()); }, Seconds(5)));
+  }
+  // The abandoned requests run now that the server is back; an acquire's
+  // is followed by its release, so "fresh" ends up free.
+  EXPECT_TRUE(eventually([&] { return !key_exists(redis, lock_key("fresh")); }, Seconds(5)));
+  EXPECT_EQ(redis.cmd({"PING"}).str, "PONG");
+}
+
+TEST_P(StopDuringRoundTrip, EndsExecsFinalReleaseAtOnceAndTheReleaseStillHappens) {
+  const int sig = GetParam();
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  warm_up(env);
+  const std::string go = dir.path() + "/go";
+  const std::string started = dir.path() + "/started";
+  Child exec({"--timeout", "30s", "exec", "--ttl", "60s", "job", "--", "sh", "-c",
+              "touch \"$1\"; while [ ! -e \"$2\" ]; do sleep 0.02; done", "sh", started, go},
+             env);
+  ASSERT_TRUE(eventually([&] { return file_exists(started); }, Seconds(10))) << exec.err_so_far();
+  ASSERT_TRUE(key_exists(redis, lock_key("job")));
+  redis.pause();
+  write_file(go, "");  // CMD ends; exec's release meets a stopped server
+  ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << exec.err_so_far();
+  const double sent = now_seconds();
+  exec.signal(sig);
+  Result r = exec.wait(Seconds(40));
+  const double took = now_seconds() - sent;
+  redis.resume();
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
+  EXPECT_LT(took, 1.0);
+  EXPECT_TRUE(eventually([&] { return !key_exists(redis, lock_key("job")); }, Seconds(5)))
+      << "the release sent before the signal runs when the server is back";
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, StopDuringRoundTrip, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return std::string("SIG") + sigabbrev_np(p.param);
+                         });
