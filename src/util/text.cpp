@@ -189,10 +189,11 @@ bool secret_option(std::string_view word) {
   if (word == "-a") {
     return true;
   }
-  if (word.size() < 2 || word[0] != '-' || word.find('=') != std::string_view::npos) {
-    return false;
+  size_t name = word.find_first_not_of('-');
+  if (word.size() < 2 || word[0] != '-' || name == std::string_view::npos || word.find('=') != std::string_view::npos) {
+    return false;  // not an option, "--" alone, or --name=value
   }
-  return names_secret(word.substr(word.find_first_not_of('-')));
+  return names_secret(word.substr(name));
 }
 
 // The end of the shell word starting at `i`: unquoted whitespace ends it;

@@ -88,6 +88,7 @@ TEST(RedactCommand, HidesWholeArgumentsAfterSecretOptionsAndAssignments) {
       {{"job", "--token=abc def"}, "job --token=***"},
       {{"redlock", "-r", "redis://:it's a secret@h", "acquire", "x"}, "redlock -r redis://:***@h acquire x"},
       {{"job", "[1,2]", "plain"}, "job [1,2] plain"},
+      {{"exec", "x", "--", "-", "---", "--="}, "exec x -- - --- --="},
       {{}, ""},
   };
   for (const auto& row : rows) {
