@@ -15,7 +15,11 @@ namespace {
 using Fixture = ExecFixture;
 
 // A background process that ignores SIGTERM; its PID in $D/stubborn.
-const char* const k_stubborn = "(trap '' TERM; exec sleep 131) & echo $! > \"$D/stubborn\"\n";
+// The child ignores SIGTERM before anyone can learn its PID (a subshell's
+// trap could come after a quick SIGTERM), and the script waits for that.
+const char* const k_stubborn =
+    "sh -c 'trap \"\" TERM; echo $$ > \"$D/stubborn.tmp\"; mv \"$D/stubborn.tmp\" \"$D/stubborn\"; exec sleep 131' &\n"
+    "while [ ! -e \"$D/stubborn\" ]; do sleep 0.01; done\n";
 
 }  // namespace
 
