@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installing and packaging: `cmake --install` into a DESTDIR and `cpack -G
 # DEB` into a temporary directory put every file where the issue says; the
-# .deb's Depends names hiredis, OpenSSL and fmt (packages that exist here);
-# the binary unpacked from the .deb runs and prints redlock's, hiredis's and
-# OpenSSL's versions.
+# binary links hiredis, OpenSSL, fmt and the C++ runtime statically, so it
+# needs only the C library at run time, the .deb's Depends names libc6 and no
+# library that is linked in, and the description says so; the binary unpacked
+# from the .deb runs and prints redlock's, hiredis's and OpenSSL's versions.
 # Usage: package_deb.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 src=$2 build=$3
@@ -73,10 +74,12 @@ grep -qE '^[^<]+ <[^@>]+@[^>]+>$' <<<"$(field Maintainer)" || fail "Maintainer i
 [ "$(field Section)" = utils ] || fail "Section is '$(field Section)'"
 
 depends=$(field Depends)
-for lib in libhiredis0.14 libssl3 libfmt9 libc6 libstdc++6; do
-  re=$(sed 's/[.+]/\\&/g' <<<"$lib")
-  grep -qE "(^|, )$re( |,|\$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
+grep -qE "(^|, )libc6( |,|\$)" <<<"$depends" || fail "Depends lacks libc6: $depends"
+for lib in libhiredis libssl libfmt libstdc++ libgcc-s; do
+  grep -qF "$lib" <<<"$depends" && fail "Depends names $lib, which is linked into the binary: $depends"
 done
+grep -qi 'linked statically' <<<"$(field Description)" ||
+  fail "the Description does not say which libraries are linked statically: $(field Description)"
 # Every package Depends names exists (and is installed here, where it was built).
 for pkg in $(sed 's/([^)]*)//g; s/|/,/g; s/,/ /g' <<<"$depends"); do
   grep -q 'install ok installed' <<<"$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" ||
@@ -94,6 +97,13 @@ if grep -q 'not found' <<<"$(ldd "$tmp/root/usr/bin/redlock")"; then
   fail "the packaged binary has unresolved libraries: $(ldd "$tmp/root/usr/bin/redlock" | grep 'not found')"
 fi
 grep -q 'not stripped' <<<"$(file "$tmp/root/usr/bin/redlock")" && fail "the packaged binary is not stripped"
+needed=$(readelf -d "$tmp/root/usr/bin/redlock" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+for lib in $needed; do
+  case $lib in
+    libc.so.* | libm.so.* | ld-linux*) ;;
+    *) fail "the packaged binary loads $lib at run time; only the C library should be: $(tr '\n' ' ' <<<"$needed")" ;;
+  esac
+done
 
 if ((failures)); then
   exit 1
