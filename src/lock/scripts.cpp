@@ -1,22 +1,11 @@
 #include "lock/scripts.hpp"
 
-#include <fmt/format.h>
-#include <openssl/sha.h>
-
 #include <array>
+
+#include "util/sha1.hpp"
 
 namespace redlock::lock {
 namespace {
-
-std::string sha1_hex(std::string_view body) {
-  unsigned char digest[SHA_DIGEST_LENGTH];
-  SHA1(reinterpret_cast<const unsigned char*>(body.data()), body.size(), digest);
-  std::string out;
-  for (unsigned char b : digest) {
-    out += fmt::format("{:02x}", b);
-  }
-  return out;
-}
 
 Script make(std::string_view name, std::string_view body) {
   return Script{name, body, sha1_hex(body)};
