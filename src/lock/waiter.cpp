@@ -1,9 +1,13 @@
 #include "lock/waiter.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 
 #include "redis/fanout.hpp"
+#include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/token.hpp"
 
@@ -43,16 +47,23 @@ class Subscribers {
     auto r = redis::wait_any(conns, until, cancel_fd);
     bool released = false;
     for (auto* c : conns) {
+      m_lost = m_lost || c->closed();
       for (const auto& msg : c->take_replies()) {
         released = released || (msg.is_array() && !msg.elements.empty() && msg.elements[0].str == "message");
       }
     }
     if (r == redis::RunResult::k_woken && !released) {
-      // A subscriber failed (or sent something else): carry on without it.
+      // A subscriber failed (the server restarted, failed over, or reset
+      // the connection): the lock may be free now. Try again at once, and
+      // subscribe anew.
+      m_lost = true;
       return redis::RunResult::k_deadline;
     }
     return r;
   }
+
+  // True once a subscriber that was listening has failed.
+  [[nodiscard]] bool lost() const { return m_lost; }
 
  private:
   std::vector<redis::Connection*> live() {
@@ -66,7 +77,18 @@ class Subscribers {
   }
 
   std::vector<std::unique_ptr<redis::Connection>> m_conns;
+  bool m_lost = false;
 };
+
+// Sleeps for `d` unless `cancel_fd` becomes readable first (returns false then).
+bool nap_for(Millis d, int cancel_fd) {
+  pollfd p{cancel_fd, POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, cancel_fd >= 0 ? 1 : 0, static_cast<int>(d.count()));
+  } while (n < 0 && errno == EINTR);
+  return n <= 0;
+}
 
 }  // namespace
 
@@ -78,8 +100,30 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     deadline = start + *wait;
   }
   std::unique_ptr<Subscribers> subs;
+  bool answered = false;  // Redis has answered at least once: a later outage is waited out
+  Millis backoff{50};
   while (true) {
-    AcquireOutcome outcome = locker.try_acquire(name, ttl, reenter, owner, claim);
+    AcquireOutcome outcome;
+    try {
+      outcome = locker.try_acquire(name, ttl, reenter, owner, claim);
+    } catch (const Error& e) {
+      // Redis went away while we waited (a restart, a failover, a reset
+      // connection): reconnect with backoff within --wait; give up with the
+      // error only when the wait is spent.
+      const auto now = redis::Clock::now();
+      if (!answered || e.status() != ExitStatus::k_unavailable || (deadline && now + backoff >= *deadline)) {
+        throw;
+      }
+      log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(backoff));
+      subs.reset();
+      if (!nap_for(backoff, cancel_fd)) {
+        return Interrupted{};
+      }
+      backoff = std::min(backoff * 2, Millis(1000));
+      continue;
+    }
+    answered = true;
+    backoff = Millis(50);
     if (auto* got = std::get_if<Acquired>(&outcome)) {
       return *got;
     }
@@ -110,6 +154,14 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
               format_duration(std::chrono::duration_cast<Millis>(until - now)));
     if (subs->sleep(until, cancel_fd) == redis::RunResult::k_cancelled) {
       return Interrupted{};
+    }
+    if (subs->lost()) {
+      // Subscribe anew after a short pause: a server that keeps closing
+      // connections must not make the waiter spin.
+      subs.reset();
+      if (!nap_for(random_millis(5, 50), cancel_fd)) {
+        return Interrupted{};
+      }
     }
   }
 }

@@ -28,7 +28,7 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
       if (auto d = c->deadline(); d && *d <= now) {
         c->fail_timeout();
       }
-      if (mode == Mode::k_any && (c->has_replies() || c->failure())) {
+      if (mode == Mode::k_any && (c->has_replies() || c->failure() || c->closed())) {
         return RunResult::k_woken;
       }
       if (!c->settled()) {

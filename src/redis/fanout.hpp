@@ -24,7 +24,7 @@ void set_stop_fd(int fd);
 // Connection::fail_cancelled).
 RunResult run_all(std::span<Connection* const> conns, int cancel_fd = -1);
 
-// Waits until any connection has a reply or fails (k_woken), `until` passes
+// Waits until any connection has a reply, fails or is closed by its peer (k_woken), `until` passes
 // (k_deadline), or `cancel_fd` is readable (k_cancelled). For subscribers.
 RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd = -1);
 

@@ -43,7 +43,7 @@ TEST(IdleFaults, AWaiterTakesTheLockAfterTheServerClosedItsIdleConnection) {
   EXPECT_LT(r.seconds, 5.0);
 }
 
-TEST(IdleFaults, DISABLED_AWaiterNoticesAServerRestartedEmpty) {
+TEST(IdleFaults, AWaiterNoticesAServerRestartedEmpty) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
   Result holder = run({"acquire", "--ttl", "30s", "job"}, env);
