@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "servers.hpp"
 
 using namespace redlock::test;
 using json = nlohmann::json;
@@ -16,32 +17,6 @@ using json = nlohmann::json;
 namespace {
 
 // N servers; REDLOCK_URL lists them all.
-struct Servers {
-  explicit Servers(size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      all.push_back(std::make_unique<RedisServer>());
-    }
-  }
-  [[nodiscard]] std::string urls() const {
-    std::string out;
-    for (const auto& s : all) {
-      out += (out.empty() ? "" : ",") + s->url();
-    }
-    return out;
-  }
-  [[nodiscard]] Env env() const { return {{"REDLOCK_URL", urls()}}; }
-  [[nodiscard]] long long holders(const std::string& name) const {
-    long long n = 0;
-    for (const auto& s : all) {
-      if (s->running() && s->cmd({"EXISTS", "redlock:{" + name + "}"}).integer == 1) {
-        ++n;
-      }
-    }
-    return n;
-  }
-  RedisServer& operator[](size_t i) { return *all[i]; }
-  std::vector<std::unique_ptr<RedisServer>> all;
-};
 
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));

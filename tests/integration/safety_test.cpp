@@ -1,6 +1,7 @@
 // Regression tests for holes in the lock's promises: semaphores over several
 // servers, nested leases, upgrades, minority re-entries, fences across an
-// empty restart, and what a timed-out acquire leaves behind.
+// empty restart, and servers that may evict a lock (a timed-out acquire:
+// tests/faults/server_test.cpp).
 
 #include <gtest/gtest.h>
 
@@ -11,28 +12,12 @@
 
 #include "exec_support.hpp"
 #include "harness.hpp"
+#include "servers.hpp"
 
 using namespace redlock::test;
 using json = nlohmann::json;
 
 namespace {
-
-struct Servers {
-  explicit Servers(size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      all.push_back(std::make_unique<RedisServer>());
-    }
-  }
-  [[nodiscard]] Env env() const {
-    std::string urls;
-    for (const auto& s : all) {
-      urls += (urls.empty() ? "" : ",") + s->url();
-    }
-    return {{"REDLOCK_URL", urls}};
-  }
-  RedisServer& operator[](size_t i) { return *all[i]; }
-  std::vector<std::unique_ptr<RedisServer>> all;
-};
 
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
@@ -208,23 +193,6 @@ TEST(Fences, KeepIncreasingAcrossAnEmptyRestart) {
     redis.stop();
     redis.start();  // empty: the counter is gone
   }
-}
-
-TEST(TimedOut, AnAcquireThatTimedOutOnAStoppedServerIsUndoneWhenItResumes) {
-  RedisServer redis;
-  Env env{{"REDLOCK_URL", redis.url()}};
-  // Warm the server: the script is cached, so the abandoned request is one
-  // that takes the lock when the server runs it.
-  Result warm = run({"acquire", "warm"}, env);
-  ASSERT_EQ(warm.status, 0) << warm.err;
-  redis.pause();
-  Result r = run({"acquire", "--ttl", "60s", "--timeout", "300ms", "late"}, env);
-  EXPECT_EQ(r.status, 69) << r.err;
-  EXPECT_LT(r.seconds, 3.0);
-  redis.resume();
-  // The acquire runs on resume; the release queued behind it follows.
-  EXPECT_TRUE(eventually([&] { return !key_exists(redis, lock_key("late")); }, Seconds(3)))
-      << "left held for " << redis.cmd({"PTTL", lock_key("late")}).integer << " ms";
 }
 
 TEST(Eviction, StatusWarnsWhenAServerMayEvictAHeldLock) {
