@@ -473,7 +473,6 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
         continue;
       }
       v.kind = RenewVote::Kind::k_renewed;
-      v.lease = Millis(as_int(e[1]));
       const std::string mode = e[2].text();
       v.claim.mode = mode == "semaphore" ? Claim::Mode::k_semaphore
                      : mode == "shared"  ? Claim::Mode::k_shared

@@ -98,8 +98,7 @@ struct AcquireDecision {
 struct RenewVote {
   enum class Kind { k_renewed, k_not_held, k_foreign, k_failed };
   Kind kind = Kind::k_failed;
-  Millis lease{0};  // renewed: the lease left on that server
-  Claim claim;      // renewed: the mode (and limit) the lock is held in
+  Claim claim;  // renewed: the mode (and limit) the lock is held in
   std::string foreign_type;
   std::optional<redis::Failure> failure;
 };

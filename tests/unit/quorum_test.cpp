@@ -228,7 +228,6 @@ RenewVote renew_vote(char c, Claim claim = Claim{}) {
   RenewVote v;
   if (c == 'R') {
     v.kind = RenewVote::Kind::k_renewed;
-    v.lease = Millis(3000);
     v.claim = claim;
   } else if (c == 'N') {
     v.kind = RenewVote::Kind::k_not_held;
