@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <tuple>
+#include <string_view>
 
 #include "lock/layout.hpp"
 #include "redis/fanout.hpp"
+#include "redis/script.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/number.hpp"
@@ -30,25 +31,9 @@ Millis clock_drift(Millis ttl) {
 
 namespace {
 
-// The node a Redis Cluster "MOVED <slot> <host>:<port>" error names.
-std::optional<std::pair<std::string, int>> moved_to(const std::string& error) {
-  if (error.rfind("MOVED ", 0) != 0) {
-    return std::nullopt;
-  }
-  size_t space = error.find(' ', 6);
-  size_t colon = error.rfind(':');
-  if (space == std::string::npos || colon == std::string::npos || colon < space) {
-    return std::nullopt;
-  }
-  try {
-    std::string host = error.substr(space + 1, colon - space - 1);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-      host = host.substr(1, host.size() - 2);
-    }
-    return std::make_pair(host, std::stoi(error.substr(colon + 1)));
-  } catch (...) {
-    return std::nullopt;
-  }
+redis::Failure unexpected_reply(const redis::Endpoint& where, std::string_view to) {
+  return redis::Failure{ExitStatus::k_protocol,
+                        fmt::format("Redis at {} sent an unexpected reply to {}", where.display(), to)};
 }
 
 }  // namespace
@@ -59,6 +44,7 @@ struct Locker::Answer {
   Reply reply;                            // the script's reply when there is no failure
   std::string kind;                       // first element of the script's reply
   bool replicas_short = false;            // WAIT came back with fewer replicas than asked
+  std::string node;                       // the node that ran the script, "" if unknown
 };
 
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
@@ -80,117 +66,32 @@ std::vector<std::string> Locker::endpoint_names() const {
 
 std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
                                           const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
-  const size_t n = m_conns.size();
-  std::vector<Answer> answers(n);
   const bool wait_replicas =
-      m_options.min_replicas > 0 &&
-      ((&script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew)));
-  auto send = [&](size_t i, bool by_body) {
-    std::vector<std::string> argv{by_body ? "EVAL" : "EVALSHA", by_body ? std::string(script.body) : script.sha1};
-    argv.insert(argv.end(), args.begin(), args.end());
-    m_conns[i]->queue(argv);
-    if (wait_replicas) {
-      // Half the round trip's budget, so that WAIT answers before we give up on it.
-      m_conns[i]->queue({"WAIT", std::to_string(m_options.min_replicas),
-                         std::to_string(std::max<long long>(1, m_options.timeouts.command.count() / 2))});
-    }
-  };
-  // Takes server i's replies into answers[i], unless the server asks for
-  // something first: the script's body (NOSCRIPT), or another node (a Redis
-  // Cluster's MOVED, after which the connection goes there for good).
-  enum class Next { k_done, k_body, k_moved };
-  auto collect = [&](size_t i) {
-    auto& conn = *m_conns[i];
-    if (conn.failure()) {
-      answers[i].failure = conn.failure();
-      conn.reset();
-      return Next::k_done;
-    }
-    auto replies = conn.take_replies();
-    if (!replies.empty() && replies[0].is_error()) {
-      const std::string& e = replies[0].str;
-      if (e.rfind("NOSCRIPT", 0) == 0) {
-        return Next::k_body;
-      }
-      if (auto node = moved_to(e)) {
-        redis::Endpoint ep = conn.endpoint();
-        ep.kind = redis::Endpoint::Kind::k_tcp;
-        std::tie(ep.host, ep.port) = *node;
-        log_debug("{} moved the lock's slot to {}:{}", ep.display(), node->first, node->second);
-        m_conns[i] = std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls);
-        return Next::k_moved;
-      }
-    }
-    answers[i].reply = replies.empty() ? Reply{} : std::move(replies[0]);
-    answers[i].replicas_short = wait_replicas && replies.size() > 1 && replies[1].integer < m_options.min_replicas;
-    return Next::k_done;
-  };
-  auto run = [&](const std::vector<size_t>& which) {
-    std::vector<redis::Connection*> conns;
-    for (size_t i : which) {
-      conns.push_back(m_conns[i].get());
-    }
-    redis::run_all(conns, m_cancel_fd);
-  };
+      &script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew);
+  redis::ScriptCall call;
+  call.script = &script;
+  call.args = args;
+  call.eval_body = eval_body;
+  call.min_replicas = wait_replicas ? m_options.min_replicas : 0;
+  call.timeouts = m_options.timeouts;
+  call.tls = m_options.tls;
+  call.cancel_fd = m_cancel_fd;
+  auto said = redis::run_script(m_conns, call, targets);
 
-  std::vector<size_t> asked;
-  for (size_t i = 0; i < n; ++i) {
-    if (targets.empty() || targets[i]) {
-      send(i, !eval_body.empty() && eval_body[i]);
-      asked.push_back(i);
-    } else {
-      answers[i].failure = redis::Failure{ExitStatus::k_unavailable, "not asked"};
-    }
-  }
-  // A few more rounds for the servers that asked for the script's body or
-  // sent us to another node; each round goes to all of them at once.
-  std::vector<size_t> pending = asked;
-  for (int attempt = 0; !pending.empty(); ++attempt) {
-    run(pending);
-    std::vector<size_t> again;
-    for (size_t i : pending) {
-      Next next = collect(i);
-      if (next == Next::k_done) {
-        continue;
-      }
-      if (attempt == 3) {
-        answers[i].failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} kept redirecting {}",
-                                                                                m_endpoints[i].display(), script.name)};
-        continue;
-      }
-      send(i, next == Next::k_body);
-      again.push_back(i);
-    }
-    pending = std::move(again);
-  }
-
-  // Turn error replies and unexpected shapes into failures with an exit status.
-  for (size_t i = 0; i < n; ++i) {
+  // Every script answers an array whose first element says what happened.
+  std::vector<Answer> answers(said.size());
+  for (size_t i = 0; i < said.size(); ++i) {
     auto& a = answers[i];
-    if (a.failure) {
-      continue;
-    }
-    const std::string where = m_endpoints[i].display();
-    if (a.reply.is_error()) {
-      const ExitStatus status = redis::classify_error(a.reply.str);
-      const bool needs_auth =
-          a.reply.str.rfind("NOAUTH", 0) == 0 || a.reply.str.find("unauthenticated") != std::string::npos;
-      if (needs_auth) {
-        a.failure = redis::Failure{status, fmt::format("Redis at {} requires a password: give it with "
-                                                       "--password-file or $REDLOCK_PASSWORD",
-                                                       where)};
-      } else {
-        a.failure = redis::Failure{
-            status, fmt::format("Redis at {} answered {}: {}{}", where, script.name, a.reply.str,
-                                status == ExitStatus::k_refused ? " (check the user's ACL permissions)" : "")};
-      }
-    } else if (!a.reply.is_array() || a.reply.elements.empty()) {
-      a.failure = redis::Failure{ExitStatus::k_protocol,
-                                 fmt::format("Redis at {} sent an unexpected reply to {}", where, script.name)};
-    } else {
+    a.failure = std::move(said[i].failure);
+    a.reply = std::move(said[i].reply);
+    a.replicas_short = said[i].replicas_short;
+    a.node = std::move(said[i].node);
+    if (!a.failure && (!a.reply.is_array() || a.reply.elements.empty())) {
+      a.failure = unexpected_reply(m_endpoints[i], script.name);
+    } else if (!a.failure) {
       a.kind = a.reply.elements[0].text();
     }
-    log_debug("{} {}: {}", where, script.name, a.failure ? a.failure->message : a.kind);
+    log_debug("{} {}: {}", m_endpoints[i].display(), script.name, a.failure ? a.failure->message : a.kind);
   }
   return answers;
 }
@@ -252,11 +153,6 @@ namespace {
 }  // namespace
 
 namespace {
-
-redis::Failure unexpected_reply(const redis::Endpoint& where, const char* to) {
-  return redis::Failure{ExitStatus::k_protocol,
-                        fmt::format("Redis at {} sent an unexpected reply to {}", where.display(), to)};
-}
 
 // A reply element as an integer (0 if it is not one).
 long long as_int(const Reply& r) {

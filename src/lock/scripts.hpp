@@ -1,17 +1,11 @@
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "redis/script.hpp"
 
 namespace redlock::lock {
 
-// A Lua script with its SHA1, so it can be sent as EVALSHA and, when the
-// server answers NOSCRIPT (first use, or after a restart), as EVAL.
-struct Script {
-  std::string_view name;
-  std::string_view body;
-  std::string sha1;
-};
+// A Lua script with its SHA1 (sent as EVALSHA, or EVAL on NOSCRIPT).
+using Script = redis::Script;
 
 // Every read-check-write on a lock is one of these scripts: Redis runs a
 // script atomically, so no other client can act between our check of the

@@ -1,0 +1,201 @@
+#include "redis/script.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "redis/cluster.hpp"
+#include "redis/fanout.hpp"
+#include "util/log.hpp"
+
+namespace redlock::redis {
+namespace {
+
+// A Cluster that keeps redirecting more often than this is misconfigured.
+constexpr int k_max_redirects = 5;
+
+// One server's progress through a run.
+struct Pending {
+  size_t index = 0;
+  bool by_body = false;             // send EVAL with the body
+  std::unique_ptr<Connection> ask;  // an ASK's target, for the next try only
+  int redirects = 0;
+};
+
+enum class Step { k_done, k_again, k_tryagain };
+
+class Run {
+ public:
+  Run(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call)
+      : m_conns(conns), m_call(call), m_answers(conns.size()) {}
+
+  std::vector<ScriptAnswer> go(const std::vector<bool>& targets) {
+    std::vector<Pending> pending;
+    for (size_t i = 0; i < m_conns.size(); ++i) {
+      if (targets.empty() || targets[i]) {
+        pending.push_back(Pending{i, !m_call.eval_body.empty() && m_call.eval_body[i], nullptr, 0});
+      } else {
+        m_answers[i].failure = Failure{ExitStatus::k_unavailable, "not asked"};
+      }
+    }
+    const TimePoint deadline = Clock::now() + m_call.timeouts.command;
+    Millis backoff{5};
+    while (!pending.empty()) {
+      std::vector<Connection*> conns;
+      for (auto& p : pending) {
+        send(p);
+        conns.push_back(&target(p));
+      }
+      run_all(conns, m_call.cancel_fd);
+      std::vector<Pending> again;
+      bool retry_later = false;
+      for (auto& p : pending) {
+        const Step step = collect(p);
+        if (step == Step::k_tryagain && Clock::now() + backoff >= deadline) {
+          m_answers[p.index].failure =
+              Failure{ExitStatus::k_unavailable,
+                      fmt::format("Redis Cluster at {} kept answering TRYAGAIN to {} for {}: the lock's slot is moving "
+                                  "between nodes",
+                                  m_conns[p.index]->endpoint().display(), m_call.script->name,
+                                  format_duration(m_call.timeouts.command))};
+        } else if (step != Step::k_done) {
+          retry_later = retry_later || step == Step::k_tryagain;
+          again.push_back(std::move(p));
+        }
+      }
+      pending = std::move(again);
+      if (retry_later && !nap(backoff, pending)) {
+        break;
+      }
+      backoff = std::min(backoff * 2, Millis(100));
+    }
+    for (size_t i = 0; i < m_answers.size(); ++i) {
+      describe_error(i);
+    }
+    return std::move(m_answers);
+  }
+
+ private:
+  Connection& target(Pending& p) { return p.ask ? *p.ask : *m_conns[p.index]; }
+
+  void send(Pending& p) {
+    Connection& conn = target(p);
+    if (p.ask) {
+      conn.queue({"ASKING"});
+    }
+    std::vector<std::string> argv{p.by_body ? "EVAL" : "EVALSHA",
+                                  p.by_body ? std::string(m_call.script->body) : m_call.script->sha1};
+    argv.insert(argv.end(), m_call.args.begin(), m_call.args.end());
+    conn.queue(argv);
+    if (m_call.min_replicas > 0) {
+      conn.queue({"WAIT", std::to_string(m_call.min_replicas),
+                  std::to_string(std::max<long long>(1, m_call.timeouts.command.count() / 2))});
+    }
+  }
+
+  // Takes the replies of one server; says whether it must be asked again.
+  Step collect(Pending& p) {
+    Connection& conn = target(p);
+    ScriptAnswer& answer = m_answers[p.index];
+    if (conn.failure()) {
+      answer.failure = conn.failure();
+      conn.reset();
+      return Step::k_done;
+    }
+    std::vector<Reply> replies = conn.take_replies();
+    answer.node = peer_address(conn.fd());
+    size_t first = 0;
+    if (p.ask && !replies.empty() && !replies[0].is_error()) {
+      first = 1;  // ASKING's OK
+    }
+    Reply reply = first < replies.size() ? std::move(replies[first]) : Reply{};
+    if (reply.is_error()) {
+      const Step step = redirect(p, reply.str);
+      if (step != Step::k_done) {
+        return step;
+      }
+    }
+    p.ask.reset();
+    answer.replicas_short =
+        m_call.min_replicas > 0 && replies.size() > first + 1 && replies[first + 1].integer < m_call.min_replicas;
+    answer.reply = std::move(reply);
+    return Step::k_done;
+  }
+
+  // Whether an error reply asks for another try: NOSCRIPT, MOVED, ASK, TRYAGAIN.
+  Step redirect(Pending& p, const std::string& error) {
+    if (error.rfind("NOSCRIPT", 0) == 0 && !p.by_body) {
+      p.by_body = true;  // to the same node, ASKING again if it was an ASK's
+      return Step::k_again;
+    }
+    if (error.rfind("TRYAGAIN", 0) == 0) {
+      log_debug("{}: {} is moving between nodes; trying {} again", m_conns[p.index]->endpoint().display(),
+                m_call.args.size() > 1 ? m_call.args[1] : "the key", m_call.script->name);
+      p.ask.reset();  // an ASK holds for one try: the next goes to the slot's owner
+      return Step::k_tryagain;
+    }
+    const auto to = redirect_of(error);
+    if (!to || ++p.redirects > k_max_redirects) {
+      return Step::k_done;
+    }
+    const Endpoint ep = redirected(m_conns[p.index]->endpoint(), *to);
+    if (to->kind == Redirect::Kind::k_moved) {
+      log_debug("{} moved the lock's slot to {}", m_conns[p.index]->endpoint().display(), ep.display());
+      p.ask.reset();
+      m_conns[p.index] = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls);
+    } else {
+      log_debug("{} sent {} to {} (the slot is moving)", m_conns[p.index]->endpoint().display(), m_call.script->name,
+                ep.display());
+      p.ask = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls);
+    }
+    return Step::k_again;
+  }
+
+  // Sleeps before the next TRYAGAIN; false (every pending server failed) if cancelled.
+  bool nap(Millis d, std::vector<Pending>& pending) {
+    if (wait_any({}, Clock::now() + d, m_call.cancel_fd) != RunResult::k_cancelled) {
+      return true;
+    }
+    for (auto& p : pending) {
+      m_answers[p.index].failure = Failure{
+          ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", target(p).endpoint().display())};
+    }
+    return false;
+  }
+
+  // An error reply becomes a failure with its status and a line for people.
+  void describe_error(size_t i) {
+    ScriptAnswer& a = m_answers[i];
+    if (a.failure || !a.reply.is_error()) {
+      return;
+    }
+    const std::string& e = a.reply.str;
+    const std::string where = m_conns[i]->endpoint().display();
+    const ExitStatus status = classify_error(e);
+    if (e.rfind("NOAUTH", 0) == 0 || e.find("unauthenticated") != std::string::npos) {
+      a.failure = Failure{status, fmt::format("Redis at {} requires a password: give it with --password-file or "
+                                              "$REDLOCK_PASSWORD",
+                                              where)};
+    } else if (redirect_of(e)) {
+      a.failure = Failure{ExitStatus::k_protocol,
+                          fmt::format("Redis at {} kept redirecting {}: {}", where, m_call.script->name, e)};
+    } else {
+      a.failure =
+          Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e,
+                                      status == ExitStatus::k_refused ? " (check the user's ACL permissions)" : "")};
+    }
+  }
+
+  std::span<std::unique_ptr<Connection>> m_conns;
+  const ScriptCall& m_call;
+  std::vector<ScriptAnswer> m_answers;
+};
+
+}  // namespace
+
+std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,
+                                     const std::vector<bool>& targets) {
+  return Run(conns, call).go(targets);
+}
+
+}  // namespace redlock::redis

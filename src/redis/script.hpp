@@ -1,0 +1,66 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "redis/connection.hpp"
+#include "redis/reply.hpp"
+
+namespace redlock::redis {
+
+// A Lua script with its SHA-1, so it can be sent as EVALSHA and, when the
+// server answers NOSCRIPT (first use, or after a restart), as EVAL.
+struct Script {
+  std::string_view name;  // for messages: "acquire", "release", …
+  std::string_view body;
+  std::string sha1;
+};
+
+// One script to run on several servers at once.
+struct ScriptCall {
+  const Script* script = nullptr;
+  std::vector<std::string> args;  // numkeys, keys, argv
+  // Servers (by index) that get EVAL with the body at once, for a request
+  // that has no second chance (a NOSCRIPT answer may never be read).
+  std::vector<bool> eval_body;
+  // After the script, WAIT for this many replicas (0: no WAIT), for half the
+  // command timeout so that WAIT answers before the round trip gives up.
+  int min_replicas = 0;
+  // For connections opened on the way (a Cluster's MOVED and ASK), and the
+  // budget for retrying a Cluster's TRYAGAIN, counted from the call.
+  Timeouts timeouts;
+  std::shared_ptr<TlsContext> tls;
+  int cancel_fd = -1;  // as for run_all
+};
+
+// What one server made of the script.
+struct ScriptAnswer {
+  // No usable answer: unreachable, refused, timed out, or an error reply
+  // (with the status it stands for and a line naming the server).
+  std::optional<Failure> failure;
+  Reply reply;                  // the script's reply when there is no failure
+  bool replicas_short = false;  // WAIT came back with fewer replicas than asked
+  // The node that ran the script: its numeric address ("127.0.0.1:7001",
+  // or a socket's path), "" if unknown. Two servers that reached the same
+  // node are one server.
+  std::string node;
+};
+
+// Runs `call` on every connection marked in `targets` (all if empty), at
+// once, under one poll loop, and speaks the protocol a script needs:
+// - EVALSHA, and EVAL with the body when the server answers NOSCRIPT;
+// - Redis Cluster: MOVED replaces the connection with one to the node named
+//   (for good: the slot lives there now); ASK sends ASKING and the script to
+//   the node named, once, keeping the connection where it is (the slot is
+//   moving); TRYAGAIN (a moving slot whose keys are split between the two
+//   nodes) is retried with a short backoff within the command timeout;
+// - WAIT for `min_replicas` after the script.
+// Servers not targeted get a "not asked" failure.
+[[nodiscard]] std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,
+                                                   const std::vector<bool>& targets);
+
+}  // namespace redlock::redis
