@@ -3,7 +3,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,19 +26,32 @@
 namespace redlock::exec {
 namespace {
 
-// The part of the child's life between fork and exec: only async-signal-safe
-// calls, everything it needs prepared by the parent.
-[[noreturn]] void become_command(char* const argv[], char* const envp[], pid_t parent, bool take_terminal) {
+// What the child needs between clone and exec, prepared by the parent.
+struct Launch {
+  char* const* argv;
+  char* const* envp;
+  pid_t parent;
+  bool take_terminal;
+};
+
+// The part of the child's life between clone and exec. It shares redlock's
+// memory (CLONE_VM | CLONE_VFORK, as posix_spawn does) while redlock waits
+// for the exec: only async-signal-safe calls, nothing allocated, nothing
+// written but the stack it was given.
+int become_command(void* arg) {
+  const auto& l = *static_cast<const Launch*>(arg);
   setpgid(0, 0);
-  if (take_terminal) {
+  if (l.take_terminal) {
     tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU is still blocked here
   }
   // If redlock dies, CMD must not go on unlocked; and if it already died
-  // between fork and here, the death signal was missed: check by hand.
+  // between clone and here, the death signal was missed: check by hand.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) {
+  if (getppid() != l.parent) {
     _exit(128 + SIGKILL);
   }
+  // redlock's handlers must not run in CMD: every signal back to its default
+  // before any is unblocked (they all are blocked since before the clone).
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int s = 1; s < NSIG; ++s) {
@@ -46,11 +62,11 @@ namespace {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   // Only 0, 1 and 2 are CMD's.
   syscall(SYS_close_range, 3U, ~0U, 0U);
-  execvpe(argv[0], argv, envp);
-  int err = errno;
+  execvpe(l.argv[0], l.argv, l.envp);
+  const int err = errno;
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
-  (void)!write(STDERR_FILENO, argv[0], strlen(argv[0]));
+  (void)!write(STDERR_FILENO, l.argv[0], strlen(l.argv[0]));
   const char* why = err == ENOENT ? ": command not found\n" : ": permission denied or not executable\n";
   if (err != ENOENT && err != EACCES && err != ENOEXEC && err != EISDIR) {
     why = ": cannot execute\n";
@@ -59,38 +75,106 @@ namespace {
   _exit(err == ENOENT ? 127 : 126);
 }
 
-// A small process that outlives redlock by an instant: it waits on a pipe
-// that only redlock writes to. If redlock ends without saying "done" (even
-// by SIGKILL, when PR_SET_PDEATHSIG only reaches CMD itself), the pipe closes
-// and the guard SIGKILLs CMD's whole process group, so no grandchild goes on
-// unlocked. Returns the guard's pid and the pipe's write end.
+// Every signal blocked for the life of the object: a handler of redlock's
+// must never run in a child that shares its memory.
+class AllSignalsBlocked {
+ public:
+  AllSignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &m_saved);
+  }
+  ~AllSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &m_saved, nullptr); }
+  AllSignalsBlocked(const AllSignalsBlocked&) = delete;
+  AllSignalsBlocked& operator=(const AllSignalsBlocked&) = delete;
+
+ private:
+  sigset_t m_saved{};
+};
+
+// Starts CMD without copying redlock: the child borrows redlock's memory on
+// a stack of its own until it execs (or exits), and redlock waits until
+// then. Nothing of redlock is duplicated, so this costs the same whatever
+// redlock's size. Returns the child's pid, or -1 with errno set.
+pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) {
+  // execvpe keeps a copy of each PATH candidate, and of argv for a script
+  // without #!, on this stack.
+  size_t bytes = size_t{64} * 1024 + (argv.size() + 2) * sizeof(char*);
+  if (const char* path = std::getenv("PATH")) {
+    bytes += 2 * strlen(path);
+  }
+  for (const auto& a : argv) {
+    bytes += a.size();
+  }
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  bytes = (bytes + page - 1) / page * page;
+  void* stack = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    return -1;
+  }
+  pid_t child;
+  {
+    AllSignalsBlocked blocked;
+    child = clone(become_command, static_cast<char*>(stack) + bytes, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                  const_cast<Launch*>(&launch));
+  }
+  const int err = errno;
+  munmap(stack, bytes);
+  errno = err;
+  return child;
+}
+
+// The group guard: a small process that outlives redlock by an instant. It
+// waits on a pipe that only redlock writes to. If redlock ends without
+// saying "done" (even by SIGKILL, when PR_SET_PDEATHSIG only reaches CMD
+// itself), the pipe closes and the guard SIGKILLs CMD's whole process group,
+// so no grandchild goes on unlocked.
+//
+// It runs in redlock's memory (CLONE_VM, no copy of anything) on a stack of
+// its own that lives as long as the memory does, so it costs a few
+// microseconds instead of a fork. It only makes raw system calls; all
+// signals stay blocked (only SIGKILL or the pipe ends it). Of those calls
+// only the kill() can fail, and only once redlock is gone: the errno it
+// may set is nobody else's then.
+struct GuardArgs {
+  int pipe = -1;
+  pid_t group = 0;
+};
+GuardArgs g_guard;
+alignas(64) char g_guard_stack[16 * 1024];
+
+int guard_main(void* /*unused*/) {
+  const int p = g_guard.pipe;
+  // Only the pipe's read end stays open: a guard holding redlock's
+  // standard streams or sockets would keep them open after redlock.
+  if (p > 0) {
+    syscall(SYS_close_range, 0U, static_cast<unsigned>(p - 1), 0U);
+  }
+  syscall(SYS_close_range, static_cast<unsigned>(p + 1), ~0U, 0U);
+  char c = 0;
+  long n = 0;
+  do {
+    n = syscall(SYS_read, p, &c, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    syscall(SYS_kill, -g_guard.group, SIGKILL);
+  }
+  syscall(SYS_exit_group, 0);
+  return 0;
+}
+
+// Returns the guard's pid and the pipe's write end, or -1 if none could be
+// started.
 std::pair<pid_t, Fd> start_group_guard(pid_t group) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     return {-1, Fd()};
   }
-  pid_t guard = fork();
-  if (guard == 0) {
-    sigset_t all;
-    sigfillset(&all);
-    sigprocmask(SIG_SETMASK, &all, nullptr);  // only SIGKILL or the pipe ends it
-    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    for (int fd = 0; fd < 3; ++fd) {
-      dup2(devnull, fd);
-    }
-    if (p[0] > 3) {
-      syscall(SYS_close_range, 3U, static_cast<unsigned>(p[0] - 1), 0U);
-    }
-    syscall(SYS_close_range, static_cast<unsigned>(p[0] + 1), ~0U, 0U);
-    char c;
-    ssize_t n;
-    do {
-      n = read(p[0], &c, 1);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) {
-      kill(-group, SIGKILL);
-    }
-    _exit(0);
+  g_guard = GuardArgs{p[0], group};
+  pid_t guard;
+  {
+    AllSignalsBlocked blocked;  // and so they stay in the guard
+    guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), CLONE_VM | SIGCHLD, nullptr);
   }
   close(p[0]);
   if (guard < 0) {
@@ -164,6 +248,173 @@ enum class Lease {
   k_acted_on,  // lost, and CMD's group got the --on-lost policy
 };
 
+// One poll loop over the stop signals and the renewer's "lost" descriptor,
+// with deadlines for the lock's validity and for SIGKILL after SIGTERM.
+// CMD's process group is `child` for as long as any member lives (the kernel
+// does not hand out a group's number while it has members), so signals go to
+// -child even after CMD itself has been reaped.
+class Supervisor {
+ public:
+  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals)
+      : m_child(child), m_renewer(renewer), m_policy(policy), m_signals(signals) {}
+
+  Finished run() {
+    while (!m_group_gone) {
+      const auto now = Clock::now();
+      TimePoint wake = now + std::chrono::hours(24);
+      check_validity(now, wake);
+      act_on_loss(now);
+      check_kill_deadline(now, wake);
+      if (m_reaped) {
+        // Nothing says when the last of a group is gone: look again soon.
+        wake = std::min(wake, now + Millis(20));
+        if (m_killed) {
+          kill(-m_child, SIGKILL);  // again, for any process forked meanwhile
+        }
+      }
+      wait_until(wake);
+      reap();
+    }
+    m_done.lost = m_lease != Lease::k_held;
+    if (m_lease == Lease::k_lost) {
+      log_warning("lost the lock: {}", m_lost_reason);  // noticed in the same instant the group ended
+    }
+    return m_done;
+  }
+
+ private:
+  // No confirmed renewal by validity - kill_after counts as lost.
+  void check_validity(TimePoint now, TimePoint& wake) {
+    if (m_lease != Lease::k_held) {
+      return;
+    }
+    const TimePoint deadline = m_renewer.validity_end() - m_policy.kill_after;
+    if (now >= deadline) {
+      m_lease = Lease::k_lost;
+      m_lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
+    } else {
+      wake = std::min(wake, deadline);
+    }
+  }
+
+  void act_on_loss(TimePoint now) {
+    if (m_lease != Lease::k_lost) {
+      return;
+    }
+    switch (m_policy.on_lost) {
+      case OnLost::k_term:
+        log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", m_lost_reason);
+        terminate(now);
+        break;
+      case OnLost::k_kill:
+        log_warning("lost the lock: {}; killing the command (exit status 74)", m_lost_reason);
+        kill_group();
+        break;
+      case OnLost::k_ignore:
+        log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", m_lost_reason);
+        break;
+    }
+    m_lease = Lease::k_acted_on;
+    m_renewer.stop();
+  }
+
+  void check_kill_deadline(TimePoint now, TimePoint& wake) {
+    if (m_kill_at == k_none) {
+      return;
+    }
+    if (now >= m_kill_at) {
+      log_warning("the command did not stop within --kill-after; sending SIGKILL to its process group");
+      kill_group();
+    } else {
+      wake = std::min(wake, m_kill_at);
+    }
+  }
+
+  void terminate(TimePoint now) {
+    kill(-m_child, SIGTERM);
+    kill(-m_child, SIGCONT);  // a stopped process must wake up to die
+    if (m_kill_at == k_none && !m_killed) {
+      m_kill_at = now + m_policy.kill_after;
+    }
+  }
+
+  void kill_group() {
+    kill(-m_child, SIGKILL);
+    m_killed = true;
+    m_kill_at = k_none;
+  }
+
+  // Waits for a signal, the renewer's verdict, or `wake`; forwards signals.
+  void wait_until(TimePoint wake) {
+    const bool held = m_lease == Lease::k_held;
+    pollfd fds[2] = {{m_signals.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
+    const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
+    const int n = ::poll(fds, held ? 2 : 1, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
+    if (n < 0 && errno != EINTR) {
+      throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
+    }
+    if (held && (fds[1].revents & POLLIN)) {
+      m_lease = Lease::k_lost;
+      m_lost_reason = m_renewer.lost_reason();
+    }
+    if (fds[0].revents & POLLIN) {
+      while (const int sig = m_signals.take()) {
+        if (sig != SIGCHLD) {
+          log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
+          kill(-m_child, sig);
+        }
+      }
+    }
+  }
+
+  // Reaps CMD on every wake-up (SIGCHLD may have been merged with another
+  // signal), and then watches for the rest of its group to be gone.
+  void reap() {
+    if (m_reaped) {
+      m_group_gone = live_members(m_child) == 0;
+      return;
+    }
+    int wstatus = 0;
+    if (waitpid(m_child, &wstatus, WNOHANG) != m_child) {
+      return;
+    }
+    m_done.status = exit_status_of(wstatus);
+    m_reaped = true;
+    // What CMD left behind in its group must not outlive the lock: it is
+    // terminated (SIGTERM, SIGKILL after --kill-after) while the lock is
+    // still held and renewed.
+    const size_t left = live_members(m_child);
+    if (left == 0) {
+      m_group_gone = true;
+      return;
+    }
+    log_warning("the command exited but left {} process{} in its process group; {} before the lock is released", left,
+                left == 1 ? "" : "es",
+                m_killed              ? "waiting for them to die"
+                : m_kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
+                                      : "sending SIGTERM (SIGKILL after --kill-after)");
+    if (!m_killed) {
+      terminate(Clock::now());
+    }
+  }
+
+  // SIGKILL deadline after a SIGTERM; max() while none is due. (A
+  // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
+  static constexpr TimePoint k_none = TimePoint::max();
+
+  pid_t m_child;
+  Renewer& m_renewer;
+  const Policy& m_policy;
+  SignalFd& m_signals;
+  Finished m_done;
+  Lease m_lease = Lease::k_held;
+  std::string m_lost_reason;
+  TimePoint m_kill_at = k_none;
+  bool m_killed = false;      // SIGKILL was sent to the group
+  bool m_reaped = false;      // CMD itself has exited
+  bool m_group_gone = false;  // ... and so has every process left in its group
+};
+
 }  // namespace
 
 Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals) {
@@ -186,139 +437,16 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   sigaddset(&ttou, SIGTTOU);
   sigprocmask(SIG_BLOCK, &ttou, nullptr);
 
-  const pid_t parent = getpid();
-  const pid_t child = fork();
+  // When this returns, the child has exec'd CMD or exited: it made itself a
+  // process group and, with a terminal, the foreground one.
+  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal}, cmd.argv);
   if (child < 0) {
-    throw Error(ExitStatus::k_unavailable, fmt::format("cannot fork: {}", std::strerror(errno)));
+    throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
-  if (child == 0) {
-    become_command(argv.data(), envp.data(), parent, take_terminal);
-  }
-  setpgid(child, child);  // also here, so that no signal can race the child's own setpgid
-  if (take_terminal) {
-    tcsetpgrp(STDIN_FILENO, child);
-  }
-  // Forked before the renewer's thread exists: the guard is a plain copy.
+  // Started before the renewer's thread exists.
   auto [guard, guard_pipe] = start_group_guard(child);
   renewer.start();
-
-  // CMD's process group is `child` for as long as any member lives (the
-  // kernel does not hand out a group's number while it has members), so
-  // signals go to -child even after CMD itself has been reaped.
-  Finished done;
-  Lease lease = Lease::k_held;
-  std::string lost_reason;
-  // SIGKILL deadline after a SIGTERM; max() while none is due. (A
-  // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
-  const TimePoint k_none = TimePoint::max();
-  TimePoint kill_at = k_none;
-  bool killed = false;      // SIGKILL was sent to the group
-  bool reaped = false;      // CMD itself has exited
-  bool group_gone = false;  // ... and so has every process left in its group
-  const auto terminate = [&](TimePoint now) {
-    kill(-child, SIGTERM);
-    kill(-child, SIGCONT);  // a stopped process must wake up to die
-    if (kill_at == k_none && !killed) {
-      kill_at = now + policy.kill_after;
-    }
-  };
-  while (!group_gone) {
-    const auto now = Clock::now();
-    TimePoint wake = now + std::chrono::hours(24);
-    if (lease == Lease::k_held) {
-      // No confirmed renewal by validity - kill_after counts as lost.
-      const TimePoint deadline = renewer.validity_end() - policy.kill_after;
-      if (now >= deadline) {
-        lease = Lease::k_lost;
-        lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
-      } else {
-        wake = std::min(wake, deadline);
-      }
-    }
-    if (lease == Lease::k_lost) {
-      switch (policy.on_lost) {
-        case OnLost::k_term:
-          log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", lost_reason);
-          terminate(now);
-          break;
-        case OnLost::k_kill:
-          log_warning("lost the lock: {}; killing the command (exit status 74)", lost_reason);
-          kill(-child, SIGKILL);
-          killed = true;
-          kill_at = k_none;
-          break;
-        case OnLost::k_ignore:
-          log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", lost_reason);
-          break;
-      }
-      lease = Lease::k_acted_on;
-      renewer.stop();
-    }
-    if (kill_at != k_none) {
-      if (now >= kill_at) {
-        log_warning("the command did not stop within --kill-after; sending SIGKILL to its process group");
-        kill(-child, SIGKILL);
-        killed = true;
-        kill_at = k_none;
-      } else {
-        wake = std::min(wake, kill_at);
-      }
-    }
-    if (reaped) {
-      // Nothing says when the last of a group is gone: look again soon.
-      wake = std::min(wake, now + Millis(20));
-      if (killed) {
-        kill(-child, SIGKILL);  // again, for any process forked meanwhile
-      }
-    }
-    pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {renewer.lost_fd(), POLLIN, 0}};
-    const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
-    int n = ::poll(fds, lease == Lease::k_held ? 2 : 1, static_cast<int>(std::clamp<long long>(ms, 0, 3600 * 1000)));
-    if (n < 0 && errno != EINTR) {
-      throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
-    }
-    if (lease == Lease::k_held && (fds[1].revents & POLLIN)) {
-      lease = Lease::k_lost;
-      lost_reason = renewer.lost_reason();
-    }
-    if (fds[0].revents & POLLIN) {
-      while (int sig = signals.take()) {
-        if (sig != SIGCHLD) {
-          log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
-          kill(-child, sig);
-        }
-      }
-    }
-    if (!reaped) {
-      // Reap on every wake-up: SIGCHLD may have been merged with another signal.
-      int wstatus = 0;
-      if (waitpid(child, &wstatus, WNOHANG) == child) {
-        done.status = exit_status_of(wstatus);
-        reaped = true;
-        // What CMD left behind in its group must not outlive the lock:
-        // it is terminated (SIGTERM, SIGKILL after --kill-after) while
-        // the lock is still held and renewed.
-        if (const size_t left = live_members(child); left > 0) {
-          log_warning("the command exited but left {} process{} in its process group; {} before the lock is released",
-                      left, left == 1 ? "" : "es",
-                      killed              ? "waiting for them to die"
-                      : kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
-                                          : "sending SIGTERM (SIGKILL after --kill-after)");
-          if (!killed) {
-            terminate(Clock::now());
-          }
-        } else {
-          group_gone = true;
-        }
-      }
-    } else {
-      group_gone = live_members(child) == 0;
-    }
-  }
-  done.lost = lease != Lease::k_held;
-  if (lease == Lease::k_lost) {
-    log_warning("lost the lock: {}", lost_reason);  // noticed in the same instant the group ended
-  }
+  Finished done = Supervisor(child, renewer, policy, signals).run();
   renewer.stop();
   stop_group_guard(guard, guard_pipe);
   if (take_terminal) {
