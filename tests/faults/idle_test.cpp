@@ -49,13 +49,7 @@ TEST(IdleFaults, AWaiterNoticesAServerRestartedEmpty) {
   Result holder = run({"acquire", "--ttl", "30s", "job"}, env);
   ASSERT_EQ(holder.status, 0) << holder.err;
   Child waiter({"acquire", "--wait", "8s", "job"}, env);
-  ASSERT_TRUE(eventually(
-      [&] {
-        auto reply = redis.cmd({"PUBSUB", "NUMSUB", lock_key("job") + ":released"});
-        return reply.elements.size() == 2 && reply.elements[1].integer >= 1;
-      },
-      Seconds(3)))
-      << waiter.err_so_far();
+  ASSERT_TRUE(await_waiters(redis, "job", 1, Seconds(3))) << waiter.err_so_far();
   const double restarted_at = now_seconds();
   redis.kill();
   redis.start();  // same port, empty: the lock is free

@@ -86,13 +86,7 @@ TEST(ServerFaults, StoppedServerDuringAWaitEndsItWithinTheWaitAndTakesNothing) {
   ASSERT_EQ(holder.status, 0) << holder.err;
   const std::string token = holder.out.substr(0, holder.out.find('\n'));
   Child waiter({"acquire", "--wait", "2s", "--timeout", "300ms", "job"}, env);
-  ASSERT_TRUE(eventually(
-      [&] {
-        auto reply = redis.cmd({"PUBSUB", "NUMSUB", lock_key("job") + ":released"});
-        return reply.elements.size() == 2 && reply.elements[1].integer >= 1;
-      },
-      Seconds(3)))
-      << waiter.err_so_far();
+  ASSERT_TRUE(await_waiters(redis, "job", 1, Seconds(3))) << waiter.err_so_far();
   redis.pause();
   Result r = waiter.wait(Seconds(10));
   redis.resume();

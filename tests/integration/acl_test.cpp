@@ -48,10 +48,7 @@ TEST(Acl, TheDocumentedMinimalAclIsEnoughForEverySubcommand) {
   EXPECT_NE(st.out.find("job"), std::string::npos);
   // A waiter is woken by the release (SUBSCRIBE and PUBLISH are allowed).
   Child waiter({"acquire", "--wait", "20s", "job"}, env);
-  ASSERT_TRUE(eventually([&] {
-    auto r = redis.cmd({"PUBSUB", "NUMSUB", "redlock:{job}:released"});
-    return r.elements.size() == 2 && r.elements[1].integer == 1;
-  }));
+  ASSERT_TRUE(await_waiters(redis, "job"));
   EXPECT_EQ(run({"release", "--token", token, "job"}, env).status, 0);
   Result w = waiter.wait(Seconds(10));
   EXPECT_EQ(w.status, 0) << w.err;
@@ -59,7 +56,7 @@ TEST(Acl, TheDocumentedMinimalAclIsEnoughForEverySubcommand) {
   EXPECT_EQ(run({"release", "--token", first_line(w.out), "job"}, env).status, 0);
   Result e = run({"exec", "--ttl", "1s", "job", "--", "sleep", "1"}, env);
   EXPECT_EQ(e.status, 0) << e.err;
-  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{job}"}).integer, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
 }
 
 TEST(Acl, WithoutTheChannelReleaseIs77AndLeavesTheLockWhole) {
@@ -71,7 +68,7 @@ TEST(Acl, WithoutTheChannelReleaseIs77AndLeavesTheLockWhole) {
   Result r = run({"release", "--token", first_line(a.out), "job"}, env);
   EXPECT_EQ(r.status, 77) << r.err;
   EXPECT_NE(r.err.find("ACL"), std::string::npos) << r.err;
-  EXPECT_EQ(redis.cmd({"HGET", "redlock:{job}", "token"}).str, first_line(a.out)) << "nothing half-done";
+  EXPECT_EQ(redis.cmd({"HGET", lock_key("job"), "token"}).str, first_line(a.out)) << "nothing half-done";
 }
 
 TEST(Acl, WithoutEvalEverythingIs77BeforeAnyWrite) {
@@ -82,7 +79,7 @@ TEST(Acl, WithoutEvalEverythingIs77BeforeAnyWrite) {
     Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
     Result a = run({"acquire", "job"}, env);
     EXPECT_EQ(a.status, 77) << a.err;
-    EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{job}"}).integer, 0);
+    EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
   }
 }
 

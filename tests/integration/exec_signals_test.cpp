@@ -174,12 +174,7 @@ void interrupt_waiting_exec(int sig) {
   Child c({"exec", "--wait", "30s", "job", "--", "sh", "-c", "touch \"$D/ran\""}, f.env());
   ASSERT_FALSE(ignores_signal(c.pid(), sig)) << "the test's redlock must not start with the signal ignored";
   // Waiting: subscribed to the release channel (or, failing that, some time passed).
-  (void)eventually(
-      [&] {
-        auto reply = f.redis.cmd({"PUBSUB", "NUMSUB", lock_key("job") + ":released"});
-        return reply.elements.size() == 2 && reply.elements[1].integer >= 1;
-      },
-      Seconds(3));
+  (void)await_waiters(f.redis, "job", 1, Seconds(3));
   sleep_for(0.3);
   ASSERT_TRUE(c.alive()) << c.err_so_far();
 

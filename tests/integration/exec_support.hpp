@@ -19,14 +19,6 @@
 
 namespace redlock::test {
 
-inline std::string lock_key(const std::string& name, const std::string& prefix = "redlock:") {
-  return prefix + "{" + name + "}";
-}
-
-inline bool key_exists(const RedisServer& redis, const std::string& key) {
-  return redis.cmd({"EXISTS", key}).integer == 1;
-}
-
 inline void write_file(const std::string& path, const std::string& content, mode_t mode = 0644) {
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -145,13 +137,6 @@ class Reaper {
   std::vector<pid_t> m_groups;
   std::vector<pid_t> m_pids;
 };
-
-inline void sleep_for(double seconds) {
-  struct timespec ts {
-    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)
-  };
-  nanosleep(&ts, nullptr);
-}
 
 // A redis-server, a temp dir (given to CMD as $D) and a Reaper for one test.
 struct ExecFixture {

@@ -90,7 +90,7 @@ TEST(ExecTerminal, TheCommandCanReadTheTerminal) {
   t.type("hello\n");
   EXPECT_NE(t.read_until("got:hello").find("got:hello"), std::string::npos);
   EXPECT_EQ(t.wait(), 5);
-  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tty}"}).integer, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tty")}).integer, 0);
 }
 
 TEST(ExecTerminal, CtrlCReachesTheCommandAndTheLockIsReleased) {
@@ -101,5 +101,5 @@ TEST(ExecTerminal, CtrlCReachesTheCommandAndTheLockIsReleased) {
   t.type("\x03");  // the terminal's interrupt character
   EXPECT_NE(t.read_until("caught").find("caught"), std::string::npos);
   EXPECT_EQ(t.wait(), 3) << "redlock exits with the command's status, not killed by the interrupt itself";
-  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tty}"}).integer, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tty")}).integer, 0);
 }

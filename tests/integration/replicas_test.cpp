@@ -24,7 +24,7 @@ TEST(MinReplicas, AcquireSucceedsWhenTheReplicaAcknowledges) {
   Env env{{"REDLOCK_URL", master.url()}};
   Result a = run({"acquire", "--min-replicas", "1", "replicated"}, env);
   ASSERT_EQ(a.status, 0) << a.err;
-  EXPECT_EQ(replica.cmd({"HGET", "redlock:{replicated}", "token"}).str + "\n", a.out)
+  EXPECT_EQ(replica.cmd({"HGET", lock_key("replicated"), "token"}).str + "\n", a.out)
       << "the replica has the lock when acquire returns";
   const std::string token = a.out.substr(0, a.out.find('\n'));
   EXPECT_EQ(run({"renew", "--min-replicas", "1", "--token", token, "replicated"}, env).status, 0);
@@ -36,7 +36,7 @@ TEST(MinReplicas, WithoutEnoughReplicasNothingIsHeld) {
   Result a = run({"acquire", "--min-replicas", "1", "--timeout", "300ms", "lonely"}, env);
   EXPECT_EQ(a.status, 69) << a.err;
   EXPECT_NE(a.err.find("replica"), std::string::npos) << a.err;
-  EXPECT_EQ(master.cmd({"EXISTS", "redlock:{lonely}"}).integer, 0) << "the unconfirmed lock was released";
+  EXPECT_EQ(master.cmd({"EXISTS", lock_key("lonely")}).integer, 0) << "the unconfirmed lock was released";
 }
 
 TEST(MinReplicas, AReplicaLaggingDuringOneRenewalIsRetriedWithinTheValidity) {
@@ -63,5 +63,5 @@ TEST(MinReplicas, AReplicaLaggingDuringOneRenewalIsRetriedWithinTheValidity) {
   replica.resume();
   Result r = c.wait(Seconds(20));
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(master.cmd({"EXISTS", "redlock:{lagging}"}).integer, 0);
+  EXPECT_EQ(master.cmd({"EXISTS", lock_key("lagging")}).integer, 0);
 }

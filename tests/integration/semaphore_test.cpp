@@ -7,7 +7,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "harness.hpp"
 
@@ -18,6 +17,15 @@ namespace {
 
 std::string first_line(const std::string& s) {
   return s.substr(0, s.find('\n'));
+}
+
+// How many holders `status` sees on lock `name` (-1 if status failed).
+long long holder_count(const RedisServer& redis, const std::string& name) {
+  Result st = run({"status", "--json", "--redis", redis.url(), name});
+  if (st.status != 0) {
+    return st.status == 1 ? 0 : -1;
+  }
+  return static_cast<long long>(json::parse(st.out)[0]["holders"].size());
 }
 
 // The largest number of intervals [start, end] (one per line "start end" in
@@ -65,7 +73,7 @@ TEST(Semaphore, AWaiterWakesWhenAPlaceIsReleased) {
   Result a = run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env);
   ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env).status, 0);
   Child waiter({"acquire", "--limit", "2", "--wait", "20s", "pool"}, env);
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_TRUE(await_waiters(redis, "pool")) << waiter.err_so_far();
   ASSERT_TRUE(waiter.alive()) << waiter.err_so_far();
   const double released = now_seconds();
   ASSERT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
@@ -80,8 +88,13 @@ TEST(Semaphore, HoldersExpireOneByOne) {
   ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "300ms", "pool"}, env).status, 0);
   ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "20s", "pool"}, env).status, 0);
   EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
-  std::this_thread::sleep_for(std::chrono::milliseconds(450));
-  EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 0) << "the short-lived place expired";
+  // The short-lived place expires on its own; nothing else frees it.
+  EXPECT_TRUE(eventually(
+      [&] {
+        return run({"acquire", "--limit", "2", "pool"}, env).status == 0;
+      },
+      Seconds(5)))
+      << "the short-lived place never expired";
   EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
 }
 
@@ -107,14 +120,14 @@ TEST(Semaphore, RenewAndReleaseTouchOnlyTheirOwnPlace) {
   EXPECT_EQ(run({"renew", "--token", first_line(a.out), "--ttl", "20s", "pool"}, env).status, 0);
   EXPECT_EQ(run({"renew", "--token", "not-a-holder", "pool"}, env).status, 1);
   EXPECT_EQ(run({"release", "--token", "not-a-holder", "pool"}, env).status, 1);
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  // b expired; a was renewed.
+  // b expires; a was renewed.
+  ASSERT_TRUE(eventually([&] { return holder_count(redis, "pool") == 1; }, Seconds(5)));
   EXPECT_EQ(run({"renew", "--token", first_line(b.out), "pool"}, env).status, 1) << "never recreated";
   Result st = run({"status", "--json", "pool"}, env);
   ASSERT_EQ(st.status, 0) << st.err;
   EXPECT_EQ(json::parse(st.out)[0]["holders"].size(), 1u);
   EXPECT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
-  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{pool}"}).integer, 0) << "the last holder deletes the key";
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("pool")}).integer, 0) << "the last holder deletes the key";
 }
 
 TEST(Semaphore, ReentryCountsUpAndDownOnOnePlace) {
@@ -180,7 +193,7 @@ TEST(ReadersWriter, ReadersShareAndTheWriterWaitsForThemAll) {
   Child r2({"exec", "--shared", "--wait", "5s", "doc", "--", "sh", "-c", reader}, env);
   ASSERT_TRUE(eventually(
       [&] {
-        return redis.cmd({"HLEN", "redlock:{doc}"}).integer >= 4;
+        return redis.cmd({"HLEN", lock_key("doc")}).integer >= 4;
       },
       Seconds(3)))
       << "two readers hold it together";
@@ -209,7 +222,7 @@ TEST(ReadersWriter, AReaderWaitsForTheWriter) {
   EXPECT_EQ(reader.status, 75) << reader.err;
   EXPECT_EQ(run({"release", "--token", first_line(w.out), "doc"}, env).status, 0);
   EXPECT_EQ(run({"exec", "--shared", "doc", "--", "true"}, env).status, 0);
-  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{doc}"}).integer, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("doc")}).integer, 0);
 }
 
 TEST(ReadersWriter, SharedDoesNotGoWithLimit) {
@@ -240,11 +253,11 @@ TEST(Semaphore, AModeMismatchOnAnyServerTakesNothingAnywhere) {
   Env env{{"REDLOCK_URL", s1.url() + "," + s2.url() + "," + s3.url()}};
   Result r = run({"acquire", "mixed"}, env);
   EXPECT_EQ(r.status, 64) << r.err;
-  EXPECT_EQ(s2.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
-  EXPECT_EQ(s3.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+  EXPECT_EQ(s2.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
+  EXPECT_EQ(s3.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
   // Likewise when the mismatch is on the last server to answer.
   Env reversed{{"REDLOCK_URL", s2.url() + "," + s3.url() + "," + s1.url()}};
   EXPECT_EQ(run({"acquire", "mixed"}, reversed).status, 64);
-  EXPECT_EQ(s2.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
-  EXPECT_EQ(s3.cmd({"EXISTS", "redlock:{mixed}"}).integer, 0);
+  EXPECT_EQ(s2.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
+  EXPECT_EQ(s3.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
 }

@@ -60,6 +60,20 @@ bool process_alive(pid_t pid) {
   return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z';
 }
 
+bool key_exists(const RedisServer& redis, const std::string& key) {
+  return redis.cmd({"EXISTS", key}).integer == 1;
+}
+
+long long waiters(const RedisServer& redis, const std::string& name, const std::string& prefix) {
+  redis::Reply reply = redis.cmd({"PUBSUB", "NUMSUB", lock_key(name, prefix) + ":released"});
+  return reply.elements.size() == 2 ? reply.elements[1].integer : -1;
+}
+
+bool await_waiters(const RedisServer& redis, const std::string& name, long long n, Seconds limit,
+                   const std::string& prefix) {
+  return eventually([&] { return waiters(redis, name, prefix) >= n; }, limit);
+}
+
 TempDir::TempDir() {
   std::string tmpl = (fs::temp_directory_path() / "redlock-test-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) {

@@ -5,6 +5,7 @@
 // and are stopped by the PID we started; nothing here touches port 6379.
 
 #include <sys/types.h>
+#include <time.h>
 
 #include <chrono>
 #include <map>
@@ -138,6 +139,36 @@ bool eventually(Pred pred, Seconds limit = Seconds(5)) {
     nanosleep(&ts, nullptr);
   }
 }
+
+// The one fixed pause the tests take, for the few places where there is no
+// event to wait for (letting a process settle into a sleep, a renewal
+// period passing). Anything observable is awaited with eventually().
+inline void sleep_for(double seconds) {
+  struct timespec ts {
+    static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e9)
+  };
+  nanosleep(&ts, nullptr);
+}
+
+// The key of lock `name` (DESIGN.md's key layout): the only place the tests
+// spell it.
+inline std::string lock_key(const std::string& name, const std::string& prefix = "redlock:") {
+  return prefix + "{" + name + "}";
+}
+
+// True if `key` exists on `redis`.
+[[nodiscard]] bool key_exists(const RedisServer& redis, const std::string& key);
+
+// How many clients wait for lock `name` on `redis`: the subscribers of its
+// release channel (-1 if the server did not answer).
+[[nodiscard]] long long waiters(const RedisServer& redis, const std::string& name,
+                                const std::string& prefix = "redlock:");
+
+// Waits until at least `n` clients wait for lock `name` on `redis`; false
+// after `limit`. This is how a test knows a waiter is in place, never by a
+// fixed sleep.
+[[nodiscard]] bool await_waiters(const RedisServer& redis, const std::string& name, long long n = 1,
+                                 Seconds limit = Seconds(5), const std::string& prefix = "redlock:");
 
 // A loopback port that nothing listened on a moment ago.
 [[nodiscard]] int free_port();

@@ -29,7 +29,7 @@ struct Servers {
   [[nodiscard]] long long holders(const std::string& name) const {
     long long n = 0;
     for (const auto& s : all) {
-      if (s->running() && s->cmd({"EXISTS", "redlock:{" + name + "}"}).integer == 1) {
+      if (s->running() && s->cmd({"EXISTS", lock_key(name)}).integer == 1) {
         ++n;
       }
     }

@@ -1,0 +1,357 @@
+// Acquire, release, renew, re-entry and fences on one real redis-server,
+// driven through the built binary: one behaviour per test, asserted on exit
+// status, output and the keys in Redis (DESIGN.md: exit codes, keys, safety
+// promises 1-4 and 7).
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "lock_support.hpp"
+
+using namespace redlock::test;
+using nlohmann::json;
+
+namespace {
+
+class Acquire : public WithRedis {};
+class Release : public WithRedis {};
+class Renew : public WithRedis {};
+class Reentry : public WithRedis {};
+class Fence : public WithRedis {};
+
+}  // namespace
+
+// ---------------------------------------------------------------- acquire
+
+TEST_F(Acquire, PrintsAFreshHexTokenAndStoresTheOwner) {
+  const long long before_us = redis.time_us();
+  Result r = rl({"acquire", "job", "--ttl", "10s"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  std::string token = first_line(r.out);
+  EXPECT_EQ(r.out, token + "\n");
+  EXPECT_GE(token.size(), 32u);
+  EXPECT_TRUE(is_hex(token)) << token;
+  auto h = hgetall(key("job"));
+  EXPECT_EQ(h["token"], token);
+  EXPECT_EQ(h["count"], "1");
+  EXPECT_GE(std::stoll(h["fence"]), before_us);  // never below the server's clock in µs
+  EXPECT_EQ(h["schema"], "redlock/1");
+  EXPECT_EQ(h["host"], this_host());
+  EXPECT_EQ(h["pid"], std::to_string(getpid()));
+  EXPECT_EQ(h["ttl_ms"], "10000");
+  EXPECT_FALSE(h["cmd"].empty());
+  // since_ms is the server's clock (TIME), in milliseconds.
+  auto time = redis.cmd({"TIME"});
+  ASSERT_EQ(time.elements.size(), 2u);
+  const long long server_ms = std::stoll(time.elements[0].str) * 1000 + std::stoll(time.elements[1].str) / 1000;
+  const long long since = std::stoll(h["since_ms"]);
+  EXPECT_LE(since, server_ms);
+  EXPECT_GT(since, server_ms - 5000);
+}
+
+TEST_F(Acquire, NeverLeavesTheLockWithoutAnExpiry) {
+  take("ttl", {"--ttl", "10s"});
+  long long left = pttl(key("ttl"));
+  EXPECT_GT(left, 8000);
+  EXPECT_LE(left, 10000);
+}
+
+TEST_F(Acquire, HandsOutADifferentTokenEachTime) {
+  std::string a = take("one");
+  std::string b = take("two");
+  EXPECT_NE(a, b);
+}
+
+TEST_F(Acquire, SecondHolderGetsBusyWithTtlLeft) {
+  std::string holder = take("deploy", {"--ttl", "20s"});
+  Result r = rl({"acquire", "deploy"});
+  EXPECT_EQ(r.status, 75);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  ASSERT_TRUE(one_line(r.err));
+  EXPECT_NE(r.err.find("deploy"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(this_host()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pid " + std::to_string(getpid())), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("more"), std::string::npos) << r.err;  // "for 19.9s more"
+  EXPECT_EQ(hget(key("deploy"), "token"), holder);
+}
+
+TEST_F(Acquire, OfTwoAtOnceExactlyOneWins) {
+  for (int round = 0; round < 5; ++round) {
+    std::string name = "race" + std::to_string(round);
+    Child a({"acquire", name, "--ttl", "10s"}, env());
+    Child b({"acquire", name, "--ttl", "10s"}, env());
+    Result ra = a.wait(Seconds(10));
+    Result rb = b.wait(Seconds(10));
+    std::vector<int> statuses{ra.status, rb.status};
+    std::sort(statuses.begin(), statuses.end());
+    ASSERT_EQ(statuses, (std::vector<int>{0, 75})) << ra.err << rb.err;
+    const Result& winner = ra.status == 0 ? ra : rb;
+    const Result& loser = ra.status == 0 ? rb : ra;
+    EXPECT_EQ(hget(key(name), "token"), first_line(winner.out));
+    EXPECT_TRUE(loser.out.empty());
+    EXPECT_TRUE(one_line(loser.err));
+    EXPECT_NE(loser.err.find(this_host()), std::string::npos) << loser.err;
+  }
+}
+
+TEST_F(Acquire, ExpiryFreesTheLock) {
+  std::string first = take("short", {"--ttl", "300ms"});
+  const long long first_fence = std::stoll(hget(key("short"), "fence"));
+  EXPECT_EQ(rl({"acquire", "short"}).status, 75);
+  ASSERT_TRUE(eventually([&] { return !exists(key("short")); }, Seconds(3)));
+  Result r = rl({"acquire", "short"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(first_line(r.out), first);
+  EXPECT_GT(std::stoll(hget(key("short"), "fence")), first_fence);
+}
+
+TEST_F(Acquire, JsonHasTokenFenceTtlAndValidity) {
+  Result r = rl({"acquire", "js", "--ttl", "5s", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_TRUE(j["token"].is_string());
+  std::string token = j["token"];
+  EXPECT_GE(token.size(), 32u);
+  EXPECT_EQ(hget(key("js"), "token"), token);
+  EXPECT_EQ(std::to_string(j["fence"].get<long long>()), hget(key("js"), "fence"));
+  EXPECT_EQ(j["ttl_ms"], 5000);
+  ASSERT_TRUE(j["validity_ms"].is_number_integer());
+  long long validity = j["validity_ms"];
+  // ttl - elapsed - (ttl * 1% + 2ms): below 4948, and well above 0 here.
+  EXPECT_LE(validity, 4948);
+  EXPECT_GT(validity, 3000);
+}
+
+TEST_F(Acquire, ConflictExitCodeReplaces75) {
+  take("cc");
+  Result r = rl({"acquire", "cc", "--conflict-exit-code", "3"});
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(one_line(r.err));
+}
+
+TEST_F(Acquire, QuietSaysNothingWhenBusy) {
+  take("q");
+  Result r = rl({"-q", "acquire", "q"});
+  EXPECT_EQ(r.status, 75);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Acquire, ATokenNeverTakesAFreeLockUnderTheCallersString) {
+  const std::string mine(40, 'a');
+  Result r = rl({"acquire", "free", "--token", mine});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string token = first_line(r.out);
+  EXPECT_NE(token, mine);
+  EXPECT_TRUE(is_hex(token));
+  EXPECT_EQ(hget(key("free"), "token"), token);
+  EXPECT_EQ(hget(key("free"), "count"), "1");
+}
+
+TEST_F(Acquire, ATokenThatDoesNotHoldTheLockIsBusy) {
+  std::string holder = take("other", {"--ttl", "10s"});
+  auto before = hgetall(key("other"));
+  Result r = rl({"acquire", "other", "--token", std::string(40, 'b')});
+  EXPECT_EQ(r.status, 75);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(hgetall(key("other")), before);
+}
+
+// ---------------------------------------------------------------- release / renew
+
+TEST_F(Release, FreesTheLockAndItsKey) {
+  std::string t = take("rel");
+  Result r = rl({"release", "rel", "--token", t});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+  EXPECT_FALSE(exists(key("rel")));
+  EXPECT_FALSE(take("rel").empty());
+}
+
+TEST_F(Release, TakesTheTokenFromTheEnvironment) {
+  std::string t = take("envtok");
+  Result r = rl({"release", "envtok"}, {{"REDLOCK_TOKEN", t}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(exists(key("envtok")));
+}
+
+TEST_F(Release, WrongTokenExits1AndChangesNothing) {
+  std::string t = take("wr", {"--ttl", "20s"});
+  std::string other = take("elsewhere");  // a real token, of another lock
+  auto before = hgetall(key("wr"));
+  long long ttl_before = pttl(key("wr"));
+  for (const std::string& wrong : {std::string(40, 'f'), other, t.substr(0, 39), t + "0"}) {
+    SCOPED_TRACE(wrong);
+    Result r = rl({"release", "wr", "--token", wrong});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(one_line(r.err));
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_EQ(hgetall(key("wr")), before);
+  long long ttl_after = pttl(key("wr"));
+  EXPECT_LE(ttl_after, ttl_before);
+  EXPECT_GT(ttl_after, ttl_before - 3000);
+}
+
+TEST_F(Release, AnExpiredHoldersTokenCannotReleaseTheNextHolder) {
+  std::string old = take("succ", {"--ttl", "200ms"});
+  ASSERT_TRUE(eventually([&] { return !exists(key("succ")); }, Seconds(3)));
+  std::string now = take("succ", {"--ttl", "10s"});
+  Result r = rl({"release", "succ", "--token", old});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(hget(key("succ"), "token"), now);
+}
+
+TEST_F(Release, OfAFreeLockExits1) {
+  Result r = rl({"release", "never", "--token", std::string(40, 'c')});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_FALSE(exists(key("never")));
+}
+
+TEST_F(Renew, ExtendsTheHoldersTtl) {
+  std::string t = take("ren", {"--ttl", "2s"});
+  Result r = rl({"renew", "ren", "--token", t, "--ttl", "60s"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_GT(pttl(key("ren")), 50'000);
+  EXPECT_EQ(hget(key("ren"), "ttl_ms"), "60000");
+  EXPECT_EQ(hget(key("ren"), "token"), t);
+}
+
+TEST_F(Renew, JsonHasTtlAndValidity) {
+  std::string t = take("renj");
+  Result r = rl({"renew", "renj", "--token", t, "--ttl", "10s", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["ttl_ms"], 10000);
+  long long validity = j["validity_ms"];
+  EXPECT_LE(validity, 10000 - 102);
+  EXPECT_GT(validity, 8000);
+}
+
+TEST_F(Renew, WrongTokenExits1AndChangesNothing) {
+  take("wn", {"--ttl", "10s"});
+  auto before = hgetall(key("wn"));
+  long long ttl_before = pttl(key("wn"));
+  Result r = rl({"renew", "wn", "--token", std::string(40, 'e'), "--ttl", "60s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(hgetall(key("wn")), before);
+  long long ttl_after = pttl(key("wn"));
+  EXPECT_LE(ttl_after, ttl_before);
+  EXPECT_GT(ttl_after, ttl_before - 3000);
+}
+
+TEST_F(Renew, AfterExpiryDoesNotRecreateTheKey) {
+  std::string t = take("gone", {"--ttl", "200ms"});
+  ASSERT_TRUE(eventually([&] { return !exists(key("gone")); }, Seconds(3)));
+  Result r = rl({"renew", "gone", "--token", t, "--ttl", "30s"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_FALSE(exists(key("gone")));
+}
+
+// ---------------------------------------------------------------- re-entry
+
+TEST_F(Reentry, CountsUpAndReleaseCountsDown) {
+  std::string t = take("re", {"--ttl", "20s"});
+  std::string fence = hget(key("re"), "fence");
+
+  Result again = rl({"acquire", "re", "--token", t});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(first_line(again.out), t);
+  EXPECT_EQ(hget(key("re"), "count"), "2");
+  Result third = rl({"acquire", "re"}, {{"REDLOCK_TOKEN", t}});
+  ASSERT_EQ(third.status, 0) << third.err;
+  EXPECT_EQ(first_line(third.out), t);
+  EXPECT_EQ(hget(key("re"), "count"), "3");
+  EXPECT_EQ(hget(key("re"), "fence"), fence);  // the same holder keeps its fence
+
+  EXPECT_EQ(rl({"release", "re", "--token", t}).status, 0);
+  EXPECT_EQ(hget(key("re"), "count"), "2");
+  EXPECT_EQ(rl({"release", "re", "--token", t}).status, 0);
+  EXPECT_EQ(hget(key("re"), "count"), "1");
+  EXPECT_TRUE(exists(key("re")));
+  EXPECT_EQ(rl({"release", "re", "--token", t}).status, 0);
+  EXPECT_FALSE(exists(key("re")));
+  EXPECT_EQ(rl({"release", "re", "--token", t}).status, 1);
+}
+
+TEST_F(Reentry, JsonReportsTheDepth) {
+  std::string t = take("rej");
+  Result r = rl({"acquire", "rej", "--token", t, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["token"], t);
+  EXPECT_EQ(std::to_string(j["fence"].get<long long>()), hget(key("rej"), "fence"));  // the holder's own fence
+  EXPECT_EQ(j["count"], 2);
+}
+
+TEST_F(Reentry, ExtendsAShorterTtl) {
+  std::string t = take("ext", {"--ttl", "2s"});
+  ASSERT_EQ(rl({"acquire", "ext", "--token", t, "--ttl", "60s"}).status, 0);
+  EXPECT_GT(pttl(key("ext")), 50'000);
+}
+
+// ---------------------------------------------------------------- fences
+
+TEST_F(Fence, StrictlyIncreasesOver100Holders) {
+  long long last = 0;
+  for (int i = 0; i < 100; ++i) {
+    Result a = rl({"acquire", "fenced", "--json"});
+    ASSERT_EQ(a.status, 0) << a.err;
+    json j = json::parse(a.out);
+    long long fence = j["fence"];
+    ASSERT_GT(fence, last) << "holder " << i;
+    last = fence;
+    ASSERT_EQ(rl({"release", "fenced", "--token", j["token"].get<std::string>()}).status, 0);
+  }
+  EXPECT_EQ(redis.cmd({"GET", key("fenced") + ":fence"}).str, std::to_string(last));
+  EXPECT_EQ(pttl(key("fenced") + ":fence"), -1);  // the counter never expires
+}
+
+TEST_F(Fence, IncreasesAcrossAnExpiry) {
+  Result first = rl({"acquire", "fx", "--ttl", "150ms", "--json"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_TRUE(eventually([&] { return !exists(key("fx")); }, Seconds(3)));
+  Result r = rl({"acquire", "fx", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(json::parse(r.out)["fence"].get<long long>(), json::parse(first.out)["fence"].get<long long>());
+}
+
+TEST(AcquireOutput, ATokenThatCannotBeWrittenIsGivenBack) {
+  RedisServer redis;
+  for (const std::string redirect : {">&-", ">/dev/full"}) {
+    Child shell({"-c", "\"$0\" acquire --redis \"$1\" unwritten " + redirect, redlock_binary(), redis.url()}, {},
+                std::string("sh"));
+    Result r = shell.wait();
+    EXPECT_EQ(r.status, 74) << redirect << ": " << r.err;
+    EXPECT_NE(r.err.find("released"), std::string::npos) << r.err;
+    EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{unwritten}"}).integer, 0) << redirect;
+  }
+}
+
+TEST_F(Acquire, AFenceCounterThatIsNotANumberExits76AndWritesNothing) {
+  // The lock key is free but its fence counter is someone else's list:
+  // INCR answers WRONGTYPE inside the script, before anything is written.
+  const std::string fence = key("fc") + ":fence";
+  redis.cmd({"RPUSH", fence, "x"});
+  Result r = rl({"acquire", "fc"});
+  EXPECT_EQ(r.status, 76) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_FALSE(exists(key("fc")));
+  EXPECT_EQ(redis.cmd({"LRANGE", fence, "0", "-1"}).elements.size(), 1u);
+  // A string that is not a number fails the same way.
+  redis.cmd({"SET", key("fs") + ":fence", "not a number"});
+  Result s = rl({"acquire", "fs"});
+  EXPECT_EQ(s.status, 76) << s.err;
+  EXPECT_FALSE(exists(key("fs")));
+  EXPECT_EQ(redis.cmd({"GET", key("fs") + ":fence"}).str, "not a number");
+}

@@ -1,0 +1,149 @@
+#pragma once
+
+// Shared by the lock-core tests (acquire_test, wait_test, status_test,
+// connection_test, foreign_key_test): one real redis-server per test, the
+// built binary driven as a process, and small readers for its output and
+// the keys it leaves in Redis.
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace redlock::test {
+
+inline std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+inline std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) {
+    out.push_back(line);
+  }
+  return out;
+}
+
+inline std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) {
+    out.push_back(w);
+  }
+  return out;
+}
+
+// Exactly one non-empty line, as DESIGN.md promises for every failure.
+inline ::testing::AssertionResult one_line(const std::string& err) {
+  if (err.empty() || err.back() != '\n' || std::count(err.begin(), err.end(), '\n') != 1 || err == "\n") {
+    return ::testing::AssertionFailure() << "expected one line on stderr, got: '" << err << "'";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+inline std::string this_host() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+inline bool is_hex(const std::string& s) {
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A listener that never accepts, with its one-slot backlog already full:
+// a client's connect() then hangs until its own timeout.
+class Blackhole {
+ public:
+  Blackhole() {
+    m_listener = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(m_listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(m_listener, 0);
+    socklen_t len = sizeof(addr);
+    getsockname(m_listener, reinterpret_cast<sockaddr*>(&addr), &len);
+    m_port = ntohs(addr.sin_port);
+    for (int i = 0; i < 3; ++i) {
+      int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      (void)connect(c, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+      m_fillers.push_back(c);
+    }
+    sleep_for(0.05);
+  }
+  ~Blackhole() {
+    for (int c : m_fillers) {
+      close(c);
+    }
+    close(m_listener);
+  }
+  [[nodiscard]] std::string url() const { return "redis://127.0.0.1:" + std::to_string(m_port); }
+
+ private:
+  int m_listener = -1;
+  int m_port = 0;
+  std::vector<int> m_fillers;
+};
+
+// A redis-server of our own and helpers to look at its keys.
+class WithRedis : public ::testing::Test {
+ protected:
+  explicit WithRedis(RedisServer::Options options = {}) : redis(std::move(options)) {}
+
+  [[nodiscard]] Env env(const Env& extra = {}) const {
+    Env e{{"REDLOCK_URL", redis.url()}};
+    for (const auto& [k, v] : extra) {
+      e[k] = v;
+    }
+    return e;
+  }
+  Result rl(const std::vector<std::string>& args, const Env& extra = {}) { return run(args, env(extra)); }
+
+  // Takes `name` and returns its token ("" and a test failure if that fails).
+  std::string take(const std::string& name, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"acquire", name};
+    args.insert(args.end(), more.begin(), more.end());
+    Result r = rl(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    return first_line(r.out);
+  }
+
+  static std::string key(const std::string& name) { return lock_key(name); }
+
+  std::map<std::string, std::string> hgetall(const std::string& k) {
+    auto r = redis.cmd({"HGETALL", k});
+    std::map<std::string, std::string> out;
+    for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
+      out[r.elements[i].str] = r.elements[i + 1].str;
+    }
+    return out;
+  }
+  std::string hget(const std::string& k, const std::string& field) { return redis.cmd({"HGET", k, field}).str; }
+  long long pttl(const std::string& k) { return redis.cmd({"PTTL", k}).integer; }
+  bool exists(const std::string& k) { return key_exists(redis, k); }
+  // Waits until a waiter for `name` has subscribed and had time to settle
+  // into its sleep.
+  void await_waiter(const std::string& name, Child& waiter) {
+    ASSERT_TRUE(eventually([&] { return waiters(redis, name) >= 1 || !waiter.alive(); }))
+        << "the waiter never subscribed";
+    ASSERT_TRUE(waiter.alive()) << waiter.wait().err;
+    sleep_for(0.2);
+    ASSERT_TRUE(waiter.alive()) << waiter.wait().err;
+  }
+
+  RedisServer redis;
+};
+
+}  // namespace redlock::test

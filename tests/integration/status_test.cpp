@@ -1,0 +1,186 @@
+// status on one real redis-server: the table, JSON, exit codes, listing under
+// a prefix, escaping, and passwords never shown.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lock_support.hpp"
+
+using namespace redlock::test;
+using nlohmann::json;
+
+namespace {
+
+class Status : public WithRedis {};
+class Prefix : public WithRedis {};
+
+}  // namespace
+
+// ---------------------------------------------------------------- status
+
+TEST_F(Status, TableHasAHeaderAndOneRowPerLock) {
+  Result a = rl({"acquire", "tbl", "--ttl", "60s", "--json"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const long long fence = json::parse(a.out)["fence"];
+  Result s = rl({"status"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  auto lines = split_lines(s.out);
+  ASSERT_EQ(lines.size(), 2u) << s.out;
+  auto header = words(lines[0]);
+  auto row = words(lines[1]);
+  auto column = [&](const std::string& name) -> std::string {
+    auto at = std::find(header.begin(), header.end(), name);
+    if (at == header.end() || static_cast<size_t>(at - header.begin()) >= row.size()) {
+      ADD_FAILURE() << "no column " << name << " in " << s.out;
+      return {};
+    }
+    return row[static_cast<size_t>(at - header.begin())];
+  };
+  EXPECT_EQ(column("NAME"), "tbl");
+  EXPECT_EQ(column("HOST"), this_host());
+  EXPECT_EQ(column("PID"), std::to_string(getpid()));
+  EXPECT_EQ(column("FENCE"), std::to_string(fence));
+  EXPECT_EQ(column("COUNT"), "1");
+  EXPECT_NE(column("TTL"), "");
+  EXPECT_NE(std::find(header.begin(), header.end(), "AGE"), header.end());
+  EXPECT_NE(std::find(header.begin(), header.end(), "COMMAND"), header.end());
+}
+
+TEST_F(Status, JsonDescribesTheHolder) {
+  Result a = rl({"acquire", "sj", "--ttl", "60s", "--json"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const long long fence = json::parse(a.out)["fence"];
+  Result s = rl({"status", "sj", "--json"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  json j = json::parse(s.out);
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["name"], "sj");
+  EXPECT_EQ(j[0]["held"], true);
+  EXPECT_EQ(j[0]["fence"], fence);
+  EXPECT_EQ(j[0]["host"], this_host());
+  EXPECT_EQ(j[0]["pid"], getpid());
+  EXPECT_EQ(j[0]["count"], 1);
+  ASSERT_TRUE(j[0]["ttl_ms"].is_number_integer());
+  long long ttl = j[0]["ttl_ms"];
+  EXPECT_GT(ttl, 50'000);
+  EXPECT_LE(ttl, 60'000);
+}
+
+TEST_F(Status, OfANamedLockExits0WhenHeldAnd1WhenFree) {
+  take("held");
+  EXPECT_EQ(rl({"status", "held"}).status, 0);
+  Result free = rl({"status", "free", "--json"});
+  EXPECT_EQ(free.status, 1);
+  json j = json::parse(free.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["held"], false);
+  EXPECT_EQ(rl({"status", "held", "free"}).status, 1);
+  EXPECT_EQ(rl({"status", "free"}).status, 1);
+}
+
+TEST_F(Status, WithoutNamesListsEveryLockUnderThePrefixAndNothingElse) {
+  for (const char* name : {"b", "a", "c/d", "ünï"}) {
+    take(name);
+  }
+  redis.cmd({"HSET", "other:{z}", "token", "t", "count", "1"});  // another prefix
+  redis.cmd({"SET", "redlock:unbraced", "x"});
+  Result s = rl({"status", "--json"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  std::vector<std::string> names;
+  for (const auto& l : json::parse(s.out)) {
+    names.push_back(l["name"]);
+    EXPECT_EQ(l["held"], true);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c/d", "ünï"}));
+  EXPECT_EQ(redis.calls("keys"), 0) << "status must SCAN, never KEYS";
+  EXPECT_GT(redis.calls("scan"), 0);
+}
+
+TEST_F(Status, WithoutNamesAndNoLocksPrintsAnEmptyList) {
+  take("gone");
+  Result s0 = rl({"status"});
+  ASSERT_EQ(split_lines(s0.out).size(), 2u) << s0.out;
+  redis.cmd({"DEL", key("gone")});
+  Result s = rl({"status", "--json"});
+  EXPECT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(json::parse(s.out), json::array());
+}
+
+TEST_F(Status, PrintsStoredTextEscaped) {
+  // A lock hash with our fields but hostile text in them (written by a
+  // redlock on a host with a strange name, or by hand).
+  redis.cmd({"HSET",     key("evil"), "schema", "redlock/1",
+             "token",    "t",         "count",  "1",
+             "fence",    "1",         "host",   "h\x1b]0;owned\x07",
+             "pid",      "1",         "cmd",    "rm\x1b[2J -rf\n/",
+             "since_ms", "0",         "ttl_ms", "60000"});
+  redis.cmd({"PEXPIRE", key("evil"), "60000"});
+  Result s = rl({"status"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  for (char c : s.out) {
+    auto u = static_cast<unsigned char>(c);
+    EXPECT_FALSE((u < 0x20 && c != '\n') || u == 0x7f) << "control byte " << int(u) << " in " << s.out;
+  }
+  EXPECT_EQ(split_lines(s.out).size(), 2u) << s.out;
+  EXPECT_NE(s.out.find("\\x1b"), std::string::npos) << s.out;
+}
+
+// ---------------------------------------------------------------- prefix and global options
+
+TEST_F(Prefix, SeparatesLocksOfTheSameName) {
+  Result a = rl({"acquire", "x", "--prefix", "app1:"});
+  Result b = rl({"--prefix", "app2:", "acquire", "x"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(hget("app1:{x}", "token"), first_line(a.out));
+  EXPECT_EQ(hget("app2:{x}", "token"), first_line(b.out));
+  EXPECT_FALSE(exists(key("x")));
+  // One prefix's token means nothing under another.
+  EXPECT_EQ(rl({"release", "x", "--prefix", "app2:", "--token", first_line(a.out)}).status, 1);
+  // $REDLOCK_PREFIX is the default prefix.
+  EXPECT_EQ(rl({"acquire", "x"}, {{"REDLOCK_PREFIX", "app1:"}}).status, 75);
+  EXPECT_EQ(rl({"acquire", "x"}).status, 0);
+  Result s = rl({"status", "--json", "--prefix", "app1:"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  json j = json::parse(s.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["name"], "x");
+}
+
+TEST_F(Prefix, WithGlobCharactersListsOnlyItsOwnLocks) {
+  take("mine", {"--prefix", "a*:"});
+  take("theirs", {"--prefix", "ab:"});
+  Result s = rl({"status", "--json", "--prefix", "a*:"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  json j = json::parse(s.out);
+  ASSERT_EQ(j.size(), 1u) << s.out;
+  EXPECT_EQ(j[0]["name"], "mine");
+}
+
+TEST(StatusRedaction, NeverShowsAPasswordFromTheHoldersCommandLine) {
+  RedisServer redis;
+  // The recorded command is acquire's parent: this shell, whose command line
+  // carries a URL with a password.
+  Child shell(
+      {"-c", "\"$0\" acquire --redis \"$1\" pw && : redis://admin:hunter2@db.example/0", redlock_binary(), redis.url()},
+      {}, std::string("sh"));
+  ASSERT_EQ(shell.wait().status, 0);
+  Result table = run({"status", "--redis", redis.url(), "pw"});
+  Result as_json = run({"status", "--json", "--redis", redis.url(), "pw"});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_EQ(table.out.find("hunter2"), std::string::npos) << table.out;
+  EXPECT_EQ(as_json.out.find("hunter2"), std::string::npos) << as_json.out;
+  EXPECT_NE(table.out.find("admin:***@db.example"), std::string::npos) << table.out;
+}
+
+TEST_F(Status, ShowsAForeignKeyAsSuchInJson) {
+  redis.cmd({"RPUSH", key("alien"), "a"});
+  Result r = rl({"status", "alien", "--json"});
+  EXPECT_EQ(r.status, 76);
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["held"], false);
+  EXPECT_EQ(j[0]["state"], "foreign");
+}

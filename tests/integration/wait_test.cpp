@@ -1,0 +1,120 @@
+// Waiting for a lock (--wait) on one real redis-server: woken by a release or
+// an expiry, bounded by the wait, quiet while idle, ended by signals.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include "lock_support.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+class Wait : public WithRedis {};
+
+}  // namespace
+
+// ---------------------------------------------------------------- waiting
+
+TEST_F(Wait, WaiterWakesSoonAfterARelease) {
+  std::string holder = take("w", {"--ttl", "30s"});
+  Child waiter({"acquire", "w", "--wait", "10s", "--ttl", "10s"}, env());
+  await_waiter("w", waiter);
+  const double start = now_seconds();
+  ASSERT_EQ(rl({"release", "w", "--token", holder}).status, 0);
+  Result r = waiter.wait(Seconds(15));
+  const double woke = now_seconds() - start;
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(woke, 0.3) << "from the release to the waiter holding the lock";
+  std::string token = first_line(r.out);
+  EXPECT_NE(token, holder);
+  EXPECT_EQ(hget(key("w"), "token"), token);
+}
+
+TEST_F(Wait, WaiterWakesSoonAfterTheHolderExpires) {
+  take("x", {"--ttl", "1500ms"});
+  Child waiter({"acquire", "x", "--wait", "10s", "--ttl", "10s"}, env());
+  await_waiter("x", waiter);
+  const long long left = pttl(key("x"));
+  const double expiry = now_seconds() + static_cast<double>(left) / 1000.0;
+  ASSERT_GT(left, 0);
+  Result r = waiter.wait(Seconds(15));
+  const double done = now_seconds();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(done, expiry - 0.05) << "took the lock before it expired";
+  EXPECT_LT(done, expiry + 0.3) << "slow to notice the expiry";
+  EXPECT_EQ(hget(key("x"), "token"), first_line(r.out));
+}
+
+TEST_F(Wait, GivesUpWhenTheWaitRunsOut) {
+  take("held", {"--ttl", "30s"});
+  Result r = rl({"acquire", "held", "--wait", "1s"});
+  EXPECT_EQ(r.status, 75);
+  EXPECT_GE(r.seconds, 0.9);
+  EXPECT_LT(r.seconds, 3.0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(one_line(r.err));
+}
+
+TEST_F(Wait, ZeroIsExactlyOneTry) {
+  take("once", {"--ttl", "30s"});
+  long long before = redis.calls("evalsha") + redis.calls("eval");
+  Result r = rl({"acquire", "once", "--wait", "0"});
+  EXPECT_EQ(r.status, 75);
+  EXPECT_LT(r.seconds, 1.0);
+  EXPECT_EQ(redis.calls("evalsha") + redis.calls("eval"), before + 1);
+  EXPECT_EQ(waiters(redis, "once"), 0);
+}
+
+TEST_F(Wait, AnIdleWaiterSendsNoCommands) {
+  take("idle", {"--ttl", "60s"});
+  Child waiter({"acquire", "idle", "--wait", "30s"}, env());
+  await_waiter("idle", waiter);
+  const long long scripts = redis.calls("evalsha") + redis.calls("eval");
+  const long long all = redis.commands_run();
+  sleep_for(2.5);
+  EXPECT_TRUE(waiter.alive());
+  EXPECT_EQ(redis.calls("evalsha") + redis.calls("eval"), scripts);
+  EXPECT_EQ(redis.commands_run(), all) << redis.cmd({"INFO", "commandstats"}).str;
+  waiter.signal(SIGTERM);
+  EXPECT_EQ(waiter.wait(Seconds(5)).status, 143);
+}
+
+TEST_F(Wait, SigintEndsTheWaitWith130AndTakesNothing) {
+  std::string holder = take("int", {"--ttl", "30s"});
+  Child waiter({"acquire", "int", "--wait", "inf"}, env());
+  await_waiter("int", waiter);
+  const double start = now_seconds();
+  waiter.signal(SIGINT);
+  Result r = waiter.wait(Seconds(5));
+  EXPECT_EQ(r.status, 130);
+  EXPECT_LT(now_seconds() - start, 1.0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_EQ(hget(key("int"), "token"), holder);
+  EXPECT_EQ(hget(key("int"), "count"), "1");
+  // Once the holder lets go, nobody (no leftover of the waiter) takes it.
+  ASSERT_EQ(rl({"release", "int", "--token", holder}).status, 0);
+  sleep_for(0.3);
+  EXPECT_FALSE(exists(key("int")));
+  EXPECT_EQ(waiters(redis, "int"), 0);
+}
+
+TEST_F(Wait, SigtermEndsTheWaitWith143AndTakesNothing) {
+  std::string holder = take("term", {"--ttl", "30s"});
+  Child waiter({"acquire", "term", "--wait", "20s"}, env());
+  await_waiter("term", waiter);
+  const double start = now_seconds();
+  waiter.signal(SIGTERM);
+  Result r = waiter.wait(Seconds(5));
+  EXPECT_EQ(r.status, 143);
+  EXPECT_LT(now_seconds() - start, 1.0);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_EQ(hget(key("term"), "token"), holder);
+  ASSERT_EQ(rl({"release", "term", "--token", holder}).status, 0);
+  sleep_for(0.3);
+  EXPECT_FALSE(exists(key("term")));
+}
