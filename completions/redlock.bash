@@ -1,14 +1,14 @@
 # bash completion for redlock(1)                           -*- shell-script -*-
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
-# from the server for release/renew/status, and an ordinary command after
+# from the server for release/renew/status/break, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. Works with or without the
 # bash-completion package (which, when loaded, completes CMD's own arguments).
 # tests/unit/docs_sync_test.cpp fails when an option of the program is missing
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status exec'
+_redlock_subcommands='acquire release renew status break exec'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
@@ -21,6 +21,7 @@ _redlock_subcommand_opts() {
         release) echo '--token' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json' ;;
+        break) echo '--json' ;;
         exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --conflict-exit-code -c' ;;
     esac
 }
@@ -188,8 +189,8 @@ _redlock() {
     fi
 
     case $sub in
-        release | renew | status)
-        [[ $sub != status ]] && ((npos > 0)) && return 0
+        release | renew | status | break)
+        [[ $sub != status && $sub != break ]] && ((npos > 0)) && return 0
         local name IFS=$'\n'
         for name in $(_redlock_lock_names); do
             [[ $name == "$cur"* ]] || continue

@@ -1,7 +1,7 @@
 # fish completion for redlock(1)
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
-# from the server for release/renew/status, and an ordinary command after
+# from the server for release/renew/status/break, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. tests/unit/docs_sync_test.cpp fails when
 # an option of the program is missing here.
 
@@ -37,7 +37,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status exec
+                    if contains -- $t acquire release renew status break exec
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -68,12 +68,12 @@ function __redlock_after_dashdash
 end
 
 # True when the subcommand is release or renew and it has no NAME yet, or
-# the subcommand is status.
+# the subcommand is status or break.
 function __redlock_wants_lock_name
     set -l parsed (__redlock_parse)
     test (count $parsed) -gt 0; or return 1
     switch $parsed[1]
-        case status
+        case status break
             return 0
         case release renew
             test (count $parsed) -eq 1
@@ -128,6 +128,7 @@ complete -c redlock -n __redlock_no_subcommand -a acquire -d 'take the lock and 
 complete -c redlock -n __redlock_no_subcommand -a release -d 'release the lock held by a token'
 complete -c redlock -n __redlock_no_subcommand -a renew -d 'extend the lock held by a token'
 complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long'
+complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever holds it, and wake its waiters'
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
 
 # Global options: before or after the subcommand, never after `--`
@@ -165,6 +166,9 @@ complete -c redlock -n '__redlock_using renew' -l json -d 'print ttl_ms and vali
 
 # status [NAME...]
 complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array instead of a table'
+
+# break NAME...
+complete -c redlock -n '__redlock_using break' -l json -d 'print a JSON array of what was broken'
 
 # exec NAME -- CMD [ARG...]
 complete -c redlock -n '__redlock_using exec' -l ttl -x -d 'the time to live, renewed every ttl/3'

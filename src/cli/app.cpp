@@ -40,6 +40,7 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
   add_release(*app, o.release);
   add_renew(*app, o.renew);
   add_status(*app, o.status);
+  add_break(*app, o.brk);
   add_exec(*app, o.exec);
   return app;
 }
@@ -122,10 +123,13 @@ int run_subcommand(CLI::App& app, const AllOptions& o) {
   if (app.got_subcommand("status")) {
     return run_status(o.status, o.global);
   }
+  if (app.got_subcommand("break")) {
+    return run_break(o.brk, o.global);
+  }
   if (app.got_subcommand("exec")) {
     return run_exec(o.exec, o.global);
   }
-  throw UsageError("no subcommand given (acquire, release, renew, status, exec)");
+  throw UsageError("no subcommand given (acquire, release, renew, status, break, exec)");
 }
 
 }  // namespace
@@ -183,7 +187,7 @@ int main(int argc, char** argv) {
       const auto* bad = dynamic_cast<const CLI::RequiredError*>(&e);
       for (const auto& word : app->remaining()) {
         if (bad && !word.empty() && word[0] != '-') {
-          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status or exec)", word);
+          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status, break or exec)", word);
           break;
         }
       }

@@ -44,6 +44,13 @@ struct StatusOptions {
 CLI::App* add_status(CLI::App& app, StatusOptions& o);
 int run_status(const StatusOptions& o, const GlobalOptions& g);
 
+struct BreakOptions {
+  std::vector<std::string> names;
+  bool json = false;
+};
+CLI::App* add_break(CLI::App& app, BreakOptions& o);
+int run_break(const BreakOptions& o, const GlobalOptions& g);
+
 struct ExecOptions {
   TakeOptions take;
   bool shared = false;
@@ -63,6 +70,7 @@ struct AllOptions {
   ReleaseOptions release;
   RenewOptions renew;
   StatusOptions status;
+  BreakOptions brk;
   ExecOptions exec;
 };
 

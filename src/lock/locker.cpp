@@ -397,6 +397,56 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   return NotHeld{d.foreign, d.foreign_type};
 }
 
+Broken Locker::break_lock(const std::string& name) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  auto answers = round({"1", keys.lock, keys.channel}, lock::script(ScriptName::k_break), {});
+  std::vector<BreakVote> votes(answers.size());
+  Broken out;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    auto& a = answers[i];
+    auto& v = votes[i];
+    const auto& e = a.reply.elements;
+    if (a.failure) {
+      v.failure = a.failure;
+    } else if (a.kind == "broken" && e.size() >= 5) {
+      v.kind = BreakVote::Kind::k_broken;
+      v.mode = e[1].text();
+      v.limit = as_int(e[2]);
+      v.now_ms = as_int(e[3]);
+      for (const auto& hr : e[4].elements) {
+        if (hr.elements.size() < 7) {
+          continue;
+        }
+        HolderView h;
+        h.token = hr.elements[0].text();
+        h.host = hr.elements[1].text();
+        h.pid = as_int(hr.elements[2]);
+        h.cmd = hr.elements[3].text();
+        h.since_ms = as_int(hr.elements[4]);
+        h.fence = as_int(hr.elements[5]);
+        h.count = as_int(hr.elements[6]);
+        v.holders.push_back(std::move(h));
+      }
+    } else if (a.kind == "free") {
+      v.kind = BreakVote::Kind::k_free;
+    } else if (a.kind == "foreign") {
+      v.kind = BreakVote::Kind::k_foreign;
+      v.foreign_type = e.size() > 1 ? e[1].text() : "?";
+    } else {
+      v.failure = unexpected_reply(m_endpoints[i], "break");
+    }
+    out.servers.push_back(v.failure                              ? "unreachable"
+                          : v.kind == BreakVote::Kind::k_broken  ? "broken"
+                          : v.kind == BreakVote::Kind::k_foreign ? "foreign"
+                                                                 : "free");
+  }
+  out.decision = decide_break(votes);
+  if (out.decision.verdict == BreakDecision::Verdict::k_unavailable) {
+    throw_quorum_failure(out.decision.failures, m_conns.size(), quorum());
+  }
+  return out;
+}
+
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round({"2", keys.lock, keys.fence}, lock::script(ScriptName::k_inspect), {});

@@ -70,6 +70,14 @@ struct NotHeld {
 };
 using RenewOutcome = std::variant<Renewed, NotHeld>;
 
+// What `break` did to one lock: the decision (never unavailable: that is
+// thrown) and each server's part in it ("broken", "free", "foreign" or
+// "unreachable").
+struct Broken {
+  BreakDecision decision;
+  std::vector<std::string> servers;
+};
+
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
 // Redis lock; N > 1 is the Redlock algorithm (quorum N/2+1, validity =
 // ttl - elapsed - drift). Each operation is one parallel round: every server
@@ -99,6 +107,10 @@ class Locker {
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
+  // Removes `name` on every server, whoever holds it and in whatever mode,
+  // and wakes its waiters; the fence counter is left alone. Too few servers
+  // answering is an Error (69/77), like a failed round.
+  [[nodiscard]] Broken break_lock(const std::string& name);
   // Every server's view of `name`.
   [[nodiscard]] std::vector<ServerView> inspect(const std::string& name);
   // Names of every lock under the prefix (SCAN, never KEYS), sorted.

@@ -258,4 +258,59 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   return v;
 }
 
+BreakDecision decide_break(const std::vector<BreakVote>& votes) {
+  BreakDecision d;
+  const size_t n = votes.size();
+  std::map<std::string, HolderView> seen;
+  bool broken = false;
+  for (const auto& v : votes) {
+    switch (v.kind) {
+      case BreakVote::Kind::k_failed:
+        if (v.failure) {
+          d.failures.push_back(*v.failure);
+        }
+        break;
+      case BreakVote::Kind::k_foreign:
+        d.foreign_type = v.foreign_type;
+        break;
+      case BreakVote::Kind::k_broken:
+        if (!broken) {
+          d.mode = v.mode;
+          d.limit = v.limit;
+          d.now_ms = v.now_ms;
+          broken = true;
+        }
+        for (const auto& h : v.holders) {
+          auto [it, fresh] = seen.try_emplace(h.token, h);
+          if (!fresh) {
+            it->second.since_ms = std::min(it->second.since_ms, h.since_ms);
+            it->second.fence = std::max(it->second.fence, h.fence);
+            it->second.count = std::max(it->second.count, h.count);
+          }
+        }
+        break;
+      case BreakVote::Kind::k_free:
+        break;
+    }
+  }
+  if (d.failures.size() > n - majority(n)) {
+    d.verdict = BreakDecision::Verdict::k_unavailable;
+    return d;
+  }
+  for (auto& [token, h] : seen) {
+    d.holders.push_back(std::move(h));
+  }
+  std::stable_sort(d.holders.begin(), d.holders.end(), [](const HolderView& a, const HolderView& b) {
+    return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.fence < b.fence;
+  });
+  if (broken) {
+    d.verdict = BreakDecision::Verdict::k_broken;
+  } else if (!d.foreign_type.empty()) {
+    d.verdict = BreakDecision::Verdict::k_foreign;
+  } else {
+    d.verdict = BreakDecision::Verdict::k_free;
+  }
+  return d;
+}
+
 }  // namespace redlock::lock

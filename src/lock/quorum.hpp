@@ -155,6 +155,36 @@ struct StatusVerdict {
   std::vector<ServerView> views;
 };
 
+// One server's answer to the break script.
+struct BreakVote {
+  enum class Kind { k_broken, k_free, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  std::string mode;                 // broken: the mode the lock was held in
+  long long limit = 1;              // broken: a semaphore's limit
+  long long now_ms = 0;             // broken: the server's TIME
+  std::vector<HolderView> holders;  // broken: whom this server's lock was taken from
+  std::string foreign_type;         // foreign: what the key holds
+  std::optional<redis::Failure> failure;
+};
+
+// What `break` did to one lock across every server.
+struct BreakDecision {
+  enum class Verdict { k_broken, k_free, k_foreign, k_unavailable };
+  Verdict verdict = Verdict::k_unavailable;
+  std::string mode;
+  long long limit = 1;
+  long long now_ms = 0;
+  std::vector<HolderView> holders;  // broken: every holder seen on any server (merged by token), oldest first
+  std::string foreign_type;
+  std::vector<redis::Failure> failures;  // unavailable: every server's reason
+};
+
+// Broken when any server broke a hold and a majority answered (a minority
+// that did not answer cannot hold a quorum alone); free when every answer
+// says free; foreign when nothing was broken and some server holds a
+// foreign key (left alone); unavailable when too few servers answered.
+[[nodiscard]] BreakDecision decide_break(const std::vector<BreakVote>& votes);
+
 // A holder counts when as many servers as its mode needs agree on its token
 // (the merged view: smallest TTL, largest fence and count); the lock is
 // foreign when a majority of servers hold a foreign key.

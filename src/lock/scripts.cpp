@@ -253,14 +253,51 @@ end
 return {'raised', f}
 )lua";
 
+// Break the lock, whoever holds it and in whatever mode: the operator's
+// way out of a stuck lock. Atomic so that the holders it reports are exactly
+// the ones it removed. Deleting the hash clears a semaphore's or readers'
+// mode and limit too; the fence counter is left alone, so fences keep
+// increasing across the break. A foreign key is reported and left alone.
+// PUBLISH comes before the DEL: a user whose ACL refuses the channel must
+// find the lock untouched.
+// Replies {'broken', mode, limit, now, {{token, host, pid, cmd, since, fence,
+// count}...}}, {'free'} or {'foreign', what}.
+// KEYS: lock hash. ARGV: release channel.
+constexpr std::string_view k_break = REDLOCK_CHECK_KEY R"lua(
+if t == 'none' then return {'free'} end
+local out = {}
+if multi then
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == 'h:' then
+      local v = cjson.decode(all[i + 1])
+      if v.expiry > now then
+        out[#out + 1] = {string.sub(all[i], 3), v.host or '', tostring(v.pid or ''), v.cmd or '',
+                         string.format('%d', v.since or 0), tostring(v.fence or ''), tostring(v.count or 1)}
+      end
+    end
+  end
+else
+  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
+  out[1] = {h[1], h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or '', h[2]}
+end
+if #out == 0 then
+  redis.call('DEL', KEYS[1])
+  return {'free'}
+end
+redis.call('PUBLISH', ARGV[1], 'released')
+redis.call('DEL', KEYS[1])
+return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}
+)lua";
+
 #undef REDLOCK_CHECK_KEY
 
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 5> all = {
+  static const std::array<Script, 6> all = {
       make("acquire", k_acquire), make("release", k_release),         make("renew", k_renew),
-      make("inspect", k_inspect), make("raise-fence", k_raise_fence),
+      make("inspect", k_inspect), make("raise-fence", k_raise_fence), make("break", k_break),
   };
   return all.at(static_cast<size_t>(name));
 }

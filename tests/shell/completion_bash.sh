@@ -99,11 +99,11 @@ help_options() {
 }
 
 # --- subcommands ----------------------------------------------------------
-expect_exactly "redlock " acquire release renew status exec
+expect_exactly "redlock " acquire release renew status break exec
 expect_exactly "redlock re" release renew
 expect_exactly "redlock -q st" status
 # The value of an option is not the subcommand: `status` here is a prefix.
-expect_exactly "redlock --prefix status " acquire release renew status exec
+expect_exactly "redlock --prefix status " acquire release renew status break exec
 expect_exactly "redlock --timeout 2s a" acquire
 
 # --- options: everything --help lists, at the top and for each subcommand ---
@@ -112,7 +112,7 @@ top=$(help_options)
 # shellcheck disable=SC2086
 expect_includes "redlock --" $top
 expect_includes "redlock -" -r -q -v -h
-for sub in acquire release renew status exec; do
+for sub in acquire release renew status break exec; do
   opts=$(help_options "$sub")
   [[ -n $opts ]] || fail "could not read options from '$bin $sub --help'"
   # shellcheck disable=SC2086
@@ -151,6 +151,9 @@ expect_exactly "$bin --redis=$url renew dep" deploy
 expect_exactly "$bin --redis $url release db:m" migrate
 expect_exactly "$bin --redis $url --prefix other: status " elsewhere
 expect_exactly "$bin --redis $url status deploy " db:migrate deploy 'name\ with\ space'
+# break takes several NAMEs, like status.
+expect_exactly "$bin --redis $url break " db:migrate deploy 'name\ with\ space'
+expect_exactly "$bin --redis $url break deploy d" db:migrate deploy
 # release and renew take one NAME; acquire and exec name new locks.
 expect_exactly "$bin --redis $url release deploy "
 expect_exactly "$bin --redis $url acquire "

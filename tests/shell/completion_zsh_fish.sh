@@ -122,11 +122,11 @@ shells=(fish zsh)
 for sh in "${shells[@]}"; do
   expect "$sh" "redlock ac" acquire
   expect_not "$sh" "redlock ac" release status
-  expect "$sh" "redlock " acquire release renew status exec
+  expect "$sh" "redlock " acquire release renew status break exec
   expect "$sh" "redlock --" --version --redis
   # shellcheck disable=SC2046
   expect "$sh" "redlock --" $(help_options)
-  for sub in acquire release renew status exec; do
+  for sub in acquire release renew status break exec; do
     # shellcheck disable=SC2046
     expect "$sh" "redlock $sub --" $(help_options "$sub")
     expect "$sh" "redlock $sub --" --redis --prefix --timeout
@@ -138,6 +138,8 @@ for sh in "${shells[@]}"; do
   expect "$sh" "redlock status --redis $url --prefix other: " elsewhere
   expect_not "$sh" "redlock status --redis $url --prefix other: " deploy
   expect "$sh" "redlock --redis $url status deploy " db:migrate
+  expect "$sh" "redlock --redis $url break " deploy db:migrate
+  expect "$sh" "redlock --redis $url break deploy " db:migrate
   # release takes one NAME: no more names after it (zsh offers options there).
   expect_not "$sh" "redlock --redis $url release deploy " deploy db:migrate
   expect_none "$sh" "redlock --redis redis://127.0.0.1:$closed release "

@@ -338,3 +338,55 @@ TEST(Judge, ForeignOnAMajority) {
 
 }  // namespace
 }  // namespace redlock::lock
+
+namespace redlock::lock {
+namespace {
+
+BreakVote break_vote(char c, const std::string& token = "t1", long long since = 100) {
+  BreakVote v;
+  switch (c) {
+    case 'K':  // broken: took it from `token`
+      v.kind = BreakVote::Kind::k_broken;
+      v.mode = "exclusive";
+      v.now_ms = 1000;
+      v.holders.push_back(HolderView{token, "web-1", 42, "job", since, 0, 7, 1});
+      break;
+    case 'F':
+      v.kind = BreakVote::Kind::k_free;
+      break;
+    case 'X':
+      v.kind = BreakVote::Kind::k_foreign;
+      v.foreign_type = "string";
+      break;
+    default:
+      v.failure = redis::Failure{ExitStatus::k_unavailable, "down"};
+      break;
+  }
+  return v;
+}
+
+TEST(Break, OneHolderSeenOnSeveralServersIsNamedOnce) {
+  auto d = decide_break({break_vote('K'), break_vote('K', "t1", 90), break_vote('F')});
+  EXPECT_EQ(d.verdict, BreakDecision::Verdict::k_broken);
+  ASSERT_EQ(d.holders.size(), 1u);
+  EXPECT_EQ(d.holders[0].since_ms, 90);
+}
+
+TEST(Break, HoldersComeOldestFirst) {
+  auto d = decide_break({break_vote('K', "young", 500), break_vote('K', "old", 100), break_vote('K', "young", 500)});
+  ASSERT_EQ(d.holders.size(), 2u);
+  EXPECT_EQ(d.holders[0].token, "old");
+}
+
+TEST(Break, FreeForeignAndUnavailable) {
+  EXPECT_EQ(decide_break({break_vote('F'), break_vote('F'), break_vote('-')}).verdict, BreakDecision::Verdict::k_free);
+  EXPECT_EQ(decide_break({break_vote('X'), break_vote('F'), break_vote('F')}).verdict,
+            BreakDecision::Verdict::k_foreign);
+  EXPECT_EQ(decide_break({break_vote('K'), break_vote('-'), break_vote('-')}).verdict,
+            BreakDecision::Verdict::k_unavailable);
+  EXPECT_EQ(decide_break({break_vote('X'), break_vote('K'), break_vote('F')}).verdict,
+            BreakDecision::Verdict::k_broken);
+}
+
+}  // namespace
+}  // namespace redlock::lock

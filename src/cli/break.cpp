@@ -1,0 +1,137 @@
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "lock/layout.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+CLI::App* add_break(CLI::App& app, BreakOptions& o) {
+  auto* sub = app.add_subcommand("break", "free a lock whoever holds it, and wake its waiters (for operators)");
+  sub->add_option("NAME", o.names, "the locks to break")->required();
+  sub->add_flag("--json", o.json, "print a JSON array of what was broken");
+  sub->footer(
+      "The holder finds out at its next renewal (exec ends with 74); until then it may still run.\n"
+      "Example:\n  redlock break deploy");
+  return sub;
+}
+
+namespace {
+
+using Verdict = lock::BreakDecision::Verdict;
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::k_broken:
+      return "broken";
+    case Verdict::k_foreign:
+      return "foreign";
+    default:
+      return "free";
+  }
+}
+
+// "web-3 pid 4411 (./deploy.sh), held for 12.5s"
+std::string describe(const lock::HolderView& h, long long now_ms) {
+  std::string who = fmt::format("{} pid {}", escape_for_terminal(h.host), h.pid);
+  if (!h.cmd.empty()) {
+    who += fmt::format(" ({})", escape_for_terminal(h.cmd));
+  }
+  if (h.since_ms > 0) {
+    who += fmt::format(", held for {}", format_duration(Millis(std::max(0LL, now_ms - h.since_ms))));
+  }
+  return who;
+}
+
+std::string line_for(const std::string& name, const lock::BreakDecision& d) {
+  std::string what = escape_for_terminal(name);
+  if (d.mode == "semaphore") {
+    what += fmt::format(" (semaphore of {})", d.limit);
+  } else if (d.mode == "shared") {
+    what += " (shared)";
+  }
+  std::string from;
+  for (const auto& h : d.holders) {
+    from += (from.empty() ? "" : "; ") + describe(h, d.now_ms);
+  }
+  return fmt::format("broke {}: took it from {}", what, from.empty() ? "an unknown holder" : from);
+}
+
+nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std::vector<std::string>& urls) {
+  const auto& d = b.decision;
+  nlohmann::json j = {{"name", name}, {"state", verdict_name(d.verdict)}};
+  if (d.verdict == Verdict::k_broken) {
+    j["mode"] = d.mode;
+    if (d.mode == "semaphore") {
+      j["limit"] = d.limit;
+    }
+    nlohmann::json holders = nlohmann::json::array();
+    for (const auto& h : d.holders) {
+      holders.push_back({{"host", h.host},
+                         {"pid", h.pid},
+                         {"cmd", h.cmd},
+                         {"since_ms", h.since_ms},
+                         {"age_ms", std::max(0LL, d.now_ms - h.since_ms)},
+                         {"fence", h.fence},
+                         {"count", h.count}});
+    }
+    j["holders"] = std::move(holders);
+  } else if (d.verdict == Verdict::k_foreign) {
+    j["type"] = d.foreign_type;
+  }
+  nlohmann::json servers = nlohmann::json::array();
+  for (size_t i = 0; i < b.servers.size() && i < urls.size(); ++i) {
+    servers.push_back({{"url", urls[i]}, {"state", b.servers[i]}});
+  }
+  j["servers"] = std::move(servers);
+  return j;
+}
+
+}  // namespace
+
+int run_break(const BreakOptions& o, const GlobalOptions& g) {
+  for (const auto& name : o.names) {
+    validate_name(name);
+  }
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options);
+  const std::vector<std::string> urls = locker.endpoint_names();
+  int status = 0;
+  std::string output;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& name : o.names) {
+    const lock::Broken b = locker.break_lock(name);
+    const auto& d = b.decision;
+    switch (d.verdict) {
+      case Verdict::k_broken:
+        output += line_for(name, d) + "\n";
+        break;
+      case Verdict::k_foreign:
+        log_warning("{}", lock::foreign_message(name, d.foreign_type, ""));
+        status = to_int(ExitStatus::k_protocol);
+        break;
+      default:
+        log_warning("{} is not held: nothing to break", escape_for_terminal(name));
+        if (status == 0) {
+          status = to_int(ExitStatus::k_no);
+        }
+        break;
+    }
+    all.push_back(to_json(name, b, urls));
+  }
+  if (o.json) {
+    output = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  if (!output.empty() && !write_stdout(output)) {
+    log_warning("could not write to standard output; the locks were broken as asked");
+    return to_int(ExitStatus::k_output);
+  }
+  return status;
+}
+
+}  // namespace redlock::cli
