@@ -8,21 +8,21 @@
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec'
-_redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet -v --verbose -h --help'
+_redlock_subcommands='acquire release renew status break exec help'
+_redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
         acquire) echo '--ttl --wait --token --limit --conflict-exit-code --json' ;;
-        release) echo '--token' ;;
+        release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --conflict-exit-code -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --conflict-exit-code -c' ;;
     esac
 }
 
@@ -189,6 +189,10 @@ _redlock() {
     fi
 
     case $sub in
+        help)
+        ((npos > 0)) && return 0
+        COMPREPLY=($(compgen -W "${_redlock_subcommands% help}" -- "$cur"))
+        ;;
         release | renew | status | break)
         [[ $sub != status && $sub != break ]] && ((npos > 0)) && return 0
         local name IFS=$'\n'

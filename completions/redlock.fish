@@ -9,7 +9,7 @@
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
-    --kill-after -c
+    --kill-after --hold-at-least -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -37,7 +37,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec
+                    if contains -- $t acquire release renew status break exec help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -130,6 +130,8 @@ complete -c redlock -n __redlock_no_subcommand -a renew -d 'extend the lock held
 complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long'
 complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever holds it, and wake its waiters'
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
+complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -143,7 +145,8 @@ complete -c redlock -n 'not __redlock_after_dashdash' -l tls-server-name -x -d '
 complete -c redlock -n 'not __redlock_after_dashdash' -l insecure -d 'do not verify TLS certificates'
 complete -c redlock -n 'not __redlock_after_dashdash' -l password-file -r -F -d 'read the Redis password from a file'
 complete -c redlock -n 'not __redlock_after_dashdash' -l min-replicas -x -d 'WAIT for N replicas after acquire/renew'
-complete -c redlock -n 'not __redlock_after_dashdash' -s q -l quiet -d 'print nothing on stderr'
+complete -c redlock -n 'not __redlock_after_dashdash' -s q -l quiet -d 'say nothing when busy or waiting; errors still print'
+complete -c redlock -n 'not __redlock_after_dashdash' -l silent -d 'print nothing on stderr, not even errors'
 complete -c redlock -n 'not __redlock_after_dashdash' -s v -l verbose -d 'say more on stderr'
 complete -c redlock -n 'not __redlock_after_dashdash' -s h -l help -d 'print help and exit'
 complete -c redlock -n __redlock_no_subcommand -l version -d 'print the versions of redlock, hiredis and OpenSSL'
@@ -158,6 +161,7 @@ complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence,
 
 # release NAME
 complete -c redlock -n '__redlock_using release' -l token -x -d "the holder's token"
+complete -c redlock -n '__redlock_using release' -l hold-at-least -x -d 'keep the lock until this long after it was taken'
 
 # renew NAME
 complete -c redlock -n '__redlock_using renew' -l token -x -d "the holder's token"
@@ -176,6 +180,7 @@ complete -c redlock -n '__redlock_using exec' -l wait -x -a 'inf' -d 'how long t
 complete -c redlock -n '__redlock_using exec' -l token -x -d 're-enter the lock if this token holds it'
 complete -c redlock -n '__redlock_using exec' -l on-lost -x -a 'term\t"SIGTERM, then SIGKILL" kill\t"SIGKILL at once" ignore\t"warn only"' -d 'what to do when the lock is lost'
 complete -c redlock -n '__redlock_using exec' -l kill-after -x -d 'SIGKILL this long after SIGTERM'
+complete -c redlock -n '__redlock_using exec' -l hold-at-least -x -d 'keep the lock until this long after it was taken'
 complete -c redlock -n '__redlock_using exec' -l limit -x -d 'a counting semaphore: up to N holders at once'
 complete -c redlock -n '__redlock_using exec' -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "redis/fanout.hpp"
@@ -134,13 +136,57 @@ int run_subcommand(CLI::App& app, const AllOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// How much quieter one word of argv asks redlock to be: -q and --quiet 1,
+// -qq 2, --silent 2.
+int quiet_level(std::string_view word) {
+  if (word == "--silent") {
+    return 2;
+  }
+  if (word == "--quiet") {
+    return 1;
+  }
+  const bool q_only = word.size() > 1 && word[0] == '-' && word.find_first_not_of('q', 1) == std::string_view::npos;
+  return q_only ? static_cast<int>(word.size() - 1) : 0;
+}
+
+// `redlock help [SUBCOMMAND]` is `redlock [SUBCOMMAND] --help` (as in git and
+// cargo); returns the words to parse instead, or nothing. `help NOSUCH`
+// becomes `NOSUCH`, which fails as the unknown subcommand it is.
+std::optional<std::vector<char*>> help_words(CLI::App& app, int argc, char** argv) {
+  static char help_flag[] = "--help";
+  if (argc < 2 || std::strcmp(argv[1], "help") != 0 || argc > 3) {
+    return std::nullopt;
+  }
+  std::vector<char*> words{argv[0]};
+  if (argc == 3) {
+    words.push_back(argv[2]);
+  }
+  const bool known =
+      argc == 2 || !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[2]; }).empty();
+  if (known) {
+    words.push_back(help_flag);
+  }
+  words.push_back(nullptr);
+  return words;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   AllOptions o;
   auto app = build_app(o);
-  // What the parser cannot tell us when it fails: -q (so that even a usage
-  // error stays silent), whether CMD came after "--", and the first word
-  // that is not an option (an unknown subcommand, if it is not a known one).
-  bool quiet = false;
+  std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
+  if (help) {
+    argc = static_cast<int>(help->size()) - 1;
+    argv = help->data();
+  }
+  // What the parser cannot tell us when it fails: -qq or --silent (so that
+  // even a usage error stays silent; -q alone never hides one), whether CMD
+  // came after "--", and the first word that is not an option (an unknown
+  // subcommand, if it is not a known one).
+  int quiet = 0;
   int own_argc = argc;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) {
@@ -156,8 +202,9 @@ int main(int argc, char** argv) {
       }
       break;
     }
-    quiet = quiet || std::strcmp(argv[i], "-q") == 0 || std::strcmp(argv[i], "--quiet") == 0;
+    quiet += quiet_level(argv[i]);
   }
+  const bool silent = quiet >= 2;
   try {
     std::vector<std::string> after_dashes = std::move(o.exec.command);
     o.exec.command.clear();
@@ -193,12 +240,15 @@ int main(int argc, char** argv) {
       }
     }
     what = escape_for_terminal(without_secrets(what, argc, argv));
-    if (!quiet) {
+    if (!silent) {
       write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
     }
     return to_int(ExitStatus::k_usage);
   }
-  verbosity() = o.global.quiet ? Verbosity::k_quiet : o.global.verbose ? Verbosity::k_verbose : Verbosity::k_normal;
+  verbosity() = o.global.silent || o.global.quiet >= 2 ? Verbosity::k_silent
+                : o.global.quiet == 1                  ? Verbosity::k_quiet
+                : o.global.verbose                     ? Verbosity::k_verbose
+                                                       : Verbosity::k_normal;
   // From here on the stop signals are blocked (before any thread or child
   // exists) and cancel every round trip in flight: SIGINT, SIGTERM or SIGHUP
   // while redlock waits for Redis ends it at once, with 128+N. What was just

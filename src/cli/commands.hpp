@@ -24,6 +24,7 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g);
 struct ReleaseOptions {
   std::string name;
   std::string token;
+  std::string hold_at_least;  // empty: none
 };
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o);
 int run_release(const ReleaseOptions& o, const GlobalOptions& g);
@@ -56,6 +57,7 @@ struct ExecOptions {
   bool shared = false;
   std::string on_lost = "term";
   std::string kill_after = "5s";
+  std::string hold_at_least;         // empty: none
   std::string shell_command;         // -c STRING
   std::vector<std::string> command;  // after --
   bool saw_double_dash = false;      // set by the caller from argv

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/waiting.hpp"
 #include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -35,11 +36,16 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--tls-server-name", g.tls_server_name, "name to verify the server certificate against")
       ->type_name("NAME");
   app.add_flag("--insecure", g.insecure, "do not verify TLS certificates (says so on stderr)");
-  app.add_option("--password-file", g.password_file, "read the Redis password from FILE")->type_name("FILE");
+  app.add_option("--password-file", g.password_file,
+                 "read the Redis password from FILE (default: $REDLOCK_PASSWORD_FILE)")
+      ->type_name("FILE");
   app.add_option("--min-replicas", g.min_replicas,
                  "after acquire/renew, WAIT for N replicas or treat the lock as not held")
       ->type_name("N");
-  app.add_flag("-q,--quiet", g.quiet, "print nothing on stderr");
+  app.add_flag("-q,--quiet", g.quiet,
+               "say nothing when the lock is busy and nothing while waiting; errors still get their line "
+               "(-qq: nothing at all)");
+  app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
   app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
 }
 
@@ -75,6 +81,36 @@ Millis parse_timeout(const std::string& text, const char* what) {
   return d;
 }
 
+// The password for endpoints whose URL has none: --password-file, else
+// $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE; and what CMD needs to pass
+// it on to a nested redlock.
+void resolve_password(const GlobalOptions& g, Resolved& r) {
+  std::optional<std::string> password;
+  const std::string password_file = !g.password_file.empty() ? g.password_file : env("REDLOCK_PASSWORD_FILE");
+  r.keep_password_env = !env("REDLOCK_PASSWORD").empty();  // the caller's own: CMD keeps it
+  if (!g.password_file.empty() || (env("REDLOCK_PASSWORD").empty() && !password_file.empty())) {
+    password = read_password_file(password_file);
+    // A nested redlock reads the same file, whatever directory CMD is in.
+    char* absolute = realpath(password_file.c_str(), nullptr);
+    r.credentials_env.emplace_back("REDLOCK_PASSWORD_FILE", absolute ? absolute : password_file);
+    std::free(absolute);
+  } else if (std::string p = env("REDLOCK_PASSWORD"); !p.empty()) {
+    password = p;
+  }
+  for (auto& ep : r.endpoints) {
+    if (!ep.password && password) {
+      ep.password = password;
+    }
+  }
+  // A password given in a URL reaches CMD as $REDLOCK_PASSWORD (readable
+  // only by the same user, unlike argv), when every endpoint has that one.
+  if (!password && !r.endpoints.empty() && r.endpoints.front().password &&
+      std::all_of(r.endpoints.begin(), r.endpoints.end(),
+                  [&](const auto& ep) { return ep.password == r.endpoints.front().password; })) {
+    r.credentials_env.emplace_back("REDLOCK_PASSWORD", *r.endpoints.front().password);
+  }
+}
+
 }  // namespace
 
 Resolved resolve(const GlobalOptions& g) {
@@ -89,17 +125,7 @@ Resolved resolve(const GlobalOptions& g) {
   } else {
     r.endpoints = {redis::parse_endpoint("redis://127.0.0.1:6379")};
   }
-  std::optional<std::string> password;
-  if (!g.password_file.empty()) {
-    password = read_password_file(g.password_file);
-  } else if (std::string p = env("REDLOCK_PASSWORD"); !p.empty()) {
-    password = p;
-  }
-  for (auto& ep : r.endpoints) {
-    if (!ep.password && password) {
-      ep.password = password;
-    }
-  }
+  resolve_password(g, r);
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {
     r.options.tls =
@@ -201,18 +227,37 @@ Take parse_take(const TakeOptions& o, bool shared) {
 namespace {
 
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
-int report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited, int conflict_exit_code) {
-  std::string who;
-  if (!busy.host.empty()) {
-    who = fmt::format(" by {} pid {}", escape_for_terminal(busy.host), escape_for_terminal(busy.pid));
+// After a wait it names the holder and does not suggest --wait again.
+// `known` is the holder the wait started behind: named again without a
+// round trip when it is still the one.
+int report_busy(lock::Locker& locker, const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
+                int conflict_exit_code, const std::optional<HolderInfo>& known) {
+  if (verbosity() < Verbosity::k_normal) {
+    return conflict_exit_code;  // -q: busy is not news (and costs no round trip)
   }
-  std::string more = busy.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(busy.ttl_left)) : "";
-  std::string after =
-      waited && *waited > Millis(0) ? fmt::format(" (gave up after --wait {})", format_duration(*waited)) : "";
+  const bool did_wait = waited && *waited > Millis(0);
   if (busy.lost_race && busy.host.empty()) {
-    log_warning("{} is contended: no quorum for anyone{}; try again or use --wait", escape_for_terminal(name), after);
+    log_notice("{} is contended: no quorum for anyone{}", escape_for_terminal(name),
+               did_wait ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
+                        : std::string("; try again or use --wait"));
+    return conflict_exit_code;
+  }
+  HolderInfo holder{busy.host, busy.pid, "", busy.ttl_left, 0, false};
+  if (did_wait && known && known->host == busy.host && known->pid == busy.pid) {
+    holder = *known;
+    holder.ttl_left = busy.ttl_left;
+  } else if (did_wait) {
+    holder = holder_of(locker, name, busy);
+  }
+  const std::string who = describe(holder);
+  const std::string more =
+      holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (did_wait) {
+    log_notice("gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
+               format_duration(*waited), who.empty() ? "" : " by " + who, more);
   } else {
-    log_warning("{} is held{}{}{}; try later or use --wait", escape_for_terminal(name), who, more, after);
+    log_notice("{} is held{}{}; try later or use --wait", escape_for_terminal(name), who.empty() ? "" : " by " + who,
+               more);
   }
   return conflict_exit_code;
 }
@@ -221,8 +266,31 @@ int report_busy(const std::string& name, const lock::Busy& busy, std::optional<M
 
 std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
                                             SignalFd& signals) {
+  // One try first: a wait, and what it says, starts only if the lock is busy.
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<HolderInfo> first_holder;
+  std::optional<WaitReport> report;
   auto outcome =
-      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(), take.claim);
+      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, Millis(0), signals.fd(), take.claim);
+  const bool may_wait = !take.wait || *take.wait > Millis(0);
+  if (auto* busy = std::get_if<lock::Busy>(&outcome); busy && may_wait) {
+    if (verbosity() >= Verbosity::k_normal) {
+      first_holder = holder_of(locker, take.name, *busy);
+      report.emplace(take.name, take.wait, *first_holder);
+    }
+    std::optional<Millis> left = take.wait;
+    if (left) {
+      left =
+          std::max(Millis(0), *left - std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started));
+    }
+    outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, left, signals.fd(), take.claim);
+    if (report) {
+      const Millis waited = report->stop();
+      if (std::holds_alternative<lock::Acquired>(outcome)) {
+        log_notice("acquired {} after {}", escape_for_terminal(take.name), format_duration(waited));
+      }
+    }
+  }
   if (std::holds_alternative<lock::Interrupted>(outcome)) {
     int sig = signals.take();
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
@@ -230,7 +298,7 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
     return 128 + sig;
   }
   if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
-    return report_busy(take.name, *busy, take.wait, take.conflict_exit_code);
+    return report_busy(locker, take.name, *busy, take.wait, take.conflict_exit_code, first_holder);
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
   for (int sig; (sig = signals.take()) != 0;) {
@@ -241,6 +309,17 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
     }
   }
   return got;
+}
+
+Millis parse_hold_at_least(const std::string& text, const lock::Claim& claim) {
+  if (text.empty()) {
+    return Millis(0);
+  }
+  const Millis hold = parse_duration(text, "--hold-at-least");
+  if (hold > Millis(0) && claim.mode != lock::Claim::Mode::k_exclusive) {
+    throw UsageError("--hold-at-least keeps a plain lock; it does not go with --limit or --shared");
+  }
+  return hold;
 }
 
 void validate_exit_code(int code, const char* option) {

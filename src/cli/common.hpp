@@ -27,7 +27,8 @@ struct GlobalOptions {
   bool insecure = false;
   std::string password_file;
   int min_replicas = 0;
-  bool quiet = false;
+  int quiet = 0;        // -q: once silences busy and waiting; twice (-qq) everything
+  bool silent = false;  // --silent: -qq
   bool verbose = false;
 };
 
@@ -39,6 +40,11 @@ void add_global_options(CLI::App& app, GlobalOptions& g);
 struct Resolved {
   std::vector<redis::Endpoint> endpoints;
   lock::Options options;
+  // What a nested redlock (under exec) needs to authenticate as this one
+  // did, never inside $REDLOCK_URL: variables to set in CMD's environment,
+  // and whether to keep the caller's own $REDLOCK_PASSWORD.
+  std::vector<std::pair<std::string, std::string>> credentials_env;
+  bool keep_password_env = false;
 };
 [[nodiscard]] Resolved resolve(const GlobalOptions& g);
 
@@ -84,6 +90,10 @@ struct Take {
 // flight (then it is released: nothing stays taken). SIGCHLD is not a stop.
 [[nodiscard]] std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take,
                                                           const lock::Owner& owner, SignalFd& signals);
+
+// --hold-at-least D (empty: none, 0) for a lock taken as `claim`: only a
+// plain lock has a minimum hold (a UsageError otherwise).
+[[nodiscard]] Millis parse_hold_at_least(const std::string& text, const lock::Claim& claim);
 
 // --conflict-exit-code must be 0..255.
 void validate_exit_code(int code, const char* option);

@@ -25,6 +25,10 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       ->type_name("POLICY");
   sub->add_option("--kill-after", o.kill_after, "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
       ->type_name("D");
+  sub->add_option("--hold-at-least", o.hold_at_least,
+                  "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per "
+                  "schedule)")
+      ->type_name("D");
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
   sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
   return sub;
@@ -48,8 +52,12 @@ exec::OnLost parse_on_lost(const std::string& s) {
 // What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
 std::vector<std::string> command_argv(const ExecOptions& o) {
   if (!o.command.empty() && !o.saw_double_dash) {
-    throw UsageError(fmt::format("put -- before the command: redlock exec {} -- {}", escape_for_terminal(o.take.name),
-                                 escape_for_terminal(o.command.front())));
+    std::string words;
+    for (const auto& w : redact_arguments(o.command)) {
+      words += " " + w;
+    }
+    throw UsageError(fmt::format("put -- before the command: redlock exec {} --{}", escape_for_terminal(o.take.name),
+                                 escape_for_terminal(words)));
   }
   if (!o.shell_command.empty() && !o.command.empty()) {
     throw UsageError("exec takes either -- CMD [ARG...] or -c STRING, not both");
@@ -64,14 +72,15 @@ std::vector<std::string> command_argv(const ExecOptions& o) {
   return o.command;
 }
 
-// CMD's environment: ours, minus the password, plus what a nested redlock
-// (or the command itself) needs to know about the lock it runs under.
-std::vector<std::string> command_env(const std::vector<std::pair<std::string, std::string>>& add) {
+// CMD's environment: ours (without $REDLOCK_PASSWORD unless the caller had
+// it), plus what a nested redlock (or the command itself) needs to know
+// about the lock it runs under and how to reach it.
+std::vector<std::string> command_env(const std::vector<std::pair<std::string, std::string>>& add, bool keep_password) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     std::string key = kv.substr(0, kv.find('='));
-    bool replaced = key == "REDLOCK_PASSWORD";
+    bool replaced = key == "REDLOCK_PASSWORD" && !keep_password;
     for (const auto& [k, v] : add) {
       replaced = replaced || key == k;
     }
@@ -85,10 +94,42 @@ std::vector<std::string> command_env(const std::vector<std::pair<std::string, st
   return env;
 }
 
+// What ending exec's hold did, when it is news: levels that nested acquires
+// inside CMD took and never gave back (dropped with exec's own: nobody could
+// renew them), and a minimum hold that keeps the lock after CMD.
+void report_end(const std::string& name, const lock::Ended& ended) {
+  if (ended.levels > 1) {
+    log_warning(
+        "the command left {} nested level{} of {} held (taken inside it and never released); dropped with exec's",
+        ended.levels - 1, ended.levels == 2 ? "" : "s", escape_for_terminal(name));
+  }
+  if (ended.kind == lock::Ended::Kind::k_kept) {
+    log_debug("{} stays held for {} more (--hold-at-least)", escape_for_terminal(name), format_duration(ended.kept));
+  }
+}
+
+// Ends exec's hold: the whole of it when this exec took the lock (levels
+// nested acquires left behind go with it), else only the level it
+// re-entered; with any minimum hold left kept under no token. Returns true
+// if the lock was found lost (not reported yet: CMD ran its last stretch
+// unlocked).
+bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquired& got, Millis min_hold,
+              const exec::Finished& done) {
+  const lock::Ended ended = locker.finish(name, got.token, min_hold, got.count == 1);
+  report_end(name, ended);
+  if (ended.kind != lock::Ended::Kind::k_not_held || done.lost) {
+    return false;
+  }
+  log_warning("{} was no longer held when the command ended (it exited with {}); a longer --ttl may help",
+              escape_for_terminal(name), done.status);
+  return true;
+}
+
 }  // namespace
 
 int run_exec(const ExecOptions& o, const GlobalOptions& g) {
-  const Take take = parse_take(o.take, o.shared);
+  Take take = parse_take(o.take, o.shared);
+  take.claim.min_hold = parse_hold_at_least(o.hold_at_least, take.claim);
   exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
   // The grace period must end while the lock is still ours.
   policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
@@ -139,11 +180,13 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
     }
   }
 
-  exec::Command cmd{argv, command_env({{"REDLOCK_NAME", name},
-                                       {"REDLOCK_TOKEN", got.token},
-                                       {"REDLOCK_FENCE", std::to_string(got.fence)},
-                                       {"REDLOCK_URL", display_endpoints(r.endpoints)},
-                                       {"REDLOCK_PREFIX", r.options.prefix}})};
+  std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
+                                                          {"REDLOCK_TOKEN", got.token},
+                                                          {"REDLOCK_FENCE", std::to_string(got.fence)},
+                                                          {"REDLOCK_URL", display_endpoints(r.endpoints)},
+                                                          {"REDLOCK_PREFIX", r.options.prefix}};
+  add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
+  exec::Command cmd{argv, command_env(add, r.keep_password_env)};
   exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.validity);
   exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
 
@@ -159,13 +202,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   locker.set_cancel_fd(signals.fd());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   try {
-    auto released = locker.release(name, got.token);
-    if (released == lock::ReleaseOutcome::k_not_held && !done.lost) {
-      // Lost between the last renewal and now: CMD ran its last stretch unlocked.
-      log_warning("{} was no longer held when the command ended (it exited with {}); a longer --ttl may help",
-                  escape_for_terminal(name), done.status);
-      lost = true;
-    }
+    lost = end_hold(locker, name, got, take.claim.min_hold, done) || lost;
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),

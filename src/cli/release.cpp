@@ -13,6 +13,9 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   auto* sub = app.add_subcommand("release", "release the lock held by a token (one level of re-entry)");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  sub->add_option("--hold-at-least", o.hold_at_least,
+                  "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
+      ->type_name("D");
   sub->footer("Example:\n  redlock release --token \"$tok\" migrate");
   return sub;
 }
@@ -20,17 +23,31 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
 int run_release(const ReleaseOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
   const std::string token = required_token(o.token, "release");
+  const Millis hold = parse_hold_at_least(o.hold_at_least, lock::Claim{});
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
-  switch (locker.release(o.name, token)) {
-    case lock::ReleaseOutcome::k_released:
+  if (hold > Millis(0)) {
+    const lock::Ended ended = locker.finish(o.name, token, hold, false);
+    if (ended.kind == lock::Ended::Kind::k_kept) {
+      log_debug("{} stays held for {} more (--hold-at-least); its token no longer holds it",
+                escape_for_terminal(o.name), format_duration(ended.kept));
+      return 0;
+    }
+    if (ended.kind != lock::Ended::Kind::k_not_held) {
       log_debug("released {}", escape_for_terminal(o.name));
       return 0;
-    case lock::ReleaseOutcome::k_decremented:
-      log_debug("released one level of {}; it is still held", escape_for_terminal(o.name));
-      return 0;
-    case lock::ReleaseOutcome::k_not_held:
-      break;
+    }
+  } else {
+    switch (locker.release(o.name, token)) {
+      case lock::ReleaseOutcome::k_released:
+        log_debug("released {}", escape_for_terminal(o.name));
+        return 0;
+      case lock::ReleaseOutcome::k_decremented:
+        log_debug("released one level of {}; it is still held", escape_for_terminal(o.name));
+        return 0;
+      case lock::ReleaseOutcome::k_not_held:
+        break;
+    }
   }
   log_warning("{} is not held by this token (it expired, was released, or is someone else's); nothing changed",
               escape_for_terminal(o.name));

@@ -54,8 +54,13 @@ long long age_of(const Verdict& v, const lock::HolderView& h) {
 }
 
 nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
-  return {{"host", h.host},         {"pid", h.pid},       {"cmd", h.cmd},     {"since_ms", h.since_ms},
-          {"age_ms", age_of(v, h)}, {"ttl_ms", h.ttl_ms}, {"fence", h.fence}, {"count", h.count}};
+  nlohmann::json j = {{"host", h.host},         {"pid", h.pid},           {"cmd", h.cmd},
+                      {"since_ms", h.since_ms}, {"age_ms", age_of(v, h)}, {"ttl_ms", h.ttl_ms},
+                      {"fence", h.fence},       {"count", h.count},       {"kept", h.kept}};
+  if (h.kept) {
+    j["finished_ms"] = h.finished_ms;
+  }
+  return j;
 }
 
 nlohmann::json to_json(const Verdict& v) {
@@ -107,6 +112,8 @@ std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers
       state = fmt::format("held {}/{}", v.holders.size(), v.limit);
     } else if (v.mode == "shared") {
       state = fmt::format("shared({})", v.holders.size());
+    } else if (!v.holders.empty() && v.holders.front().kept) {
+      state = "held(min-hold)";  // its holder finished; kept for --hold-at-least
     }
     for (const auto& h : v.holders) {
       rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),

@@ -64,6 +64,9 @@ int become_command(void* arg) {
   syscall(SYS_close_range, 3U, ~0U, 0U);
   execvpe(l.argv[0], l.argv, l.envp);
   const int err = errno;
+  if (verbosity() == Verbosity::k_silent) {  // -qq: the status alone says it
+    _exit(err == ENOENT ? 127 : 126);
+  }
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
   (void)!write(STDERR_FILENO, l.argv[0], strlen(l.argv[0]));

@@ -113,12 +113,17 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
     read_shared(v, fields);
     return;
   }
-  if (field("token").empty() || field("count").empty()) {
+  // A lock kept for its minimum hold has no token, and says when its
+  // holder finished.
+  const bool kept = field("token").empty() && !field("finished_ms").empty();
+  if ((field("token").empty() && !kept) || field("count").empty()) {
     v.foreign = true;
     return;
   }
   v.mode = "exclusive";
   HolderView h;
+  h.kept = kept;
+  h.finished_ms = kept ? to_ll(field("finished_ms")) : 0;
   h.token = field("token");
   h.host = field("host");
   h.pid = to_ll(field("pid"));

@@ -38,6 +38,33 @@ redis::Failure unexpected_reply(const redis::Endpoint& where, std::string_view t
 
 }  // namespace
 
+namespace {
+
+constexpr std::string_view k_replicas_hint = "lower --min-replicas or attach replicas";
+
+// A server that answered, but whose replicas did not all acknowledge.
+redis::Failure replicas_failure(const redis::Endpoint& where, int wanted, const char* what) {
+  return redis::Failure{ExitStatus::k_unavailable,
+                        fmt::format("Redis at {}: fewer than {} replica{} acknowledged the {} in time "
+                                    "(--min-replicas {}; see INFO replication there): {}",
+                                    where.display(), wanted, wanted == 1 ? "" : "s", what, wanted, k_replicas_hint)};
+}
+
+// NOAUTH, or the protocol error a server with requirepass sends an
+// unauthenticated client's long command: either way, a password is needed.
+bool needs_password(const std::string& error) {
+  return error.rfind("NOAUTH", 0) == 0 || error.find("unauthenticated") != std::string::npos;
+}
+
+std::string password_message(const std::string& where) {
+  return fmt::format(
+      "Redis at {} requires a password: give it with --password-file FILE, $REDLOCK_PASSWORD or "
+      "$REDLOCK_PASSWORD_FILE",
+      where);
+}
+
+}  // namespace
+
 // What one server said in one round.
 struct Locker::Answer {
   std::optional<redis::Failure> failure;  // no usable answer: unreachable, refused, error reply
@@ -119,12 +146,13 @@ namespace {
       msg += (i ? "; " : "") + failures[i].message;
     }
   }
-  switch (status) {
-    case ExitStatus::k_unavailable:
-      msg += " (is redis-server running there? see --redis and --timeout)";
-      break;
-    default:
-      break;
+  // Servers that answered but lack the replicas --min-replicas asks for are
+  // running: the hint for them is in their own message.
+  const bool replicas_only = std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) {
+    return f.message.find(k_replicas_hint) != std::string::npos;
+  });
+  if (status == ExitStatus::k_unavailable && !replicas_only) {
+    msg += " (is redis-server running there? see --redis and --timeout)";
   }
   throw Error(status, msg);
 }
@@ -174,10 +202,7 @@ AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
   const auto& e = a.reply.elements;
   if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
     if (a.replicas_short) {
-      v.failure = redis::Failure{ExitStatus::k_unavailable,
-                                 fmt::format("Redis at {}: fewer than {} replicas acknowledged the lock in time "
-                                             "(--min-replicas)",
-                                             m_endpoints[i].display(), m_options.min_replicas)};
+      v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "lock");
       return v;
     }
     v.kind = a.kind == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered;
@@ -208,7 +233,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   const auto start = redis::Clock::now();
   auto answers = round(
       {"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host, std::to_string(owner.pid), owner.cmd,
-       reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit)},
+       reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit),
+       std::to_string(claim.min_hold.count())},
       lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes;
@@ -348,6 +374,72 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
   return ReleaseOutcome::k_not_held;
 }
 
+namespace {
+
+// One server's answer to the finish script: what it did, the levels it
+// dropped, and what is left of a kept hold.
+Ended ended_on_one(const std::string& kind, const std::vector<Reply>& e) {
+  Ended one;
+  if (e.size() < 3 || (kind != "kept" && kind != "released" && kind != "decremented")) {
+    return one;
+  }
+  one.kind = kind == "kept"       ? Ended::Kind::k_kept
+             : kind == "released" ? Ended::Kind::k_released
+                                  : Ended::Kind::k_decremented;
+  one.levels = as_int(e[1]);
+  one.kept = one.kind == Ended::Kind::k_kept ? Millis(as_int(e[2])) : Millis(0);
+  return one;
+}
+
+// Across servers the strongest answer wins: a hold kept anywhere is kept,
+// then released, then decremented (a server that missed a level).
+int strength(Ended::Kind k) {
+  switch (k) {
+    case Ended::Kind::k_kept:
+      return 3;
+    case Ended::Kind::k_released:
+      return 2;
+    case Ended::Kind::k_decremented:
+      return 1;
+    case Ended::Kind::k_not_held:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  // EVAL with the body at once: a stop signal may cut this round short (exec's
+  // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
+  auto answers = round({"1", keys.lock, token, keys.channel, std::to_string(min_hold.count()), whole ? "all" : "one"},
+                       lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
+  const size_t n = m_conns.size();
+  std::vector<redis::Failure> failures;
+  Ended ended;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& a = answers[i];
+    if (a.failure) {
+      failures.push_back(*a.failure);
+      continue;
+    }
+    if (a.kind == "foreign" && n == 1) {
+      throw_foreign(name, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?", m_endpoints[i].display());
+    }
+    const Ended one = ended_on_one(a.kind, a.reply.elements);
+    ended.levels = std::max(ended.levels, one.levels);
+    ended.kept = std::max(ended.kept, one.kept);
+    if (strength(one.kind) > strength(ended.kind)) {
+      ended.kind = one.kind;
+    }
+  }
+  if (ended.kind == Ended::Kind::k_not_held && failures.size() > n - quorum()) {
+    throw_quorum_failure(failures, n, quorum());
+  }
+  return ended;
+}
+
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
   const Keys keys = keys_for(m_options.prefix, name);
   const auto start = redis::Clock::now();
@@ -362,10 +454,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
       v.failure = a.failure;
     } else if (a.kind == "renewed" && e.size() >= 4) {
       if (a.replicas_short) {
-        v.failure = redis::Failure{ExitStatus::k_unavailable,
-                                   fmt::format("Redis at {}: fewer than {} replicas acknowledged the renewal in "
-                                               "time (--min-replicas)",
-                                               m_endpoints[i].display(), m_options.min_replicas)};
+        v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "renewal");
         continue;
       }
       v.kind = RenewVote::Kind::k_renewed;
@@ -534,7 +623,9 @@ std::vector<std::string> Locker::list() {
         Reply r = redis::call(*conn, {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
         if (r.is_error()) {
           throw Error(redis::classify_error(r.str),
-                      fmt::format("Redis at {} answered SCAN: {}", conn->endpoint().display(), r.str));
+                      needs_password(r.str)
+                          ? password_message(conn->endpoint().display())
+                          : fmt::format("Redis at {} answered SCAN: {}", conn->endpoint().display(), r.str));
         }
         if (!r.is_array() || r.elements.size() != 2) {
           throw Error(ExitStatus::k_protocol,

@@ -58,6 +58,14 @@ using AcquireOutcome = std::variant<Acquired, Busy>;
 
 enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
 
+// How a hold ended (Locker::finish).
+struct Ended {
+  enum class Kind { k_released, k_decremented, k_kept, k_not_held };
+  Kind kind = Kind::k_not_held;
+  long long levels = 0;  // re-entry levels dropped
+  Millis kept{0};        // k_kept: how long the lock stays held for its minimum hold
+};
+
 struct Renewed {
   Millis ttl{0};
   Millis validity{0};
@@ -105,6 +113,11 @@ class Locker {
                                            const Owner& owner, const Claim& claim = Claim{});
   // Drops one level of the lock held by `token`.
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
+  // Ends the hold of `token`: one level, or every level with `whole`. When
+  // the last level goes less than `min_hold` after the lock was taken, the
+  // lock stays held under no token until then (kept): its token can no
+  // longer renew or release it.
+  [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,

@@ -126,6 +126,10 @@ struct HolderView {
   long long ttl_ms = 0;    // time left
   long long fence = 0;
   long long count = 0;  // re-entry depth
+  // Held only for its minimum hold (--hold-at-least): the holder above has
+  // finished (at finished_ms, server time) and no token holds the lock.
+  bool kept = false;
+  long long finished_ms = 0;
 };
 
 // One server's view of a lock, for `status`.

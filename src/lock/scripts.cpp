@@ -76,12 +76,16 @@ Script make(std::string_view name, std::string_view body) {
 // they keep increasing across a restart that lost the counter as long as the
 // server's clock does not go back. Numbers go to Redis through
 // string.format('%d'): Lua would print 16 digits in exponent notation.
+// A minimum hold (exec --hold-at-least, plain locks only) makes the first
+// expiry at least that long, so a holder that is killed or whose host dies
+// still keeps the lock for its minimum hold.
 // KEYS: lock hash, fence counter. ARGV: fresh token, ttl ms, host, pid, cmd,
 // token to re-enter ('' for none), mode ('exclusive', 'semaphore' or
-// 'shared'), limit.
+// 'shared'), limit, minimum hold ms.
 constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY R"lua(
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
+local hold = tonumber(ARGV[9]) or 0
 if multi then
   local list = holders()
   local first = nil
@@ -120,7 +124,8 @@ if multi then
 elseif t == 'hash' then
   if ARGV[6] ~= '' and h[1] == ARGV[6] then
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-    return {'reentered', h[1], tonumber(h[3]), count, extend(ttl)}
+    local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+    return {'reentered', h[1], tonumber(h[3]), count, extend(math.max(ttl, since + hold - now))}
   end
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
@@ -139,7 +144,7 @@ if mode == 'exclusive' then
   if t == 'none' then
     redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', ARGV[1], 'count', 1, 'fence', fence_text,
                'host', ARGV[3], 'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
-    redis.call('PEXPIRE', KEYS[1], ttl)
+    redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     return {'acquired', ARGV[1], fence, 1, ttl}
   end
 end
@@ -190,6 +195,53 @@ if tonumber(h[2]) > 1 then return {'decremented', redis.call('HINCRBY', KEYS[1],
 announce()
 redis.call('DEL', KEYS[1])
 return {'released', 0}
+)lua";
+
+// End a hold: one level (release --hold-at-least), or every level the token
+// holds (exec's end: levels nested acquires took and never gave back could
+// not be renewed once exec is gone). When the last level goes less than the
+// minimum hold after the lock was taken (since_ms, the server's clock), the
+// lock is kept until then under no token: nobody can renew or release it,
+// acquirers find it busy, and status shows the finished holder. Atomic so
+// that only the holder ends its hold and the lock never lacks an expiry.
+// KEYS: lock hash. ARGV: token, release channel, minimum hold ms, 'all' or
+// 'one'. Answers the levels dropped, and what is left of a kept hold.
+constexpr std::string_view k_finish = REDLOCK_CHECK_KEY R"lua(
+local function announce() redis.call('PUBLISH', ARGV[2], 'released') end
+if multi then
+  local list = holders()
+  for _, v in ipairs(list) do
+    if v.token == ARGV[1] then
+      if ARGV[4] ~= 'all' and v.count > 1 then
+        v.count = v.count - 1
+        v.token = nil
+        redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
+        return {'decremented', 1, v.count}
+      end
+      announce()
+      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
+      local rest = {}
+      for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
+      keep_alive(rest)
+      return {'released', v.count, 0}
+    end
+  end
+  keep_alive(list)
+  return {'notheld'}
+end
+if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
+local count = tonumber(h[2])
+if ARGV[4] ~= 'all' and count > 1 then return {'decremented', 1, redis.call('HINCRBY', KEYS[1], 'count', -1)} end
+local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+local left = since + tonumber(ARGV[3]) - now
+if left > 0 then
+  redis.call('HSET', KEYS[1], 'token', '', 'count', 0, 'finished_ms', string.format('%d', now))
+  redis.call('PEXPIRE', KEYS[1], left)
+  return {'kept', count, left}
+end
+announce()
+redis.call('DEL', KEYS[1])
+return {'released', count, 0}
 )lua";
 
 // Extend the lease. Atomic so that an expired hold is never recreated and
@@ -295,9 +347,10 @@ return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), o
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 6> all = {
+  static const std::array<Script, 7> all = {
       make("acquire", k_acquire), make("release", k_release),         make("renew", k_renew),
       make("inspect", k_inspect), make("raise-fence", k_raise_fence), make("break", k_break),
+      make("finish", k_finish),
   };
   return all.at(static_cast<size_t>(name));
 }

@@ -256,7 +256,14 @@ Endpoint parse_endpoint(std::string_view url) {
   }
   size_t sep = url.find("://");
   if (sep == std::string_view::npos) {
-    bad("expected redis://host[:port][/db], rediss://… or unix:///path");
+    // "localhost:6379": echo it (a password before '@' blanked) with the
+    // scheme it most likely lacks. Guessing redis:// could send a password
+    // in the clear to a server meant to be rediss://.
+    const size_t at = url.rfind('@');
+    const std::string shown =
+        at == std::string_view::npos ? std::string(url) : "***@" + std::string(url.substr(at + 1));
+    bad(fmt::format("'{}' has no scheme: write redis://{} (or rediss://, unix:///path, redis+sentinel://)", shown,
+                    shown));
   }
   std::string_view scheme = url.substr(0, sep);
   std::string_view rest = url.substr(sep + 3);

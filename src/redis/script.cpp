@@ -173,8 +173,8 @@ class Run {
     const std::string where = m_conns[i]->endpoint().display();
     const ExitStatus status = classify_error(e);
     if (e.rfind("NOAUTH", 0) == 0 || e.find("unauthenticated") != std::string::npos) {
-      a.failure = Failure{status, fmt::format("Redis at {} requires a password: give it with --password-file or "
-                                              "$REDLOCK_PASSWORD",
+      a.failure = Failure{status, fmt::format("Redis at {} requires a password: give it with --password-file FILE, "
+                                              "$REDLOCK_PASSWORD or $REDLOCK_PASSWORD_FILE",
                                               where)};
     } else if (redirect_of(e)) {
       a.failure = Failure{ExitStatus::k_protocol,

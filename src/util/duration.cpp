@@ -13,7 +13,7 @@ constexpr double k_max_ms = 100.0 * 365 * 24 * 3600 * 1000;
 
 [[noreturn]] void bad(std::string_view text, std::string_view what, std::string_view why) {
   throw UsageError(
-      fmt::format("invalid duration '{}' for {}: {} (use e.g. 250ms, 30s, 2m, 1h, 1m30s)", text, what, why));
+      fmt::format("invalid duration '{}' for {}: {} (use e.g. 250ms, 30s, 2m, 1h, 1d, 1m30s)", text, what, why));
 }
 
 // Unit multipliers in milliseconds; "ms" must be tried before "m".
@@ -26,6 +26,8 @@ double unit_ms(std::string_view unit) {
     return 60'000;
   if (unit == "h")
     return 3'600'000;
+  if (unit == "d")  // as status prints long ages and TTLs
+    return 86'400'000;
   return -1;
 }
 

@@ -6,8 +6,10 @@
 
 namespace redlock {
 
-// -q: 0, default: 1, -v: 2. Set once by main() before anything logs.
-enum class Verbosity { k_quiet = 0, k_normal = 1, k_verbose = 2 };
+// -qq/--silent: 0, -q: 1, default: 2, -v: 3. Set once by main() before
+// anything logs. -q is flock -n's quiet: a busy lock is not news, but an
+// error (what cron must mail) still gets its line.
+enum class Verbosity { k_silent = 0, k_quiet = 1, k_normal = 2, k_verbose = 3 };
 Verbosity& verbosity();
 
 // Makes broken standard streams harmless, before anything else runs:
@@ -25,9 +27,21 @@ void write_stderr(std::string_view text) noexcept;
 // Returns false if it could not all be written.
 [[nodiscard]] bool write_stdout(std::string_view text) noexcept;
 
-// A line on stderr, prefixed "redlock: ", unless -q. Never throws.
+// A line on stderr, prefixed "redlock: ", unless -qq. Never throws.
 template <typename... Args>
 void log_warning(fmt::format_string<Args...> f, Args&&... args) noexcept {
+  if (verbosity() >= Verbosity::k_quiet) {
+    try {
+      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
+    } catch (...) {  // only std::bad_alloc: a line is not worth dying for
+    }
+  }
+}
+
+// A line for what -q silences: the busy outcome and the waiting chatter.
+// Never throws.
+template <typename... Args>
+void log_notice(fmt::format_string<Args...> f, Args&&... args) noexcept {
   if (verbosity() >= Verbosity::k_normal) {
     try {
       write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));

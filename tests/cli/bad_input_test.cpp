@@ -101,6 +101,10 @@ const std::vector<Case> k_cases = {
     {"PrefixInvalidUtf8", {"acquire", "x", "--prefix", "\xff:"}, {}},
     {"PrefixWithBraces", {"acquire", "c", "--prefix", "a{b}"}, {}},
     {"EnvPrefixWithBrace", {"status"}, {{"REDLOCK_PREFIX", "locks}:"}}},
+    {"HoldAtLeastWithLimit", {"exec", "x", "--hold-at-least", "1m", "--limit", "2", "--", "true"}, {}},
+    {"HoldAtLeastWithShared", {"exec", "x", "--hold-at-least", "1m", "--shared", "--", "true"}, {}},
+    {"HoldAtLeastWord", {"exec", "x", "--hold-at-least", "soon", "--", "true"}, {}},
+    {"ReleaseHoldAtLeastNegative", {"release", "x", "--token", "t", "--hold-at-least", "-1s"}, {}},
     {"PasswordFileMissing", {"acquire", "x", "--password-file", "/nonexistent/redlock-password"}, {}},
 };
 
@@ -220,9 +224,9 @@ TEST(BadInputMessages, ParseErrorsNeverShowAPassword) {
   }
 }
 
-TEST(BadInputMessages, QuietSilencesEvenParseErrors) {
+TEST(BadInputMessages, SilentSilencesEvenParseErrors) {
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-q", "acquire", "--bogus", "x"}, {"acquire", "--quiet", "--ttl"}, {"-q", "frobnicate"}}) {
+           {"-qq", "acquire", "--bogus", "x"}, {"acquire", "--silent", "--ttl"}, {"-q", "-q", "frobnicate"}}) {
     Result r = run(args, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
     EXPECT_EQ(r.status, 64) << args[1];
     EXPECT_EQ(r.err, "") << args[1];

@@ -99,11 +99,13 @@ help_options() {
 }
 
 # --- subcommands ----------------------------------------------------------
-expect_exactly "redlock " acquire release renew status break exec
+expect_exactly "redlock " acquire release renew status break exec help
+expect_exactly "redlock help " acquire release renew status break exec
+expect_exactly "redlock help exec " # one subcommand only
 expect_exactly "redlock re" release renew
 expect_exactly "redlock -q st" status
 # The value of an option is not the subcommand: `status` here is a prefix.
-expect_exactly "redlock --prefix status " acquire release renew status break exec
+expect_exactly "redlock --prefix status " acquire release renew status break exec help
 expect_exactly "redlock --timeout 2s a" acquire
 
 # --- options: everything --help lists, at the top and for each subcommand ---

@@ -19,7 +19,9 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
 # Where each file must land, relative to the root of the installed system.
 expected_files=(
   usr/bin/redlock
-  usr/share/man/man1/redlock.1
+  usr/share/man/man1/redlock.1.gz
+  usr/share/doc/redlock/copyright
+  usr/share/doc/redlock/changelog.gz
   usr/share/bash-completion/completions/redlock
   usr/share/zsh/vendor-completions/_redlock
   usr/share/fish/vendor_completions.d/redlock.fish
@@ -32,7 +34,10 @@ check_tree() {
     [ -f "$root/$f" ] || fail "$what: no /$f"
   done
   [ -x "$root/usr/bin/redlock" ] || fail "$what: /usr/bin/redlock is not executable"
-  cmp -s "$root/usr/share/man/man1/redlock.1" "$src/man/redlock.1" || fail "$what: the man page differs from man/redlock.1"
+  cmp -s <(gzip -dc "$root/usr/share/man/man1/redlock.1.gz") "$src/man/redlock.1" ||
+    fail "$what: the man page differs from man/redlock.1"
+  cmp -s "$root/usr/share/doc/redlock/copyright" "$src/packaging/copyright" ||
+    fail "$what: the copyright file differs from packaging/copyright"
   cmp -s "$root/usr/share/bash-completion/completions/redlock" "$src/completions/redlock.bash" ||
     fail "$what: the bash completion differs from completions/redlock.bash"
   cmp -s "$root/usr/share/zsh/vendor-completions/_redlock" "$src/completions/_redlock" ||
@@ -104,6 +109,15 @@ for lib in $needed; do
     *) fail "the packaged binary loads $lib at run time; only the C library should be: $(tr '\n' ' ' <<<"$needed")" ;;
   esac
 done
+
+# Debian policy at the error and warning level. Lintian knows about the
+# libraries linked in on purpose only from the overrides the package carries.
+if command -v lintian >/dev/null; then
+  lint=$(lintian --fail-on error,warning --suppress-tags-from-file /dev/null "$deb" 2>&1) ||
+    fail "lintian finds errors or warnings in the .deb:"$'\n'"$lint"
+else
+  fail "lintian is not installed (scripts/setup installs it): the .deb cannot be checked against Debian policy"
+fi
 
 if ((failures)); then
   exit 1

@@ -19,10 +19,11 @@ tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
 
-# The README's first lines are exactly the two commands, in a fenced block.
-first=$(head -n 4 "$readme")
-[ "$first" = $'```sh\n./scripts/demo\n./scripts/test\n```' ] ||
-  fail "README.md does not open with the ./scripts/demo and ./scripts/test block"
+# The README opens with its title, then exactly the two commands, in a
+# fenced block.
+first=$(head -n 6 "$readme")
+[ "$first" = $'# redlock\n\n```sh\n./scripts/demo\n./scripts/test\n```' ] ||
+  fail "README.md does not open with its title and then the ./scripts/demo and ./scripts/test block"
 
 mkdir -p "$tmp/bin" "$tmp/work"
 ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/redlock"

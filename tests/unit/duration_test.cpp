@@ -87,10 +87,17 @@ TEST(ParseDuration, RejectsNegativeDurationsSayingSo) {
 TEST(ParseDuration, RejectsUnknownUnitsNamingThem) {
   std::string msg = usage_error_for("10x");
   EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;
-  for (const char* text : {"10sec", "10S", "10d", "5us", "10mss"}) {
+  for (const char* text : {"10sec", "10S", "10D", "5us", "10mss", "1w"}) {
     SCOPED_TRACE(text);
     usage_error_for(text);
   }
+}
+
+TEST(ParseDuration, AcceptsDaysAsStatusPrintsThem) {
+  EXPECT_EQ(parse_duration("1d", "--ttl"), Millis(86'400'000));
+  EXPECT_EQ(parse_duration("2d12h", "--ttl"), Millis(216'000'000));
+  EXPECT_EQ(parse_duration("0.5d", "--ttl"), Millis(43'200'000));
+  EXPECT_EQ(parse_duration(format_duration(Millis(50LL * 3'600'000)), "--ttl"), Millis(50LL * 3'600'000));
 }
 
 TEST(ParseDuration, RejectsATrailingNumberWithoutItsUnit) {

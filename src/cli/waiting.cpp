@@ -1,0 +1,134 @@
+#include "cli/waiting.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+HolderInfo holder_of(lock::Locker& locker, const std::string& name, const lock::Busy& busy) {
+  HolderInfo h{busy.host, busy.pid, "", busy.ttl_left, 0};
+  try {
+    const lock::StatusVerdict v = lock::judge(name, locker.inspect(name));
+    if (!v.holders.empty()) {
+      const auto& first = v.holders.front();
+      h.host = first.host;
+      h.pid = std::to_string(first.pid);
+      h.cmd = first.cmd;
+      h.ttl_left = Millis(std::max(0LL, first.ttl_ms));
+      h.others = v.holders.size() - 1;
+      h.kept = first.kept;
+    }
+  } catch (const Error& e) {
+    log_debug("cannot read who holds {}: {}", escape_for_terminal(name), e.what());
+  }
+  return h;
+}
+
+std::string describe(const HolderInfo& h) {
+  if (h.host.empty()) {
+    return "";
+  }
+  std::string cmd = h.cmd;
+  if (cmd.size() > 60) {
+    cmd = cmd.substr(0, 57) + "...";  // the whole line is in `redlock status`
+  }
+  std::string out = fmt::format("{} pid {}", escape_for_terminal(h.host), escape_for_terminal(h.pid));
+  if (!cmd.empty()) {
+    out += fmt::format(" ({})", escape_for_terminal(cmd));
+  }
+  if (h.others > 0) {
+    out += fmt::format(" and {} other{}", h.others, h.others == 1 ? "" : "s");
+  }
+  return out;
+}
+
+namespace {
+
+constexpr std::chrono::seconds k_tty_period{1};
+constexpr std::chrono::seconds k_log_period{60};
+
+std::string bound(const std::optional<Millis>& wait) {
+  return wait ? format_duration(*wait) : std::string("ever");
+}
+
+// Whole seconds: a live line that changes every second reads best without tenths.
+std::string seconds(Millis d) {
+  return format_duration(std::chrono::duration_cast<std::chrono::seconds>(d));
+}
+
+}  // namespace
+
+WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo holder)
+    : m_name(std::move(name)),
+      m_wait(wait),
+      m_holder(std::move(holder)),
+      m_start(std::chrono::steady_clock::now()),
+      m_tty(isatty(STDERR_FILENO) == 1) {
+  const std::string who = describe(m_holder);
+  std::string lease;
+  if (m_holder.kept) {
+    lease =
+        fmt::format(" for {} more (it finished; --hold-at-least keeps the lock)", format_duration(m_holder.ttl_left));
+  } else if (m_holder.ttl_left > Millis(0)) {
+    lease = fmt::format(" for at most {} more unless renewed", format_duration(m_holder.ttl_left));
+  }
+  log_notice("{} is held{}{}; waiting {}", escape_for_terminal(m_name), who.empty() ? "" : " by " + who, lease,
+             m_wait ? "up to " + format_duration(*m_wait) : std::string("for as long as it takes (--wait inf)"));
+  if (verbosity() >= Verbosity::k_normal) {
+    m_thread = std::thread([this] { loop(); });
+  }
+}
+
+WaitReport::~WaitReport() {
+  (void)stop();
+}
+
+std::string WaitReport::progress(Millis elapsed) const {
+  const std::string who = describe(m_holder);
+  return fmt::format("waiting for {}: {} of {}{}", escape_for_terminal(m_name), seconds(elapsed), bound(m_wait),
+                     who.empty() ? "" : ", held by " + who);
+}
+
+void WaitReport::loop() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  const auto period = m_tty ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_tty_period)
+                            : std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_log_period);
+  auto next = m_start + period;
+  while (!m_stopped) {
+    if (m_wake.wait_until(lock, next, [this] { return m_stopped; })) {
+      break;
+    }
+    const auto elapsed = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - m_start);
+    try {
+      if (m_tty) {
+        write_stderr(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
+      } else {
+        write_stderr(fmt::format("redlock: still {}\n", progress(elapsed)));
+      }
+    } catch (...) {  // only std::bad_alloc: a progress line is not worth dying for
+    }
+    next += period;
+  }
+  if (m_tty) {
+    write_stderr("\r\033[K");
+  }
+}
+
+Millis WaitReport::stop() {
+  {
+    std::lock_guard<std::mutex> guard(m_mutex);
+    m_stopped = true;
+  }
+  m_wake.notify_all();
+  if (m_thread.joinable()) {
+    m_thread.join();
+  }
+  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - m_start);
+}
+
+}  // namespace redlock::cli

@@ -1,0 +1,63 @@
+#pragma once
+
+// What a waiting acquire or exec says on stderr. Every line here is waiting
+// chatter: -q silences it all.
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "lock/locker.hpp"
+
+namespace redlock::cli {
+
+// Who holds a lock, as the waiting lines name it.
+struct HolderInfo {
+  std::string host;
+  std::string pid;
+  std::string cmd;
+  Millis ttl_left{0};  // 0: unknown
+  size_t others = 0;   // more holders (a semaphore's or readers')
+  bool kept = false;   // its holder finished: held only for its minimum hold
+};
+
+// The holder as `busy` names it, completed (command, other holders) from
+// one `status` read of `name`; a read that fails leaves `busy`'s view.
+[[nodiscard]] HolderInfo holder_of(lock::Locker& locker, const std::string& name, const lock::Busy& busy);
+
+// "web-3 pid 4411 (./deploy.sh)", or "" when nobody is named.
+[[nodiscard]] std::string describe(const HolderInfo& h);
+
+// From construction to stop(): one line saying who holds `name` (host, pid,
+// command), for how long at most unless renewed, and how long redlock will
+// wait; then, on a terminal, one live line updated every second (elapsed /
+// bound, holder), and in a log at most one line a minute. Its thread only
+// writes to stderr.
+class WaitReport {
+ public:
+  WaitReport(std::string name, std::optional<Millis> wait, HolderInfo holder);
+  ~WaitReport();
+  WaitReport(const WaitReport&) = delete;
+  WaitReport& operator=(const WaitReport&) = delete;
+
+  // Ends the live line (and the thread); returns how long the wait lasted.
+  Millis stop();
+
+ private:
+  void loop();
+  [[nodiscard]] std::string progress(Millis elapsed) const;
+
+  std::string m_name;
+  std::optional<Millis> m_wait;
+  HolderInfo m_holder;
+  std::chrono::steady_clock::time_point m_start;
+  bool m_tty = false;
+  bool m_stopped = false;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::thread m_thread;
+};
+
+}  // namespace redlock::cli

@@ -1,0 +1,87 @@
+// Messages in redlock's own words, each saying what to do next in one line.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+bool one_line(const std::string& err) {
+  return std::count(err.begin(), err.end(), '\n') == 1 && err.rfind("redlock: ", 0) == 0;
+}
+
+}  // namespace
+
+TEST(Messages, MinReplicasWithoutReplicasSaysSoAndNotThatRedisIsDown) {
+  RedisServer redis;
+  Result r = run({"acquire", "--min-replicas", "1", "--timeout", "300ms", "x"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(r.status, 69) << r.err;
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("fewer than 1 replica acknowledged"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("lower --min-replicas or attach replicas"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("is redis-server running"), std::string::npos) << r.err;
+}
+
+TEST(Messages, ExecWithoutDoubleDashSuggestsTheWholeCommand) {
+  Result r = run({"exec", "e1", "echo", "hi"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(r.status, 64);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("redlock exec e1 -- echo hi"), std::string::npos) << r.err;
+  // Secrets in the words are hidden like everywhere else.
+  Result s = run({"exec", "e1", "env", "PASSWORD=hunter3", "x"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(s.status, 64);
+  EXPECT_EQ(s.err.find("hunter3"), std::string::npos) << s.err;
+}
+
+TEST(Messages, NoauthFromStatusSaysAPasswordIsNeededAndHowToGiveIt) {
+  RedisServer::Options o;
+  o.requirepass = "pw";
+  RedisServer redis(o);
+  for (const auto& args : std::vector<std::vector<std::string>>{{"status"}, {"status", "x"}, {"acquire", "x"}}) {
+    Result r = run(args, {{"REDLOCK_URL", redis.url()}});
+    EXPECT_EQ(r.status, 77) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("requires a password"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--password-file"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Messages, DurationsAcceptDays) {
+  RedisServer redis;
+  Result r = run({"acquire", "--ttl", "1d", "x"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(redis.cmd({"PTTL", "redlock:{x}"}).integer, 86'000'000);
+  Result compound = run({"acquire", "--ttl", "2d12h", "y"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(compound.status, 0) << compound.err;
+}
+
+TEST(Messages, HelpWithASubcommandIsThatSubcommandsHelp) {
+  Result all = run({"help"});
+  EXPECT_EQ(all.status, 0) << all.err;
+  EXPECT_NE(all.out.find("acquire"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("exec"), std::string::npos) << all.out;
+  Result exec = run({"help", "exec"});
+  EXPECT_EQ(exec.status, 0) << exec.err;
+  EXPECT_NE(exec.out.find("--kill-after"), std::string::npos) << exec.out;
+  EXPECT_NE(exec.out.find("--hold-at-least"), std::string::npos) << exec.out;
+  EXPECT_EQ(exec.out.find("--json"), std::string::npos) << "acquire's options are not exec's";
+  Result unknown = run({"help", "frobnicate"});
+  EXPECT_EQ(unknown.status, 64);
+  EXPECT_NE(unknown.err.find("frobnicate"), std::string::npos) << unknown.err;
+}
+
+TEST(Messages, AUrlWithoutSchemeIsEchoedWithTheSchemeItLacks) {
+  Result r = run({"-r", "localhost:6379", "status"});
+  EXPECT_EQ(r.status, 64);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("'localhost:6379' has no scheme: write redis://localhost:6379"), std::string::npos) << r.err;
+  Result secret = run({"status"}, {{"REDLOCK_URL", "user:hunter3@localhost:6379"}});
+  EXPECT_EQ(secret.status, 64);
+  EXPECT_EQ(secret.err.find("hunter3"), std::string::npos) << secret.err;
+  EXPECT_NE(secret.err.find("***@localhost:6379"), std::string::npos) << secret.err;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The JSON of acquire --json, renew --json and status --json is a stable
+# interface: every field they print is documented in redlock(1), section
+# JSON OUTPUT. Usage: json_fields.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
+set -uo pipefail
+bin=$1 src=$2
+source "$src/tests/shell/lib/redis.bash"
+source "$src/tests/shell/lib/check.bash"
+tmp=$(mktemp -d)
+trap 'stop_redis; rm -rf "$tmp"' EXIT
+start_redis "$tmp" || exit 1
+unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_PASSWORD_FILE REDLOCK_TOKEN
+export REDLOCK_URL=$REDIS_URL
+
+# The man page's JSON OUTPUT section as plain text.
+doc=$(sed -n '/^\.SH JSON OUTPUT/,/^\.SH /p' "$src/man/redlock.1" | sed 's/\\-/-/g')
+[ -n "$doc" ] || fail "redlock(1) has no JSON OUTPUT section"
+
+# Every object key anywhere in the JSON on stdin.
+keys() { jq -r '[paths | .[] | strings] | unique | .[]'; }
+
+{
+  tok=$("$bin" acquire --ttl 1m held)
+  "$bin" acquire --json --ttl 1m fresh
+  "$bin" renew --json --token "$tok" held
+  "$bin" exec --hold-at-least 1m kept -- true
+  redis-cli -p "$REDIS_PORT" set redlock:{odd} x >/dev/null
+  "$bin" status --json held kept odd free
+  "$bin" -r "$REDIS_URL" -r "$REDIS_URL/1" -r "$REDIS_URL/2" acquire --json three
+} >"$tmp/out.json" 2>"$tmp/err"
+[ -s "$tmp/out.json" ] || fail "no JSON printed: $(cat "$tmp/err")"
+fields=$(keys <"$tmp/out.json" | sort -u)
+for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
+  finished_ms holders servers url error; do
+  grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
+done
+for f in $fields; do
+  grep -qw -- "$f" <<<"$doc" || fail "JSON field '$f' is not documented in redlock(1) JSON OUTPUT"
+done
+if ((failures)); then
+  exit 1
+fi
+echo "every JSON field is documented: $(echo $fields)"
