@@ -97,9 +97,20 @@ void resolve_password(const GlobalOptions& g, Resolved& r) {
   } else if (std::string p = env("REDLOCK_PASSWORD"); !p.empty()) {
     password = p;
   }
+  const std::string sentinel_password = env("REDLOCK_SENTINEL_PASSWORD");
   for (auto& ep : r.endpoints) {
     if (!ep.password && password) {
       ep.password = password;
+    }
+    if (ep.kind == redis::Endpoint::Kind::k_sentinel && !ep.sentinel_password && !sentinel_password.empty()) {
+      ep.sentinel_password = sentinel_password;
+    }
+  }
+  // A sentinels' password given in a URL reaches CMD the same way.
+  for (const auto& ep : r.endpoints) {
+    if (sentinel_password.empty() && ep.sentinel_password) {
+      r.credentials_env.emplace_back("REDLOCK_SENTINEL_PASSWORD", *ep.sentinel_password);
+      break;
     }
   }
   // A password given in a URL reaches CMD as $REDLOCK_PASSWORD (readable

@@ -79,6 +79,29 @@ Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
   for (const auto& ep : m_endpoints) {
     m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls));
   }
+  m_warned.assign(m_endpoints.size(), false);
+}
+
+void Locker::warn_refused(size_t i, const redis::Failure& failure) {
+  if (m_conns.size() < 2 || failure.status != ExitStatus::k_refused || m_warned[i]) {
+    return;
+  }
+  m_warned[i] = true;
+  write_stderr(fmt::format("redlock: {}; it does not count towards the quorum of the {} servers\n",
+                           redact_secrets(failure.message), m_conns.size()));
+}
+
+std::vector<bool> Locker::failed_over() {
+  std::vector<bool> moved(m_conns.size(), false);
+  for (size_t i = 0; i < m_conns.size(); ++i) {
+    const std::string before = m_conns[i]->master_address();
+    if (m_conns[i]->master_changed(m_cancel_fd)) {
+      moved[i] = true;
+      log_warning("the sentinels of {} have failed over from {}: the lock held on the old master cannot be trusted",
+                  m_endpoints[i].display(), before);
+    }
+  }
+  return moved;
 }
 
 Locker::~Locker() = default;
@@ -117,6 +140,9 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
       a.failure = unexpected_reply(m_endpoints[i], script.name);
     } else if (!a.failure) {
       a.kind = a.reply.elements[0].text();
+    }
+    if (a.failure) {
+      warn_refused(i, *a.failure);
     }
     log_debug("{} {}: {}", m_endpoints[i].display(), script.name, a.failure ? a.failure->message : a.kind);
   }
@@ -443,7 +469,20 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
   const Keys keys = keys_for(m_options.prefix, name);
   const auto start = redis::Clock::now();
-  auto answers = round({"1", keys.lock, token, std::to_string(ttl.count())}, lock::script(ScriptName::k_renew), {});
+  // A lock taken on a master that Sentinel has since replaced is lost: the
+  // new master may not have it, and another client may take it there while
+  // the old master still accepts our renewals.
+  const std::vector<bool> moved = failed_over();
+  std::vector<bool> targets(moved.size());
+  std::transform(moved.begin(), moved.end(), targets.begin(), [](bool m) { return !m; });
+  auto answers =
+      round({"1", keys.lock, token, std::to_string(ttl.count())}, lock::script(ScriptName::k_renew), targets);
+  for (size_t i = 0; i < moved.size(); ++i) {
+    if (moved[i]) {
+      answers[i].failure.reset();
+      answers[i].kind = "notheld";
+    }
+  }
   const size_t n = m_conns.size();
   std::vector<RenewVote> votes(n);
   for (size_t i = 0; i < n; ++i) {

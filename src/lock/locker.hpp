@@ -160,9 +160,18 @@ class Locker {
   void undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
             const std::vector<bool>& just_failed, bool announce);
 
+  // With several servers, a server that refuses us (TLS verification,
+  // password, ACL) is said once on stderr, even under -q: the others may
+  // carry on without it, and nobody would know the Redlock runs short.
+  void warn_refused(size_t i, const redis::Failure& failure);
+  // redis+sentinel:// servers whose sentinels now name another master than
+  // the one the open connection talks to (a failover since the last round).
+  std::vector<bool> failed_over();
+
   std::vector<redis::Endpoint> m_endpoints;
   Options m_options;
   std::vector<std::unique_ptr<redis::Connection>> m_conns;
+  std::vector<bool> m_warned;  // per server: its refusal was said
   int m_cancel_fd = -1;
 };
 

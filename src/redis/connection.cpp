@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <tuple>
@@ -59,6 +60,7 @@ void Connection::close_socket() {
   m_reader.reset();
   m_discard = 0;
   m_cancelled = false;
+  m_verifying = false;
 }
 
 Connection::~Connection() = default;
@@ -75,6 +77,7 @@ void Connection::reset() {
   }
   close_socket();
   m_out.clear();
+  m_held.clear();
   m_hidden = 0;
   m_awaiting = 0;
   m_replies.clear();
@@ -85,6 +88,7 @@ void Connection::reset() {
 void Connection::fail(ExitStatus status, std::string message) {
   close_socket();
   m_out.clear();
+  m_held.clear();
   m_hidden = 0;
   m_deadline.reset();
   m_failure = Failure{status, std::move(message)};
@@ -165,7 +169,8 @@ void Connection::queue(const std::vector<std::string>& argv) {
       return;
     }
   }
-  m_out += format_command(argv);
+  // Until ROLE confirms that the sentinels named a master, commands wait.
+  (m_verifying ? m_held : m_out) += format_command(argv);
   ++m_awaiting;
   if (m_state == State::k_ready && !m_deadline) {
     m_deadline = Clock::now() + m_timeouts.command;
@@ -173,13 +178,18 @@ void Connection::queue(const std::vector<std::string>& argv) {
 }
 
 void Connection::start_connect() {
-  m_reader.reset(redisReaderCreate());
   m_replies.clear();
   m_awaiting = 0;
   m_discard = 0;
   m_hidden = 0;
   m_out.clear();
-  m_deadline = Clock::now() + m_timeouts.connect;
+  m_held.clear();
+  m_not_master.clear();
+  open_socket();
+}
+
+void Connection::open_socket(std::optional<TimePoint> deadline) {
+  m_reader.reset(redisReaderCreate());
   m_state = State::k_connecting;
 
   sockaddr_storage addr{};
@@ -199,6 +209,7 @@ void Connection::start_connect() {
         return;  // failed, with the reason
       }
       std::tie(host, port_number) = *master;
+      m_master = master;
     }
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
@@ -216,6 +227,9 @@ void Connection::start_connect() {
     freeaddrinfo(res);
   }
 
+  // The connect budget starts now, after the sentinels answered.
+  m_deadline = deadline ? *deadline : Clock::now() + m_timeouts.connect;
+  m_connect_deadline = m_deadline;
   m_fd.reset(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!m_fd.valid()) {
     fail(ExitStatus::k_unavailable, fmt::format("cannot create a socket: {}", std::strerror(errno)));
@@ -245,39 +259,167 @@ void Connection::start_connect() {
     m_out += format_command({"SELECT", std::to_string(m_endpoint.db)});
     ++m_hidden;
   }
+  // A sentinel's answer may be stale (a failover it has not seen yet, or a
+  // sentinel that lost track): the server itself says whether it is the master.
+  if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+    m_out += format_command({"ROLE"});
+    ++m_hidden;
+    m_verifying = true;
+  }
 }
 
-std::optional<std::pair<std::string, int>> Connection::ask_sentinels() {
-  // Each sentinel in turn, each bounded by the timeouts; the first that
-  // names the master wins. (Blocking: only on (re)connect.)
-  std::string reasons;
-  for (const auto& [host, port] : m_endpoint.sentinels) {
+namespace {
+
+// The address in a reply to SENTINEL get-master-addr-by-name.
+std::optional<std::pair<std::string, int>> named_master(const std::vector<Reply>& replies) {
+  if (replies.size() != 1 || !replies[0].is_array() || replies[0].elements.size() != 2) {
+    return std::nullopt;
+  }
+  try {
+    return std::make_pair(replies[0].elements[0].text(), std::stoi(replies[0].elements[1].text()));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<Connection::Address> Connection::query_sentinels(std::string& reasons, ExitStatus& status,
+                                                               int cancel_fd) {
+  // Each sentinel in turn, each with its own short budget (a third of
+  // --connect-timeout, and no more than --timeout for its answer), so that
+  // one hung sentinel leaves time to ask the others; the first that names
+  // a master wins, and is asked first next time. (Blocking: only on
+  // (re)connect, and for master_changed().)
+  const Millis each = std::max(Millis(1), m_timeouts.connect / 3);
+  const Timeouts budget{each, std::min(each, m_timeouts.command)};
+  const size_t n = m_endpoint.sentinels.size();
+  const char* password_hint =
+      " (give the sentinels' password with ?sentinel_password= in the URL or $REDLOCK_SENTINEL_PASSWORD)";
+  for (size_t k = 0; k < n; ++k) {
+    const size_t index = (m_first_sentinel + k) % n;
+    const auto& [host, port] = m_endpoint.sentinels[index];
     Endpoint sentinel;
     sentinel.host = host;
     sentinel.port = port;
-    Connection conn(sentinel, m_timeouts);
+    sentinel.password = m_endpoint.sentinel_password;
+    Connection conn(sentinel, budget);
     conn.queue({"SENTINEL", "get-master-addr-by-name", m_endpoint.master});
     Connection* one[] = {&conn};
-    run_all(one);
-    std::string where = fmt::format("{}:{}", host, port);
+    run_all(one, cancel_fd);
+    const std::string where = sentinel.display();
     if (conn.failure()) {
-      reasons += fmt::format("; {}: {}", where, conn.failure()->message);
+      if (conn.failure()->status == ExitStatus::k_refused) {
+        status = ExitStatus::k_refused;
+        reasons += fmt::format("; sentinel {} refused the password{}", where, password_hint);
+      } else {
+        reasons += fmt::format("; sentinel {}: {}", where, conn.failure()->message);
+      }
       continue;
     }
     auto replies = conn.take_replies();
-    if (replies.size() == 1 && replies[0].is_array() && replies[0].elements.size() == 2) {
-      try {
-        return std::make_pair(replies[0].elements[0].text(), std::stoi(replies[0].elements[1].text()));
-      } catch (...) {
+    if (replies.size() == 1 && replies[0].is_error() && classify_error(replies[0].str) == ExitStatus::k_refused) {
+      status = ExitStatus::k_refused;
+      reasons += fmt::format("; sentinel {} requires a password{}", where, password_hint);
+      continue;
+    }
+    if (auto master = named_master(replies)) {
+      if (std::find(m_not_master.begin(), m_not_master.end(), *master) == m_not_master.end()) {
+        m_first_sentinel = index;
+        return master;
       }
+      reasons += fmt::format("; sentinel {} named {}:{}, which is not a master", where, master->first, master->second);
+      continue;
     }
     reasons += fmt::format(
-        "; {}: {}", where,
+        "; sentinel {}: {}", where,
         replies.empty() || replies[0].is_nil() ? "does not know that master" : "answered " + replies[0].text());
   }
-  fail(ExitStatus::k_unavailable,
-       fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
   return std::nullopt;
+}
+
+std::optional<Connection::Address> Connection::ask_sentinels() {
+  std::string reasons;
+  ExitStatus status = ExitStatus::k_unavailable;
+  auto master = query_sentinels(reasons, status, -1);
+  if (!master) {
+    fail(status,
+         fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
+  }
+  return master;
+}
+
+bool Connection::master_changed(int cancel_fd) {
+  if (m_endpoint.kind != Endpoint::Kind::k_sentinel || !m_master || m_state != State::k_ready || m_failure ||
+      m_verifying || !settled()) {
+    return false;
+  }
+  std::string reasons;
+  ExitStatus status = ExitStatus::k_unavailable;
+  m_not_master.clear();
+  auto now = query_sentinels(reasons, status, cancel_fd);
+  if (!now) {
+    log_debug("could not ask the sentinels of {} for the master{}", m_endpoint.display(), reasons);
+    return false;
+  }
+  if (*now == *m_master) {
+    return false;
+  }
+  log_debug("the sentinels of {} now name {}:{} as the master, not {}:{}", m_endpoint.display(), now->first,
+            now->second, m_master->first, m_master->second);
+  reset();
+  m_master.reset();
+  return true;
+}
+
+std::string Connection::master_address() const {
+  return m_master ? fmt::format("{}:{}", m_master->first, m_master->second) : std::string();
+}
+
+bool Connection::confirm_master(const Reply& role) {
+  if (role.is_array() && !role.elements.empty() && role.elements[0].str == "master") {
+    m_verifying = false;
+    m_out += m_held;
+    m_held.clear();
+    return true;
+  }
+  if (role.is_error()) {
+    if (role.str.rfind("NOPERM", 0) == 0) {
+      // A user without +role: the check cannot be made; READONLY answers
+      // and the sentinels still catch a replica.
+      log_debug("cannot confirm that {} is a master: {}", m_endpoint.display(), role.str);
+      m_verifying = false;
+      m_out += m_held;
+      m_held.clear();
+      return true;
+    }
+    const ExitStatus status = classify_error(role.str);
+    fail(status, status == ExitStatus::k_refused
+                     ? fmt::format("Redis at {} requires a password: give it with --password-file or "
+                                   "$REDLOCK_PASSWORD",
+                                   m_endpoint.display())
+                     : fmt::format("Redis at {} answered ROLE: {}", m_endpoint.display(), role.str));
+    return false;
+  }
+  // A replica: the sentinel's answer was stale. Ask the others, within the
+  // same connect deadline; what was queued goes to the master they name.
+  const std::string role_name = role.is_array() && !role.elements.empty() ? role.elements[0].text() : "?";
+  log_debug("{}:{}, named by a sentinel of {}, is a {}, not the master; asking the sentinels again", m_master->first,
+            m_master->second, m_endpoint.display(), role_name);
+  m_not_master.push_back(*m_master);
+  std::string held = std::move(m_held);
+  const size_t awaiting = m_awaiting;
+  const size_t discard = m_discard;
+  close_socket();
+  m_out.clear();
+  m_hidden = 0;
+  open_socket(m_connect_deadline);
+  if (!m_failure) {
+    m_held = std::move(held);
+    m_awaiting = awaiting;
+    m_discard = discard;
+  }
+  return false;
 }
 
 void Connection::finish_connect() {
@@ -534,6 +676,12 @@ void Connection::read_some() {
       complete = true;
       if (m_hidden > 0) {
         --m_hidden;
+        if (m_verifying && m_hidden == 0) {
+          if (!confirm_master(reply)) {
+            return;  // failed, or reconnecting to another server
+          }
+          continue;
+        }
         if (reply.is_error()) {
           ExitStatus status = classify_error(reply.str);
           fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),

@@ -86,6 +86,17 @@ class Connection {
   [[nodiscard]] bool closed() const { return m_state == State::k_closed; }
   [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
 
+  // redis+sentinel:// only: asks the sentinels (one command, to the first
+  // that answers) which server is the master now. True when it is no longer
+  // the one this open, idle connection talks to: the connection is then
+  // closed, so that the next command goes to the new master. False when it
+  // is the same, when no sentinel answers, or when there is nothing to check.
+  // Blocking, bounded by the per-sentinel timeouts; `cancel_fd` (>= 0) cuts it short.
+  [[nodiscard]] bool master_changed(int cancel_fd = -1);
+  // The master this connection reached through the sentinels ("host:port"),
+  // empty for other endpoints or before a connection.
+  [[nodiscard]] std::string master_address() const;
+
  private:
   enum class State { k_closed, k_connecting, k_handshake, k_ready };
 
@@ -93,8 +104,22 @@ class Connection {
   // True when the peer closed (or wrote to) the connection while no request
   // was outstanding: it cannot carry the next one.
   [[nodiscard]] bool closed_while_idle() const;
-  // redis+sentinel://: the master's address from the first sentinel that knows it.
-  std::optional<std::pair<std::string, int>> ask_sentinels();
+  using Address = std::pair<std::string, int>;
+  // redis+sentinel://: the master's address from the first sentinel that
+  // names one not in m_not_master; fails the connection when none does.
+  std::optional<Address> ask_sentinels();
+  // The first sentinel's answer (starting with the one that answered last),
+  // or nullopt with every sentinel's reason in `reasons` and the most
+  // specific status in `status`.
+  std::optional<Address> query_sentinels(std::string& reasons, ExitStatus& status, int cancel_fd);
+  // Opens the socket to the endpoint (for redis+sentinel://, to the master
+  // the sentinels name) and queues AUTH, SELECT and, for a sentinel's
+  // master, ROLE. `deadline`: when connecting must be done (default: the
+  // connect timeout from now, counted after the sentinels answered).
+  void open_socket(std::optional<TimePoint> deadline = std::nullopt);
+  // The reply to ROLE: a master lets the held commands go; anything else
+  // closes the socket and asks the sentinels again (false: stop reading).
+  bool confirm_master(const Reply& role);
   void finish_connect();
   void fail(ExitStatus status, std::string message);
   void read_some();
@@ -125,6 +150,15 @@ class Connection {
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;
+  // redis+sentinel://: the master connected to, servers found not to be
+  // masters during this connect, the connect's deadline, which sentinel to
+  // ask first, and the commands held back until ROLE confirms the master.
+  std::optional<Address> m_master;
+  std::vector<Address> m_not_master;
+  std::optional<TimePoint> m_connect_deadline;
+  size_t m_first_sentinel = 0;
+  bool m_verifying = false;
+  std::string m_held;
 };
 
 }  // namespace redlock::redis

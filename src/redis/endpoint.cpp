@@ -102,9 +102,9 @@ void parse_userinfo(Endpoint& ep, std::string_view userinfo) {
 // Parses and strips "[user][:password]@" from the front of `rest`. It ends at
 // the last '@' before the path, so that a password may hold an escaped one.
 void take_userinfo(Endpoint& ep, std::string_view& rest) {
-  size_t at = rest.rfind('@');
   size_t slash = rest.find('/');
-  if (at != std::string_view::npos && (slash == std::string_view::npos || at < slash)) {
+  size_t at = rest.substr(0, slash).rfind('@');
+  if (at != std::string_view::npos) {
     parse_userinfo(ep, rest.substr(0, at));
     rest = rest.substr(at + 1);
   }
@@ -194,11 +194,38 @@ Endpoint parse_unix(std::string_view rest) {
   return ep;
 }
 
-// redis+sentinel://[[user]:password@]host[:port][,host[:port]…]/master[/db]
+// The query of a sentinel URL: only sentinel_password=P (%-escaped).
+// Neither the value nor an unknown parameter's value is ever quoted back.
+void parse_sentinel_query(Endpoint& ep, std::string_view query) {
+  size_t start = 0;
+  while (true) {
+    size_t amp = query.find('&', start);
+    std::string_view param = query.substr(start, amp == std::string_view::npos ? std::string_view::npos : amp - start);
+    size_t eq = param.find('=');
+    std::string_view key = param.substr(0, eq);
+    if (key != "sentinel_password" || eq == std::string_view::npos) {
+      bad("the only query parameter a sentinel URL takes is sentinel_password=P");
+    }
+    ep.sentinel_password = percent_decode(param.substr(eq + 1), "sentinel password");
+    if (ep.sentinel_password->empty()) {
+      ep.sentinel_password.reset();
+    }
+    if (amp == std::string_view::npos) {
+      break;
+    }
+    start = amp + 1;
+  }
+}
+
+// redis+sentinel://[[user]:password@]host[:port][,host[:port]…]/master[/db][?sentinel_password=P]
 Endpoint parse_sentinel(std::string_view rest) {
   Endpoint ep;
   ep.kind = Endpoint::Kind::k_sentinel;
   take_userinfo(ep, rest);
+  if (size_t q = rest.find('?'); q != std::string_view::npos) {
+    parse_sentinel_query(ep, rest.substr(q + 1));
+    rest = rest.substr(0, q);
+  }
   size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash + 1 >= rest.size()) {
     bad("a sentinel URL needs the master's name: redis+sentinel://host:26379/mymaster");

@@ -22,13 +22,17 @@ struct Endpoint {
   // redis+sentinel://: the sentinels to ask, and the master's name there.
   std::vector<std::pair<std::string, int>> sentinels;
   std::string master;
+  // The sentinels' own password (?sentinel_password=, or
+  // $REDLOCK_SENTINEL_PASSWORD), for sentinels with requirepass.
+  std::optional<std::string> sentinel_password;
 
   // The URL without credentials: safe for any output.
   [[nodiscard]] std::string display() const;
 };
 
 // Parses redis://[[user]:password@]host[:port][/db], rediss://…,
-// unix:///path[?db=N] and redis+sentinel://host[:port][,host[:port]…]/master[/db].
+// unix:///path[?db=N] and
+// redis+sentinel://host[:port][,host[:port]…]/master[/db][?sentinel_password=P].
 // Throws UsageError.
 [[nodiscard]] Endpoint parse_endpoint(std::string_view url);
 

@@ -122,10 +122,19 @@ class Run {
     return Step::k_done;
   }
 
-  // Whether an error reply asks for another try: NOSCRIPT, MOVED, ASK, TRYAGAIN.
+  // Whether an error reply asks for another try: NOSCRIPT, MOVED, ASK, TRYAGAIN,
+  // and READONLY from a Sentinel's master.
   Step redirect(Pending& p, const std::string& error) {
     if (error.rfind("NOSCRIPT", 0) == 0 && !p.by_body) {
       p.by_body = true;  // to the same node, ASKING again if it was an ASK's
+      return Step::k_again;
+    }
+    // A master demoted under an open connection (a Sentinel failover): the
+    // script wrote nothing there. The connection asks the sentinels again.
+    if (error.rfind("READONLY", 0) == 0 && m_conns[p.index]->endpoint().kind == Endpoint::Kind::k_sentinel &&
+        ++p.redirects <= k_max_redirects) {
+      log_debug("{} is a replica now; asking its sentinels for the master", m_conns[p.index]->endpoint().display());
+      m_conns[p.index]->reset();
       return Step::k_again;
     }
     if (error.rfind("TRYAGAIN", 0) == 0) {

@@ -58,6 +58,9 @@ struct ScriptAnswer {
 //   the node named, once, keeping the connection where it is (the slot is
 //   moving); TRYAGAIN (a moving slot whose keys are split between the two
 //   nodes) is retried with a short backoff within the command timeout;
+// - Sentinel: READONLY (a master demoted under an open connection) closes
+//   the connection, so that the script goes to the master the sentinels
+//   name now;
 // - WAIT for `min_replicas` after the script.
 // Servers not targeted get a "not asked" failure.
 [[nodiscard]] std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,

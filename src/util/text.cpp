@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "util/exit_status.hpp"
 
@@ -246,25 +247,79 @@ std::string redact_words(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// The first "?NAME=" or "&NAME=" in `url` whose NAME names a secret
+// (sentinel_password=…): where the value starts, and where it ends: the
+// next '&' (a value may hold anything else, spaces and quotes too).
+std::optional<std::pair<size_t, size_t>> secret_query_value(std::string_view url) {
+  for (size_t q = url.find_first_of("?&"); q != std::string_view::npos; q = url.find_first_of("?&", q + 1)) {
+    size_t eq = url.find('=', q + 1);
+    if (eq == std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::string_view name = url.substr(q + 1, eq - q - 1);
+    if (name.find_first_of("?&@/ ") == std::string_view::npos && names_secret(name)) {
+      size_t end = eq + 1;
+      while (end < url.size() && url[end] != '&') {
+        ++end;
+      }
+      return std::make_pair(eq + 1, end);
+    }
+  }
+  return std::nullopt;
+}
+
+// One URL (up to the next one) with its userinfo password and its secret
+// query values hidden.
+std::string redact_one_url(std::string_view url) {
+  auto query = secret_query_value(url);
+  // The userinfo may hold any character (quotes, spaces, '/', '@'): it runs
+  // to the last '@' — unless that '@' is inside a secret query value.
+  size_t at = url.rfind('@');
+  if (query && at != std::string_view::npos && at >= query->first) {
+    at = url.substr(0, query->first).rfind('@');
+  }
+  std::string out;
+  size_t done = 0;
+  if (at != std::string_view::npos && (!query || at < query->first)) {
+    std::string_view userinfo = url.substr(0, at);
+    size_t colon = userinfo.find(':');
+    out.append(url.substr(0, colon != std::string_view::npos ? colon + 1 : 0));  // "user:pw@" or "pw@"
+    out += k_redacted;
+    done = at;
+  }
+  while (query) {
+    out.append(url.substr(done, query->first - done));
+    out += k_redacted;
+    done = query->second;
+    auto next = secret_query_value(url.substr(done));
+    if (next) {
+      next->first += done;
+      next->second += done;
+    }
+    query = next;
+  }
+  out.append(url.substr(done));
+  return out;
+}
+
+}  // namespace
+
 std::string redact_url_passwords(std::string_view s) {
   std::string out;
   size_t done = 0;
   for (size_t sep = s.find("://"); sep != std::string_view::npos;) {
-    // The userinfo may hold any character (quotes, spaces, '/', '@'): it
-    // runs to the last '@' before the next URL. Hiding too much is better
-    // than showing a piece of a password.
+    // Hiding too much is better than showing a piece of a password.
     size_t start = sep + 3;
     size_t next = s.find("://", start);
     size_t region_end = next == std::string_view::npos ? s.size() : scheme_start(s, next);
-    size_t at = s.substr(start, region_end - start).rfind('@');
-    if (at != std::string_view::npos) {
-      std::string_view userinfo = s.substr(start, at);
-      size_t colon = userinfo.find(':');
-      size_t secret_from = colon != std::string_view::npos ? colon + 1 : 0;  // "user:pw@" or "pw@"
-      out.append(s.substr(done, start + secret_from - done));
-      out += k_redacted;
-      done = start + at;
+    if (next != std::string_view::npos && region_end > start && s[region_end - 1] == ',') {
+      --region_end;  // the comma that separates the URLs of a list
     }
+    out.append(s.substr(done, start - done));
+    out += redact_one_url(s.substr(start, region_end - start));
+    done = region_end;
     sep = next;
   }
   out.append(s.substr(done));

@@ -126,3 +126,26 @@ TEST_F(Tls, ExecRunsOverTlsAndPassesTheUrlOn) {
   EXPECT_EQ(r.out, redis.url() + "\n");
   EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{tlsexec}"}).integer, 0);
 }
+
+TEST_F(Tls, ARedlockSaysOnceWhichServerFailsVerification) {
+  RedisServer a(s_certs->server());
+  RedisServer b(s_certs->server());
+  Certificates other;  // a CA that --tls-ca does not trust
+  RedisServer c(other.server());
+  Env env{{"REDLOCK_URL", a.url() + "," + b.url() + "," + c.url()}};
+  for (bool quiet : {false, true}) {
+    SCOPED_TRACE(quiet ? "-q" : "");
+    // Renewed every 500 ms: each renewal finds the third server refusing again.
+    std::vector<std::string> args = {"exec", "--tls-ca", s_certs->file("ca.pem"), "--ttl", "1500ms", "split"};
+    if (quiet) {
+      args.emplace_back("-q");
+    }
+    args.insert(args.end(), {"--", "sleep", "2"});
+    Result r = run(args, env);
+    EXPECT_EQ(r.status, 0) << r.err;
+    size_t first = r.err.find("verification of Redis at " + c.url());
+    ASSERT_NE(first, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("verification of Redis at " + c.url(), first + 1), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("verification of Redis at " + a.url()), std::string::npos) << r.err;
+  }
+}

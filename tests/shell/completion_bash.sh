@@ -15,7 +15,7 @@ trap 'stop_redis; rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
 
 COMP_WORDBREAKS=$' \t\n"\'><=;|&(:'
-unset REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN
+unset REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_SENTINEL_PASSWORD REDLOCK_TOKEN
 source "$src/completions/redlock.bash" || { echo "FAIL: cannot source completions/redlock.bash" >&2; exit 1; }
 
 # Splits LINE into COMP_WORDS as readline does (blanks separate words, a

@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
 
-unset REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN
+unset REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_SENTINEL_PASSWORD REDLOCK_TOKEN
 # The binary under test is `redlock` for both shells; keep their own
 # configuration and history out of it.
 mkdir -p "$tmp/bin" "$tmp/home"

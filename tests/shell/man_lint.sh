@@ -26,7 +26,7 @@ text=$(mandoc -T utf8 "$page" 2>/dev/null | sed 's/.\x08//g')
 for status in 0 1 64 69 74 75 76 77 130; do
   grep -qE "^ +$status( |,|\$)" <<<"$text" || fail "EXIT STATUS does not list $status"
 done
-for var in REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE; do
+for var in REDLOCK_URL REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_SENTINEL_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE; do
   grep -q "$var" <<<"$text" || fail "the page does not mention $var"
 done
 grep -q 'flock(1)' <<<"$text" || fail "SEE ALSO lacks flock(1)"

@@ -27,7 +27,7 @@ first=$(head -n 6 "$readme")
 
 mkdir -p "$tmp/bin" "$tmp/work"
 ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/redlock"
-unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE
+unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_SENTINEL_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE
 export PATH="$tmp/bin:$PATH"
 start_redis "$tmp" || exit 1
 export REDLOCK_URL=$REDIS_URL

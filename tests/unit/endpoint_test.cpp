@@ -392,6 +392,23 @@ TEST(ParseEndpoint, ReadsSentinelsMasterAndDatabase) {
   EXPECT_EQ(ep.display(), "redis+sentinel://10.0.0.1:26379,10.0.0.2:26380,[::1]:26379/mymaster/3");
 }
 
+TEST(ParseEndpoint, ReadsTheSentinelsPasswordAndNeverShowsIt) {
+  Endpoint ep = parse_endpoint("redis+sentinel://u:pw@s1,s2/mymaster/2?sentinel_password=a%26b%3Fc@d");
+  ASSERT_TRUE(ep.sentinel_password.has_value());
+  EXPECT_EQ(*ep.sentinel_password, "a&b?c@d");
+  EXPECT_EQ(ep.user, "u");
+  EXPECT_EQ(*ep.password, "pw");
+  EXPECT_EQ(ep.master, "mymaster");
+  EXPECT_EQ(ep.db, 2);
+  EXPECT_EQ(ep.display(), "redis+sentinel://u:@s1:26379,s2:26379/mymaster/2");
+  EXPECT_FALSE(parse_endpoint("redis+sentinel://s1/m?sentinel_password=").sentinel_password.has_value());
+  rejection("redis+sentinel://s1/m?password=x");
+  EXPECT_EQ(rejection("redis+sentinel://s1/m?sentinel_pasword=s3cr3t").find("s3cr3t"), std::string::npos);
+  rejection("redis+sentinel://s1/m?sentinel_password");
+  rejection("redis+sentinel://s1/m?sentinel_password=%zz");
+  rejection("redis://h/0?sentinel_password=x");
+}
+
 TEST(ParseEndpoint, RejectsSentinelUrlsWithoutMasterOrWithEmptyHosts) {
   rejection("redis+sentinel://h:26379");
   rejection("redis+sentinel://h:26379/");

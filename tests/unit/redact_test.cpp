@@ -41,6 +41,13 @@ TEST(RedactUrlPasswords, HidesEveryUrlPasswordWhateverItHolds) {
       {"redis://u:p'1@h,redis://v:p\"2@k", "redis://u:***@h,redis://v:***@k"},
       {"redis://h:6379 acquire x", "redis://h:6379 acquire x"},
       {"unix:///tmp/redis.sock?db=1", "unix:///tmp/redis.sock?db=1"},
+      {"redis+sentinel://s1,s2/m?sentinel_password=hunter2", "redis+sentinel://s1,s2/m?sentinel_password=***"},
+      {"redis+sentinel://s/m?sentinel_password=two words", "redis+sentinel://s/m?sentinel_password=***"},
+      {"redis+sentinel://:pw@s1/m/2?sentinel_password=p@ss,redis://h",
+       "redis+sentinel://:***@s1/m/2?sentinel_password=***,redis://h"},
+      {"redis+sentinel://s/m?sentinel_password=a%26b&sentinel_password=c'd'",
+       "redis+sentinel://s/m?sentinel_password=***&sentinel_password=***"},
+      {"'redis+sentinel://s/m?Sentinel_Password=x'", "'redis+sentinel://s/m?Sentinel_Password=***"},
       {"", ""},
   };
   for (const auto& row : rows) {
@@ -106,6 +113,8 @@ TEST(RedactCommand, NeverLeavesAnyPieceOfThePassword) {
            {"redis-cli", "--pass", pw},
            {"x", "--password=" + pw},
            {"env", "REDIS_PASSWORD=" + pw, "x"},
+           {"redlock", "-r", "redis+sentinel://s1,s2/m?sentinel_password=" + pw, "status"},
+           {"redlock", "-r", "redis+sentinel://u:" + pw + "@s1/m?sentinel_password=" + pw, "status"},
        }) {
     std::string out = redact_command(argv);
     SCOPED_TRACE(out);
