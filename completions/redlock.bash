@@ -17,7 +17,7 @@ _redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --limit --conflict-exit-code --json' ;;
+        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json' ;;

@@ -157,6 +157,7 @@ complete -c redlock -n '__redlock_using acquire' -l wait -x -a 'inf' -d 'how lon
 complete -c redlock -n '__redlock_using acquire' -l token -x -d 're-enter the lock if this token holds it'
 complete -c redlock -n '__redlock_using acquire' -l limit -x -d 'a counting semaphore: up to N holders at once'
 complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using acquire' -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
 
 # release NAME

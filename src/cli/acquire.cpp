@@ -15,6 +15,8 @@ namespace redlock::cli {
 CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
   auto* sub = app.add_subcommand("acquire", "take the lock and print its token");
   add_take_options(*sub, o.take, "how long the lock lives unless renewed (default 30s)");
+  sub->add_flag("--shared", o.shared,
+                "take a reader's share of a readers/writer lock; renew and release it by its token");
   sub->add_flag("--json", o.json, "print token, fence, ttl_ms and validity_ms as JSON");
   sub->footer("Example:\n  tok=$(redlock acquire --ttl 60s --wait 10s migrate) || exit 1");
   return sub;
@@ -38,7 +40,7 @@ int print_or_give_back(const std::string& line, lock::Locker& locker, const std:
 }  // namespace
 
 int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
-  const Take take = parse_take(o.take, false);
+  const Take take = parse_take(o.take, o.shared);
   Resolved r = resolve(g);
 
   SignalFd signals({SIGINT, SIGTERM, SIGHUP});

@@ -16,6 +16,7 @@ namespace redlock::cli {
 
 struct AcquireOptions {
   TakeOptions take;
+  bool shared = false;
   bool json = false;
 };
 CLI::App* add_acquire(CLI::App& app, AcquireOptions& o);
