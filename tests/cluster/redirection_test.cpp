@@ -1,0 +1,51 @@
+// A Redis Cluster endpoint: each lock's keys share one hash slot ({NAME}),
+// and a MOVED answer sends redlock to the node that owns the slot.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cluster_support.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+TEST(Cluster, LocksLandOnTheNodeThatOwnsTheirSlot) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  int moved = 0;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "job-" + std::to_string(i);
+    const std::string key = "redlock:{" + name + "}";
+    moved += c.node(0).cmd({"EXISTS", key}).is_error();
+    Result a = run({"acquire", "--json", name}, env);
+    ASSERT_EQ(a.status, 0) << name << ": " << a.err;
+    EXPECT_EQ(c.holders(key), 1) << name;
+    EXPECT_EQ(run({"acquire", name}, env).status, 75) << name;
+    Result st = run({"status", name}, env);
+    EXPECT_EQ(st.status, 0) << st.err;
+    const std::string token = a.out.substr(a.out.find("\"token\":\"") + 9, 40);
+    EXPECT_EQ(run({"renew", "--token", token, name}, env).status, 0);
+    EXPECT_EQ(run({"release", "--token", token, name}, env).status, 0);
+    EXPECT_EQ(c.holders(key), 0) << name;
+  }
+  EXPECT_GT(moved, 0) << "no name needed a redirection: the test proved nothing";
+}
+
+TEST(Cluster, ExecAndWaitingWorkThroughRedirections) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(1)}};
+  TempDir dir;
+  // Several names, so that some live on other nodes than the one we name.
+  for (const std::string name : {"alpha", "beta", "gamma", "delta"}) {
+    Result holder = run({"acquire", "--ttl", "800ms", "--json", name}, env);
+    ASSERT_EQ(holder.status, 0) << holder.err;
+    const long long holder_fence = nlohmann::json::parse(holder.out)["fence"];
+    Result r = run({"exec", "--wait", "10s", "--ttl", "2s", name, "--", "sh", "-c", "echo \"$REDLOCK_FENCE\""}, env);
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_GT(std::stoll(r.out), holder_fence) << name;
+    EXPECT_EQ(c.holders("redlock:{" + name + "}"), 0) << name;
+  }
+}
