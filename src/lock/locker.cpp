@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "lock/layout.hpp"
+#include "redis/cluster.hpp"
 #include "redis/fanout.hpp"
 #include "redis/script.hpp"
 #include "util/exit_status.hpp"
@@ -48,19 +50,6 @@ redis::Failure replicas_failure(const redis::Endpoint& where, int wanted, const 
                         fmt::format("Redis at {}: fewer than {} replica{} acknowledged the {} in time "
                                     "(--min-replicas {}; see INFO replication there): {}",
                                     where.display(), wanted, wanted == 1 ? "" : "s", what, wanted, k_replicas_hint)};
-}
-
-// NOAUTH, or the protocol error a server with requirepass sends an
-// unauthenticated client's long command: either way, a password is needed.
-bool needs_password(const std::string& error) {
-  return error.rfind("NOAUTH", 0) == 0 || error.find("unauthenticated") != std::string::npos;
-}
-
-std::string password_message(const std::string& where) {
-  return fmt::format(
-      "Redis at {} requires a password: give it with --password-file FILE, $REDLOCK_PASSWORD or "
-      "$REDLOCK_PASSWORD_FILE",
-      where);
 }
 
 }  // namespace
@@ -157,9 +146,9 @@ namespace {
 [[noreturn]] void throw_quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size_t quorum) {
   ExitStatus status = ExitStatus::k_unavailable;
   for (const auto& f : failures) {
-    if (f.status == ExitStatus::k_refused) {
-      status = f.status;
-    } else if (f.status == ExitStatus::k_protocol && status != ExitStatus::k_refused) {
+    const bool more_specific =
+        f.status == ExitStatus::k_refused || (f.status == ExitStatus::k_protocol && status != ExitStatus::k_refused);
+    if (more_specific) {
       status = f.status;
     }
   }
@@ -252,6 +241,61 @@ AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
   return v;
 }
 
+// Redlock fencing: servers in the quorum whose counter is below the
+// quorum's maximum are raised to it before the lock counts as held; a server
+// that cannot be raised no longer counts.
+void Locker::raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
+                          std::vector<AcquireVote>& votes) {
+  const std::vector<bool> behind = fences_to_raise(votes, d);
+  if (std::find(behind.begin(), behind.end(), true) == behind.end()) {
+    return;
+  }
+  auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)},
+                      lock::script(ScriptName::k_raise_fence), behind);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
+      votes[i].kind = AcquireVote::Kind::k_failed;
+      votes[i].failure = raised[i].failure.value_or(redis::Failure{
+          ExitStatus::k_protocol, fmt::format("Redis at {} did not raise the fence", m_endpoints[i].display())});
+    }
+  }
+}
+
+void Locker::undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
+                        const std::vector<AcquireVote>& votes, const std::vector<bool>& failed) {
+  const size_t n = votes.size();
+  std::vector<bool> fresh(n, false);
+  std::vector<bool> reentered(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    fresh[i] = votes[i].kind == AcquireVote::Kind::k_granted;
+    reentered[i] = votes[i].kind == AcquireVote::Kind::k_reentered;
+  }
+  undo(name, token, fresh, failed, false);
+  if (!reenter.empty()) {
+    undo(name, reenter, reentered, failed, false);
+  }
+}
+
+void Locker::refuse_shared_node(const std::vector<Answer>& answers) const {
+  if (const auto why = shared_node(answers)) {
+    throw UsageError(*why);
+  }
+}
+
+std::optional<std::string> Locker::shared_node(const std::vector<Answer>& answers) const {
+  for (size_t i = 0; i < answers.size(); ++i) {
+    for (size_t j = i + 1; j < answers.size(); ++j) {
+      if (!answers[i].node.empty() && answers[i].node == answers[j].node) {
+        return fmt::format(
+            "{} and {} reach the same Redis node ({}): nodes of one Redis Cluster, or one server named twice, are "
+            "one server, not independent Redlock masters; give it once with --redis",
+            m_endpoints[i].display(), m_endpoints[j].display(), answers[i].node);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
                                    const Claim& claim) {
   const Keys keys = keys_for(m_options.prefix, name);
@@ -269,25 +313,15 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     failed[i] = answers[i].failure.has_value();
     votes.push_back(acquire_vote(i, answers[i]));
   }
+  if (const auto why = shared_node(answers)) {
+    undo_votes(name, token, reenter, votes, failed);
+    throw UsageError(*why);
+  }
   const bool reentering = !reenter.empty();
   AcquireDecision d = decide_acquire(votes, claim, reentering, ttl);
 
-  // Redlock fencing: servers in the quorum whose counter is below the
-  // quorum's maximum are raised to it before the lock counts as held.
   if (d.verdict == AcquireDecision::Verdict::k_granted && n > 1) {
-    const std::vector<bool> behind = fences_to_raise(votes, d);
-    if (std::find(behind.begin(), behind.end(), true) != behind.end()) {
-      const std::string& holder = d.fresh ? token : reenter;
-      auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)},
-                          lock::script(ScriptName::k_raise_fence), behind);
-      for (size_t i = 0; i < n; ++i) {
-        if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
-          votes[i].kind = AcquireVote::Kind::k_failed;
-          votes[i].failure = raised[i].failure.value_or(redis::Failure{
-              ExitStatus::k_protocol, fmt::format("Redis at {} did not raise the fence", m_endpoints[i].display())});
-        }
-      }
-    }
+    raise_fences(keys, d.fresh ? token : reenter, d, votes);
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
   const Millis validity = ttl - elapsed - clock_drift(ttl);
@@ -372,6 +406,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round({"1", keys.lock, token, keys.channel, ""}, lock::script(ScriptName::k_release), {});
+  refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   bool released = false;
@@ -483,6 +518,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
       answers[i].kind = "notheld";
     }
   }
+  refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<RenewVote> votes(n);
   for (size_t i = 0; i < n; ++i) {
@@ -578,6 +614,7 @@ Broken Locker::break_lock(const std::string& name) {
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round({"2", keys.lock, keys.fence}, lock::script(ScriptName::k_inspect), {});
+  refuse_shared_node(answers);
   std::vector<ServerView> views;
   std::vector<redis::Failure> failures;
   for (size_t i = 0; i < answers.size(); ++i) {
@@ -655,32 +692,30 @@ std::vector<std::string> Locker::list() {
   const std::string pattern = glob_escape(prefix) + "{*}";
   std::vector<std::string> names;
   std::vector<redis::Failure> failures;
-  for (auto& conn : m_conns) {
-    std::string cursor = "0";
+  std::vector<std::vector<std::string>> clusters(m_conns.size());  // node IDs, for a Cluster node
+  for (size_t i = 0; i < m_conns.size(); ++i) {
     try {
-      do {
-        Reply r = redis::call(*conn, {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
-        if (r.is_error()) {
-          throw Error(redis::classify_error(r.str),
-                      needs_password(r.str)
-                          ? password_message(conn->endpoint().display())
-                          : fmt::format("Redis at {} answered SCAN: {}", conn->endpoint().display(), r.str));
+      for (const auto& key : redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i])) {
+        // Lock hashes end with '}'; the fence counters end with ":fence".
+        if (key.size() > prefix.size() + 2 && key.back() == '}') {
+          names.push_back(key.substr(prefix.size() + 1, key.size() - prefix.size() - 2));
         }
-        if (!r.is_array() || r.elements.size() != 2) {
-          throw Error(ExitStatus::k_protocol,
-                      fmt::format("Redis at {} sent an unexpected reply to SCAN", conn->endpoint().display()));
-        }
-        cursor = r.elements[0].text();
-        for (const auto& k : r.elements[1].elements) {
-          const std::string& key = k.str;
-          // Lock hashes end with '}'; the fence counters end with ":fence".
-          if (key.size() > prefix.size() + 2 && key.back() == '}') {
-            names.push_back(key.substr(prefix.size() + 1, key.size() - prefix.size() - 2));
-          }
-        }
-      } while (cursor != "0");
+      }
     } catch (const Error& e) {
       failures.push_back({e.status(), e.what()});
+    }
+  }
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    for (size_t j = i + 1; j < clusters.size(); ++j) {
+      std::vector<std::string> common;
+      std::set_intersection(clusters[i].begin(), clusters[i].end(), clusters[j].begin(), clusters[j].end(),
+                            std::back_inserter(common));
+      if (!common.empty()) {
+        throw UsageError(
+            fmt::format("{} and {} are nodes of one Redis Cluster, not independent masters: give "
+                        "one of them with --redis (redlock finds the others)",
+                        m_endpoints[i].display(), m_endpoints[j].display()));
+      }
     }
   }
   if (failures.size() > m_conns.size() - quorum()) {

@@ -152,6 +152,18 @@ class Locker {
   // chance (a NOSCRIPT answer may never be read).
   std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
                             const std::vector<bool>& targets, const std::vector<bool>& eval_body = {});
+  // Raises the fence counters of the servers behind the quorum's largest
+  // fence; a server that fails to is no longer counted in `votes`.
+  void raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
+                    std::vector<AcquireVote>& votes);
+  // Two servers whose answers came from one node (two nodes of one Redis
+  // Cluster, or one server named twice): why that is refused, if so.
+  [[nodiscard]] std::optional<std::string> shared_node(const std::vector<Answer>& answers) const;
+  // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
+  void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
+                  const std::vector<AcquireVote>& votes, const std::vector<bool>& failed);
+  // Throws a UsageError (64) when shared_node() finds one.
+  void refuse_shared_node(const std::vector<Answer>& answers) const;
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request

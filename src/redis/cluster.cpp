@@ -1,6 +1,7 @@
 #include "redis/cluster.hpp"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "redis/fanout.hpp"
+#include "util/exit_status.hpp"
 #include "util/number.hpp"
 
 namespace redlock::redis {
@@ -137,6 +139,61 @@ std::optional<ClusterView> cluster_view(Connection& conn) {
     return std::nullopt;
   }
   return view;
+}
+
+namespace {
+
+// NOAUTH, or the protocol error a server with requirepass sends an
+// unauthenticated client's long command: either way, a password is needed.
+bool needs_password(const std::string& error) {
+  return error.rfind("NOAUTH", 0) == 0 || error.find("unauthenticated") != std::string::npos;
+}
+
+std::string password_message(const std::string& where) {
+  return fmt::format(
+      "Redis at {} requires a password: give it with --password-file FILE, $REDLOCK_PASSWORD or "
+      "$REDLOCK_PASSWORD_FILE",
+      where);
+}
+
+}  // namespace
+
+std::vector<std::string> scan_node(Connection& conn, const std::string& pattern) {
+  std::vector<std::string> keys;
+  std::string cursor = "0";
+  do {
+    const Reply r = call(conn, {"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+    if (r.is_error()) {
+      throw Error(classify_error(r.str), needs_password(r.str) ? password_message(conn.endpoint().display())
+                                                               : fmt::format("Redis at {} answered SCAN: {}",
+                                                                             conn.endpoint().display(), r.str));
+    }
+    if (!r.is_array() || r.elements.size() != 2) {
+      throw Error(ExitStatus::k_protocol,
+                  fmt::format("Redis at {} sent an unexpected reply to SCAN", conn.endpoint().display()));
+    }
+    cursor = r.elements[0].text();
+    for (const auto& k : r.elements[1].elements) {
+      keys.push_back(k.str);
+    }
+  } while (cursor != "0");
+  return keys;
+}
+
+std::vector<std::string> scan_keys(Connection& conn, const std::string& pattern, const Timeouts& timeouts,
+                                   const std::shared_ptr<TlsContext>& tls, std::vector<std::string>& cluster) {
+  const std::optional<ClusterView> view = cluster_view(conn);
+  if (!view) {
+    return scan_node(conn, pattern);
+  }
+  cluster = view->node_ids;
+  std::vector<std::string> keys;
+  for (const Endpoint& master : view->masters) {
+    Connection node(master, timeouts, tls);
+    std::vector<std::string> more = scan_node(node, pattern);
+    keys.insert(keys.end(), more.begin(), more.end());
+  }
+  return keys;
 }
 
 }  // namespace redlock::redis

@@ -36,4 +36,16 @@ struct ClusterView {
 };
 [[nodiscard]] std::optional<ClusterView> cluster_view(Connection& conn);
 
+// Every key matching `pattern` on the node behind `conn` (SCAN, never
+// KEYS). Throws Error: unreachable (69), refused (77), an error reply or a
+// reply that is not SCAN's (76).
+[[nodiscard]] std::vector<std::string> scan_node(Connection& conn, const std::string& pattern);
+
+// Every key matching `pattern` on whatever `conn` reaches: every master of
+// its cluster when it is a Redis Cluster node (their IDs go to `cluster`),
+// else the node itself. Throws like scan_node.
+[[nodiscard]] std::vector<std::string> scan_keys(Connection& conn, const std::string& pattern, const Timeouts& timeouts,
+                                                 const std::shared_ptr<TlsContext>& tls,
+                                                 std::vector<std::string>& cluster);
+
 }  // namespace redlock::redis

@@ -1,0 +1,89 @@
+// What a Cluster looks like from outside: `status` without a name lists the
+// locks of every master, and several --redis URLs that reach one cluster (or
+// one server named twice) are refused, never counted as independent Redlock
+// voters.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cluster_support.hpp"
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+std::string token_of(const Result& r) {
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+}  // namespace
+
+TEST(ClusterTopology, StatusWithoutANameListsTheLocksOfEveryMaster) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  std::vector<std::string> names;
+  std::vector<std::string> tokens;
+  for (size_t i = 0; i < c.size(); ++i) {
+    names.push_back(c.name_on("listed", i));
+    Result a = run({"acquire", "--ttl", "60s", names.back()}, env);
+    ASSERT_EQ(a.status, 0) << a.err;
+    tokens.push_back(token_of(a));
+  }
+  for (size_t from = 0; from < c.size(); ++from) {
+    Result st = run({"status", "--json"}, Env{{"REDLOCK_URL", c.url(from)}});
+    EXPECT_EQ(st.status, 0) << st.err;
+    for (const auto& name : names) {
+      EXPECT_NE(st.out.find("\"" + name + "\""), std::string::npos)
+          << name << " missing from node " << from << "'s listing: " << st.out;
+    }
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(run({"release", "--token", tokens[i], names[i]}, env).status, 0);
+  }
+}
+
+TEST(ClusterTopology, UrlsOfOneClusterAreRefusedNotCountedAsVoters) {
+  Cluster& c = cluster();
+  const std::string name = c.name_on("voters", 1);
+  const std::string key = lock_key(name);
+  // The slot's owner among the URLs, or not; two or three of them.
+  for (const auto& urls : std::vector<std::vector<std::string>>{
+           {c.url(0), c.url(1)}, {c.url(0), c.url(2)}, {c.url(0), c.url(1), c.url(2)}}) {
+    std::vector<std::string> args;
+    for (const auto& u : urls) {
+      args.insert(args.end(), {"--redis", u});
+    }
+    auto with = [&](std::vector<std::string> more) {
+      more.insert(more.begin(), args.begin(), args.end());
+      return run(more, Env{{"REDLOCK_URL", ""}});
+    };
+    for (const auto& cmd :
+         std::vector<std::vector<std::string>>{{"acquire", name},
+                                               {"acquire", "--wait", "5s", name},
+                                               {"exec", name, "--", "true"},
+                                               {"renew", "--token", "0123456789abcdef0123456789abcdef", name},
+                                               {"release", "--token", "0123456789abcdef0123456789abcdef", name},
+                                               {"status", name},
+                                               {"status"}}) {
+      SCOPED_TRACE(urls.size() == 2 ? urls[1] + " " + cmd[0] : "three " + cmd[0]);
+      Result r = with(cmd);
+      EXPECT_EQ(r.status, 64) << r.err;
+      EXPECT_LT(r.seconds, 3.0);
+      EXPECT_NE(r.err.find("not independent"), std::string::npos) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_EQ(c.holders(key), 0) << "left half-held";
+    }
+  }
+}
+
+TEST(ClusterTopology, OneServerNamedTwiceIsRefused) {
+  RedisServer redis;
+  Result r = run({"--redis", redis.url(), "--redis", redis.url() + "/0", "acquire", "twice"}, Env{{"REDLOCK_URL", ""}});
+  EXPECT_EQ(r.status, 64) << r.err;
+  EXPECT_NE(r.err.find("same Redis node"), std::string::npos) << r.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("twice")}).integer, 0);
+}
