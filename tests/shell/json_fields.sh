@@ -8,6 +8,12 @@ source "$src/tests/shell/lib/redis.bash"
 source "$src/tests/shell/lib/check.bash"
 tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
+# A Redlock needs servers of its own (one server named three times is
+# refused): the last one started is the default server.
+start_redis "$tmp" || exit 1
+second=$REDIS_URL
+start_redis "$tmp" || exit 1
+third=$REDIS_URL
 start_redis "$tmp" || exit 1
 unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_PASSWORD_FILE REDLOCK_TOKEN
 export REDLOCK_URL=$REDIS_URL
@@ -26,7 +32,7 @@ keys() { jq -r '[paths | .[] | strings] | unique | .[]'; }
   "$bin" exec --hold-at-least 1m kept -- true
   redis-cli -p "$REDIS_PORT" set redlock:{odd} x >/dev/null
   "$bin" status --json held kept odd free
-  "$bin" -r "$REDIS_URL" -r "$REDIS_URL/1" -r "$REDIS_URL/2" acquire --json three
+  "$bin" -r "$REDIS_URL" -r "$second" -r "$third" acquire --json three
 } >"$tmp/out.json" 2>"$tmp/err"
 [ -s "$tmp/out.json" ] || fail "no JSON printed: $(cat "$tmp/err")"
 fields=$(keys <"$tmp/out.json" | sort -u)

@@ -1,7 +1,8 @@
 # Helpers for tests/shell/*.sh: a throwaway redis-server on a free loopback
 # port (never 6379), stopped by the PID we started. Source this file, then
-#   start_redis DIR   # sets REDIS_PID, REDIS_PORT, REDIS_URL
-#   stop_redis
+#   start_redis DIR   # sets REDIS_PID, REDIS_PORT, REDIS_URL (call again for more servers)
+#   stop_redis        # stops every server start_redis started
+REDIS_PIDS=()
 
 start_redis() {
   local dir=$1 try i port state
@@ -19,6 +20,7 @@ start_redis() {
         grep -qx "process_id:$REDIS_PID"; then
         REDIS_PORT=$port
         REDIS_URL=redis://127.0.0.1:$port
+        REDIS_PIDS+=("$REDIS_PID")
         return 0
       fi
       sleep 0.05
@@ -31,12 +33,14 @@ start_redis() {
 }
 
 stop_redis() {
-  if [ -n "${REDIS_PID:-}" ]; then
-    kill -CONT "$REDIS_PID" 2>/dev/null || true
-    kill "$REDIS_PID" 2>/dev/null || true
-    wait "$REDIS_PID" 2>/dev/null || true
-    REDIS_PID=
-  fi
+  local pid
+  for pid in "${REDIS_PIDS[@]}" ${REDIS_PID:-}; do
+    kill -CONT "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  REDIS_PIDS=()
+  REDIS_PID=
 }
 
 # A loopback port nothing listens on (for "unreachable" checks).
