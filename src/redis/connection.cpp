@@ -125,7 +125,9 @@ void Connection::flush() {
 }
 
 bool Connection::closed_while_idle() const {
-  if (m_state != State::k_ready || m_awaiting != 0 || m_hidden != 0 || !m_out.empty()) {
+  // Replies still owed (to commands abandoned by a cancellation, too) are
+  // what makes it readable then, not a close.
+  if (m_state != State::k_ready || m_awaiting != 0 || m_discard != 0 || m_hidden != 0 || !m_out.empty()) {
     return false;
   }
   pollfd p{m_fd.get(), POLLIN | POLLRDHUP, 0};
