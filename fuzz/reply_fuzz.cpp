@@ -3,8 +3,10 @@
 // reply is copied into a Reply and read the way the lock core reads script
 // answers (kind, integers, texts) and error replies (classify_error).
 //
-// The lock core's interpretation of each script's answer still lives in
-// Locker, next to its I/O; once it is a pure function it belongs here too.
+// Every reply is also read as each lock script's answer (lock/answers), the
+// way Locker reads what a server said: whatever the bytes, a reader gives a
+// vote or "unexpected", and never a vote that breaks what the decisions
+// rely on.
 #include <hiredis/hiredis.h>
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "lock/answers.hpp"
 #include "redis/reply.hpp"
 #include "util/exit_status.hpp"
 
@@ -61,6 +64,31 @@ bool announces_huge_array(const uint8_t* data, size_t size) {
   return false;
 }
 
+// Reads `reply` as the answer of every script and checks what the quorum
+// decisions rely on.
+void read_as_answers(const Reply& reply) {
+  using redlock::lock::AcquireVote;
+  if (auto v = redlock::lock::read_acquire_answer(reply)) {
+    if (v->kind == AcquireVote::Kind::k_failed || v->failure || v->ttl_left.count() < 0) {
+      std::abort();
+    }
+  }
+  if (auto v = redlock::lock::read_renew_answer(reply)) {
+    if (v->failure || v->claim.limit < 1 || v->claim.limit > 1'000'000) {
+      std::abort();
+    }
+  }
+  (void)redlock::lock::read_release_answer(reply);
+  redlock::lock::ServerView view;
+  if (redlock::lock::read_inspect_answer(reply, view)) {
+    for (const auto& h : view.holders) {
+      if (h.token.empty()) {
+        std::abort();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -88,6 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const Reply reply = redlock::redis::copy_reply(static_cast<redisReply*>(raw));
       freeReplyObject(raw);
       walk(reply);
+      read_as_answers(reply);
     }
   }
   return 0;

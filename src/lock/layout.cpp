@@ -58,6 +58,9 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
         throw nlohmann::json::type_error::create(302, "not an object", &j);
       }
       h.token = key.substr(2);
+      if (h.token.empty()) {
+        throw nlohmann::json::other_error::create(501, "a holder without a token", &j);
+      }
       h.host = json_text(j, "host");
       h.pid = json_integer(j, "pid");
       h.cmd = json_text(j, "cmd");

@@ -14,16 +14,16 @@ namespace redlock::lock {
 // a hash without it is not redlock's and is never changed.
 inline constexpr const char* k_schema = "redlock/1";
 
-// Fills `v.mode`, `v.limit` and `v.holders` from the lock hash's fields
-// (HGETALL pairs), given `v.type`, `v.now_ms` and `v.ttl_ms`: the plain
-// layout's fields, or a semaphore's / readers' 'h:<token>' JSON entries that
-// have not expired. A key that is not a hash, lacks the schema marker or has
-// entries redlock would not write makes `v.foreign`. Never throws on input.
 // The one line for a lock whose key redlock did not write: `holds` is what
 // the key is (a Redis type), `where` names the server(s), e.g. " on
 // redis://…" (or is empty).
 [[nodiscard]] std::string foreign_message(const std::string& name, const std::string& holds, const std::string& where);
 
+// Fills `v.mode`, `v.limit` and `v.holders` from the lock hash's fields
+// (HGETALL pairs), given `v.type`, `v.now_ms` and `v.ttl_ms`: the plain
+// layout's fields, or a semaphore's / readers' 'h:<token>' JSON entries that
+// have not expired. A key that is not a hash, lacks the schema marker or has
+// entries redlock would not write makes `v.foreign`. Never throws on input.
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
 
 }  // namespace redlock::lock

@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "lock/answers.hpp"
 #include "lock/layout.hpp"
 #include "redis/cluster.hpp"
 #include "redis/fanout.hpp"
 #include "redis/script.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
-#include "util/number.hpp"
 #include "util/text.hpp"
 #include "util/token.hpp"
 
@@ -195,18 +195,6 @@ namespace {
 
 }  // namespace
 
-namespace {
-
-// A reply element as an integer (0 if it is not one).
-long long as_int(const Reply& r) {
-  if (r.type == Reply::Type::k_integer) {
-    return r.integer;
-  }
-  return parse_integer(r.str).value_or(0);
-}
-
-}  // namespace
-
 // Turns one server's answer to the acquire script into a vote.
 AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
   AcquireVote v;
@@ -214,31 +202,17 @@ AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
     v.failure = std::move(a.failure);
     return v;
   }
-  const auto& e = a.reply.elements;
-  if ((a.kind == "acquired" || a.kind == "reentered") && e.size() >= 5) {
-    if (a.replicas_short) {
-      v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "lock");
-      return v;
-    }
-    v.kind = a.kind == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered;
-    v.fence = as_int(e[2]);
-    v.count = as_int(e[3]);
-  } else if (a.kind == "busy" && e.size() >= 4) {
-    v.kind = AcquireVote::Kind::k_busy;
-    v.ttl_left = Millis(std::max(0LL, as_int(e[1])));
-    v.host = e[2].text();
-    v.pid = e[3].text();
-  } else if ((a.kind == "mismatch" || a.kind == "upgrade") && e.size() >= 3) {
-    v.kind = a.kind == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
-    v.held_mode = e[1].text();
-    v.held_limit = e[2].text();
-  } else if (a.kind == "foreign") {
-    v.kind = AcquireVote::Kind::k_foreign;
-    v.foreign_type = e.size() > 1 ? e[1].text() : "?";
-  } else {
+  std::optional<AcquireVote> read = read_acquire_answer(a.reply);
+  if (!read) {
     v.failure = unexpected_reply(m_endpoints[i], "acquire");
+    return v;
   }
-  return v;
+  const bool holds = read->kind == AcquireVote::Kind::k_granted || read->kind == AcquireVote::Kind::k_reentered;
+  if (holds && a.replicas_short) {
+    v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "lock");
+    return v;
+  }
+  return *read;
 }
 
 // Redlock fencing: servers in the quorum whose counter is below the
@@ -413,14 +387,17 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
   bool decremented = false;
   for (size_t i = 0; i < n; ++i) {
     auto& a = answers[i];
+    std::optional<ReleaseAnswer> read = a.failure ? std::nullopt : read_release_answer(a.reply);
     if (a.failure) {
       failures.push_back(*a.failure);
-    } else if (a.kind == "released") {
+    } else if (!read) {
+      failures.push_back(unexpected_reply(m_endpoints[i], "release"));
+    } else if (read->kind == ReleaseAnswer::Kind::k_released) {
       released = true;
-    } else if (a.kind == "decremented") {
+    } else if (read->kind == ReleaseAnswer::Kind::k_decremented) {
       decremented = true;
-    } else if (a.kind == "foreign" && n == 1) {
-      throw_foreign(name, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?", m_endpoints[i].display());
+    } else if (read->kind == ReleaseAnswer::Kind::k_foreign && n == 1) {
+      throw_foreign(name, read->foreign_type, m_endpoints[i].display());
     }
   }
   if (decremented) {
@@ -447,8 +424,8 @@ Ended ended_on_one(const std::string& kind, const std::vector<Reply>& e) {
   one.kind = kind == "kept"       ? Ended::Kind::k_kept
              : kind == "released" ? Ended::Kind::k_released
                                   : Ended::Kind::k_decremented;
-  one.levels = as_int(e[1]);
-  one.kept = one.kind == Ended::Kind::k_kept ? Millis(as_int(e[2])) : Millis(0);
+  one.levels = reply_integer(e[1]);
+  one.kept = one.kind == Ended::Kind::k_kept ? Millis(reply_integer(e[2])) : Millis(0);
   return one;
 }
 
@@ -512,39 +489,22 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   std::transform(moved.begin(), moved.end(), targets.begin(), [](bool m) { return !m; });
   auto answers =
       round({"1", keys.lock, token, std::to_string(ttl.count())}, lock::script(ScriptName::k_renew), targets);
-  for (size_t i = 0; i < moved.size(); ++i) {
-    if (moved[i]) {
-      answers[i].failure.reset();
-      answers[i].kind = "notheld";
-    }
-  }
   refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<RenewVote> votes(n);
   for (size_t i = 0; i < n; ++i) {
     auto& a = answers[i];
-    auto& v = votes[i];
-    const auto& e = a.reply.elements;
-    if (a.failure) {
-      v.failure = a.failure;
-    } else if (a.kind == "renewed" && e.size() >= 4) {
-      if (a.replicas_short) {
-        v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "renewal");
-        continue;
-      }
-      v.kind = RenewVote::Kind::k_renewed;
-      const std::string mode = e[2].text();
-      v.claim.mode = mode == "semaphore" ? Claim::Mode::k_semaphore
-                     : mode == "shared"  ? Claim::Mode::k_shared
-                                         : Claim::Mode::k_exclusive;
-      v.claim.limit = static_cast<int>(std::clamp<long long>(as_int(e[3]), 1, 1'000'000));
-    } else if (a.kind == "notheld") {
-      v.kind = RenewVote::Kind::k_not_held;
-    } else if (a.kind == "foreign") {
-      v.kind = RenewVote::Kind::k_foreign;
-      v.foreign_type = e.size() > 1 ? e[1].text() : "?";
+    std::optional<RenewVote> read = a.failure ? std::nullopt : read_renew_answer(a.reply);
+    if (moved[i]) {
+      votes[i].kind = RenewVote::Kind::k_not_held;
+    } else if (a.failure) {
+      votes[i].failure = a.failure;
+    } else if (!read) {
+      votes[i].failure = unexpected_reply(m_endpoints[i], "renew");
+    } else if (read->kind == RenewVote::Kind::k_renewed && a.replicas_short) {
+      votes[i].failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "renewal");
     } else {
-      v.failure = unexpected_reply(m_endpoints[i], "renew");
+      votes[i] = std::move(*read);
     }
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
@@ -621,20 +581,12 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
     ServerView v;
     v.endpoint = m_endpoints[i].display();
     auto& a = answers[i];
-    const auto& e = a.reply.elements;
-    if (a.failure || e.size() < 5) {
-      redis::Failure f = a.failure.value_or(redis::Failure{ExitStatus::k_protocol, "unexpected reply to inspect"});
-      v.error = f.message;
-      failures.push_back(f);
-    } else {
-      v.type = e[0].text();
-      v.now_ms = as_int(e[1]);
-      v.ttl_ms = as_int(e[3]);
-      std::vector<std::pair<std::string, std::string>> fields;
-      for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
-        fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
-      }
-      read_holders(v, fields);
+    if (!a.failure && !read_inspect_answer(a.reply, v)) {
+      a.failure = redis::Failure{ExitStatus::k_protocol, "unexpected reply to inspect"};
+    }
+    if (a.failure) {
+      v.error = a.failure->message;
+      failures.push_back(*a.failure);
     }
     views.push_back(std::move(v));
   }

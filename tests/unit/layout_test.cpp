@@ -71,6 +71,15 @@ TEST(Layout, EntriesRedlockWouldNotWriteMakeTheKeyForeign) {
   }
 }
 
+TEST(Layout, AHolderEntryWithoutATokenMakesTheKeyForeign) {
+  ServerView v = read({{"schema", "redlock/1"},
+                       {"mode", "shared"},
+                       {"limit", "0"},
+                       {"h:", R"({"expiry":1003000,"fence":1,"count":1,"since":1,"host":"h","pid":1,"cmd":"c"})"}});
+  EXPECT_TRUE(v.foreign);
+  EXPECT_TRUE(v.holders.empty());
+}
+
 TEST(Layout, OneMessageForAForeignKey) {
   EXPECT_EQ(foreign_message("job", "list", ""),
             "the key for 'job' is not a redlock lock (it holds a list); redlock leaves it alone: remove it or use "

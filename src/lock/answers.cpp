@@ -1,0 +1,124 @@
+#include "lock/answers.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "lock/layout.hpp"
+#include "util/number.hpp"
+
+namespace redlock::lock {
+
+using redis::Reply;
+
+namespace {
+
+// The outcome a script's answer names, or "" when the reply is not an
+// array that starts with one.
+std::string outcome_of(const Reply& reply) {
+  if (!reply.is_array() || reply.elements.empty() || reply.elements[0].is_array()) {
+    return "";
+  }
+  return reply.elements[0].text();
+}
+
+std::string foreign_type_of(const Reply& reply) {
+  return reply.elements.size() > 1 ? reply.elements[1].text() : "?";
+}
+
+Claim::Mode mode_named(const std::string& mode) {
+  if (mode == "semaphore") {
+    return Claim::Mode::k_semaphore;
+  }
+  return mode == "shared" ? Claim::Mode::k_shared : Claim::Mode::k_exclusive;
+}
+
+}  // namespace
+
+long long reply_integer(const Reply& r) {
+  if (r.type == Reply::Type::k_integer) {
+    return r.integer;
+  }
+  return parse_integer(r.str).value_or(0);
+}
+
+std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  AcquireVote v;
+  if ((outcome == "acquired" || outcome == "reentered") && e.size() >= 5) {
+    v.kind = outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered;
+    v.fence = reply_integer(e[2]);
+    v.count = reply_integer(e[3]);
+  } else if (outcome == "busy" && e.size() >= 4) {
+    v.kind = AcquireVote::Kind::k_busy;
+    v.ttl_left = Millis(std::max(0LL, reply_integer(e[1])));
+    v.host = e[2].text();
+    v.pid = e[3].text();
+  } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
+    v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
+    v.held_mode = e[1].text();
+    v.held_limit = e[2].text();
+  } else if (outcome == "foreign") {
+    v.kind = AcquireVote::Kind::k_foreign;
+    v.foreign_type = foreign_type_of(reply);
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<RenewVote> read_renew_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  RenewVote v;
+  if (outcome == "renewed" && e.size() >= 4) {
+    v.kind = RenewVote::Kind::k_renewed;
+    v.claim.mode = mode_named(e[2].text());
+    v.claim.limit = static_cast<int>(std::clamp<long long>(reply_integer(e[3]), 1, 1'000'000));
+  } else if (outcome == "notheld") {
+    v.kind = RenewVote::Kind::k_not_held;
+  } else if (outcome == "foreign") {
+    v.kind = RenewVote::Kind::k_foreign;
+    v.foreign_type = foreign_type_of(reply);
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<ReleaseAnswer> read_release_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  ReleaseAnswer a;
+  if (outcome == "released") {
+    a.kind = ReleaseAnswer::Kind::k_released;
+  } else if (outcome == "decremented") {
+    a.kind = ReleaseAnswer::Kind::k_decremented;
+  } else if (outcome == "notheld") {
+    a.kind = ReleaseAnswer::Kind::k_not_held;
+  } else if (outcome == "foreign") {
+    a.kind = ReleaseAnswer::Kind::k_foreign;
+    a.foreign_type = foreign_type_of(reply);
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+bool read_inspect_answer(const Reply& reply, ServerView& view) {
+  const auto& e = reply.elements;
+  if (outcome_of(reply).empty() || e.size() < 5) {
+    return false;
+  }
+  view.type = e[0].text();
+  view.now_ms = reply_integer(e[1]);
+  view.ttl_ms = reply_integer(e[3]);
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
+    fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
+  }
+  read_holders(view, fields);
+  return true;
+}
+
+}  // namespace redlock::lock
