@@ -79,6 +79,11 @@ void read_as_answers(const Reply& reply) {
     }
   }
   (void)redlock::lock::read_release_answer(reply);
+  if (auto v = redlock::lock::read_break_answer(reply)) {
+    if (v->failure || (v->kind != redlock::lock::BreakVote::Kind::k_broken && !v->holders.empty())) {
+      std::abort();
+    }
+  }
   redlock::lock::ServerView view;
   if (redlock::lock::read_inspect_answer(reply, view)) {
     for (const auto& h : view.holders) {

@@ -105,6 +105,40 @@ std::optional<ReleaseAnswer> read_release_answer(const Reply& reply) {
   return a;
 }
 
+std::optional<BreakVote> read_break_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  BreakVote v;
+  if (outcome == "broken" && e.size() >= 5) {
+    v.kind = BreakVote::Kind::k_broken;
+    v.mode = e[1].text();
+    v.limit = as_int(e[2]);
+    v.now_ms = as_int(e[3]);
+    for (const auto& hr : e[4].elements) {
+      if (hr.elements.size() < 7) {
+        continue;
+      }
+      HolderView h;
+      h.token = hr.elements[0].text();
+      h.host = hr.elements[1].text();
+      h.pid = as_int(hr.elements[2]);
+      h.cmd = hr.elements[3].text();
+      h.since_ms = as_int(hr.elements[4]);
+      h.fence = as_int(hr.elements[5]);
+      h.count = as_int(hr.elements[6]);
+      v.holders.push_back(std::move(h));
+    }
+  } else if (outcome == "free") {
+    v.kind = BreakVote::Kind::k_free;
+  } else if (outcome == "foreign") {
+    v.kind = BreakVote::Kind::k_foreign;
+    v.foreign_type = foreign_type_of(reply);
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
 bool read_inspect_answer(const Reply& reply, ServerView& view) {
   const auto& e = reply.elements;
   if (outcome_of(reply).empty() || e.size() < 5) {

@@ -34,6 +34,10 @@ struct ReleaseAnswer {
 };
 [[nodiscard]] std::optional<ReleaseAnswer> read_release_answer(const redis::Reply& reply);
 
+// The break script: broken (with the mode, limit, server time and every
+// holder it took the lock from) / free / foreign.
+[[nodiscard]] std::optional<BreakVote> read_break_answer(const redis::Reply& reply);
+
 // The inspect script (status): fills `view`'s type, server time, PTTL and
 // holders (see read_holders). False for a reply of another shape.
 [[nodiscard]] bool read_inspect_answer(const redis::Reply& reply, ServerView& view);

@@ -528,37 +528,15 @@ Broken Locker::break_lock(const std::string& name) {
   Broken out;
   for (size_t i = 0; i < answers.size(); ++i) {
     auto& a = answers[i];
-    auto& v = votes[i];
-    const auto& e = a.reply.elements;
+    std::optional<BreakVote> read = a.failure ? std::nullopt : read_break_answer(a.reply);
     if (a.failure) {
-      v.failure = a.failure;
-    } else if (a.kind == "broken" && e.size() >= 5) {
-      v.kind = BreakVote::Kind::k_broken;
-      v.mode = e[1].text();
-      v.limit = as_int(e[2]);
-      v.now_ms = as_int(e[3]);
-      for (const auto& hr : e[4].elements) {
-        if (hr.elements.size() < 7) {
-          continue;
-        }
-        HolderView h;
-        h.token = hr.elements[0].text();
-        h.host = hr.elements[1].text();
-        h.pid = as_int(hr.elements[2]);
-        h.cmd = hr.elements[3].text();
-        h.since_ms = as_int(hr.elements[4]);
-        h.fence = as_int(hr.elements[5]);
-        h.count = as_int(hr.elements[6]);
-        v.holders.push_back(std::move(h));
-      }
-    } else if (a.kind == "free") {
-      v.kind = BreakVote::Kind::k_free;
-    } else if (a.kind == "foreign") {
-      v.kind = BreakVote::Kind::k_foreign;
-      v.foreign_type = e.size() > 1 ? e[1].text() : "?";
+      votes[i].failure = a.failure;
+    } else if (!read) {
+      votes[i].failure = unexpected_reply(m_endpoints[i], "break");
     } else {
-      v.failure = unexpected_reply(m_endpoints[i], "break");
+      votes[i] = std::move(*read);
     }
+    const BreakVote& v = votes[i];
     out.servers.push_back(v.failure                              ? "unreachable"
                           : v.kind == BreakVote::Kind::k_broken  ? "broken"
                           : v.kind == BreakVote::Kind::k_foreign ? "foreign"

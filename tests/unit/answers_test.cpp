@@ -144,5 +144,21 @@ TEST(Answers, InspectReadsAPlainHolder) {
   EXPECT_EQ(view.holders[0].fence, 7);
 }
 
+TEST(Answers, BreakReadsWhomTheLockWasTakenFrom) {
+  Reply holder = arr({str("t1"), str("web1"), num(42), str("deploy.sh"), num(100), num(7), num(1)});
+  Reply short_holder = arr({str("t2"), str("web2")});
+  auto broken =
+      read_break_answer(arr({str("broken"), str("exclusive"), num(1), num(5000), arr({holder, short_holder})}));
+  ASSERT_TRUE(broken);
+  EXPECT_EQ(broken->kind, BreakVote::Kind::k_broken);
+  ASSERT_EQ(broken->holders.size(), 1u) << "a holder entry too short to read is left out";
+  EXPECT_EQ(broken->holders[0].host, "web1");
+  EXPECT_EQ(broken->holders[0].pid, 42);
+  EXPECT_EQ(broken->holders[0].fence, 7);
+  EXPECT_EQ(read_break_answer(arr({str("free")}))->kind, BreakVote::Kind::k_free);
+  EXPECT_EQ(read_break_answer(arr({str("foreign"), str("zset")}))->foreign_type, "zset");
+  EXPECT_FALSE(read_break_answer(arr({str("broken"), str("exclusive")})));
+}
+
 }  // namespace
 }  // namespace redlock::lock
