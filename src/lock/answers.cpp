@@ -112,8 +112,8 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
   if (outcome == "broken" && e.size() >= 5) {
     v.kind = BreakVote::Kind::k_broken;
     v.mode = e[1].text();
-    v.limit = as_int(e[2]);
-    v.now_ms = as_int(e[3]);
+    v.limit = reply_integer(e[2]);
+    v.now_ms = reply_integer(e[3]);
     for (const auto& hr : e[4].elements) {
       if (hr.elements.size() < 7) {
         continue;
@@ -121,11 +121,11 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
       HolderView h;
       h.token = hr.elements[0].text();
       h.host = hr.elements[1].text();
-      h.pid = as_int(hr.elements[2]);
+      h.pid = reply_integer(hr.elements[2]);
       h.cmd = hr.elements[3].text();
-      h.since_ms = as_int(hr.elements[4]);
-      h.fence = as_int(hr.elements[5]);
-      h.count = as_int(hr.elements[6]);
+      h.since_ms = reply_integer(hr.elements[4]);
+      h.fence = reply_integer(hr.elements[5]);
+      h.count = reply_integer(hr.elements[6]);
       v.holders.push_back(std::move(h));
     }
   } else if (outcome == "free") {
