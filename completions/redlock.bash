@@ -17,12 +17,12 @@ _redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --json' ;;
+        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --conflict-exit-code -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --conflict-exit-code --unfair -c' ;;
     esac
 }
 

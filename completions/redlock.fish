@@ -158,6 +158,7 @@ complete -c redlock -n '__redlock_using acquire' -l token -x -d 're-enter the lo
 complete -c redlock -n '__redlock_using acquire' -l limit -x -d 'a counting semaphore: up to N holders at once'
 complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'exit status when the lock is busy'
 complete -c redlock -n '__redlock_using acquire' -l shared -d 'take a reader'\''s share of a readers/writer lock'
+complete -c redlock -n '__redlock_using acquire' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
 
 # release NAME
@@ -185,6 +186,7 @@ complete -c redlock -n '__redlock_using exec' -l hold-at-least -x -d 'keep the l
 complete -c redlock -n '__redlock_using exec' -l limit -x -d 'a counting semaphore: up to N holders at once'
 complete -c redlock -n '__redlock_using exec' -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using exec' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL -c instead of CMD'
 
 # Lock names from the server

@@ -211,6 +211,8 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       ->type_name("N");
   sub.add_option("--conflict-exit-code", o.conflict_exit_code, "exit status when the lock is busy (default 75)")
       ->type_name("N");
+  sub.add_flag("--unfair", o.unfair,
+               "race for the lock when it frees instead of waiting in line (first come first served)");
 }
 
 Take parse_take(const TakeOptions& o, bool shared) {
@@ -232,6 +234,7 @@ Take parse_take(const TakeOptions& o, bool shared) {
                  : o.limit > 1 ? lock::Claim::Mode::k_semaphore
                                : lock::Claim::Mode::k_exclusive;
   t.reenter = token_from(o.token);
+  t.fair = !o.unfair;
   return t;
 }
 
@@ -261,8 +264,10 @@ int report_busy(lock::Locker& locker, const std::string& name, const lock::Busy&
     holder = holder_of(locker, name, busy);
   }
   const std::string who = describe(holder);
-  const std::string more =
-      holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (busy.ahead > 0) {
+    more += fmt::format(", with {} waiting in line before you", busy.ahead);
+  }
   if (did_wait) {
     log_notice("gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
                format_duration(*waited), who.empty() ? "" : " by " + who, more);
@@ -281,8 +286,8 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
   const auto started = std::chrono::steady_clock::now();
   std::optional<HolderInfo> first_holder;
   std::optional<WaitReport> report;
-  auto outcome =
-      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, Millis(0), signals.fd(), take.claim);
+  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, Millis(0), signals.fd(),
+                                       take.claim, take.fair);
   const bool may_wait = !take.wait || *take.wait > Millis(0);
   if (auto* busy = std::get_if<lock::Busy>(&outcome); busy && may_wait) {
     if (verbosity() >= Verbosity::k_normal) {
@@ -294,7 +299,8 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
       left =
           std::max(Millis(0), *left - std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started));
     }
-    outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, left, signals.fd(), take.claim);
+    outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, left, signals.fd(), take.claim,
+                                    take.fair);
     if (report) {
       const Millis waited = report->stop();
       if (std::holds_alternative<lock::Acquired>(outcome)) {
@@ -302,8 +308,9 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
       }
     }
   }
-  if (std::holds_alternative<lock::Interrupted>(outcome)) {
+  if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {
     int sig = signals.take();
+    locker.leave(take.name, stopped->queued_as);
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
     return 128 + sig;

@@ -70,6 +70,7 @@ struct TakeOptions {
   std::string token;
   int limit = 1;
   int conflict_exit_code = 75;
+  bool unfair = false;
 };
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help);
 
@@ -81,6 +82,7 @@ struct Take {
   lock::Claim claim;
   std::string reenter;  // --token or $REDLOCK_TOKEN
   int conflict_exit_code = 75;
+  bool fair = true;  // wait in line (not --unfair)
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 

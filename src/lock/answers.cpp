@@ -55,6 +55,8 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
     v.ttl_left = Millis(std::max(0LL, reply_integer(e[1])));
     v.host = e[2].text();
     v.pid = e[3].text();
+    v.place = e.size() > 4 ? reply_integer(e[4]) : 0;  // fair waiting: a place in line
+    v.ahead = e.size() > 5 ? reply_integer(e[5]) : 0;
   } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
     v.held_mode = e[1].text();

@@ -24,7 +24,7 @@ using redis::Reply;
 
 Keys keys_for(const std::string& prefix, const std::string& name) {
   std::string lock = prefix + "{" + name + "}";
-  return Keys{lock, lock + ":fence", lock + ":released"};
+  return Keys{lock, lock + ":fence", lock + ":released", lock + ":queue"};
 }
 
 Millis clock_drift(Millis ttl) {
@@ -271,15 +271,17 @@ std::optional<std::string> Locker::shared_node(const std::vector<Answer>& answer
 }
 
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
-                                   const Claim& claim) {
+                                   const Claim& claim, const Place& place) {
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = redis::Clock::now();
-  auto answers = round(
-      {"2", keys.lock, keys.fence, token, std::to_string(ttl.count()), owner.host, std::to_string(owner.pid), owner.cmd,
-       reenter, mode_name(claim.mode), std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit),
-       std::to_string(claim.min_hold.count())},
-      lock::script(ScriptName::k_acquire), {});
+  auto answers =
+      round({"3", keys.lock, keys.fence, keys.queue, token, std::to_string(ttl.count()), owner.host,
+             std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
+             std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit),
+             std::to_string(claim.min_hold.count()), place.id, place.fair ? "fair" : "unfair",
+             std::to_string(place.lease.count()), std::to_string(place.wait_left ? place.wait_left->count() : -1)},
+            lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes;
   std::vector<bool> failed(n, false);
@@ -346,6 +348,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   busy.ttl_left = d.ttl_left;
   busy.host = d.host;
   busy.pid = d.pid;
+  busy.place = d.place;
+  busy.ahead = d.ahead;
   busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
   return busy;
 }
@@ -368,8 +372,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round({"1", keys.lock, token, keys.channel, announce ? "" : "quiet"}, lock::script(ScriptName::k_release),
-              targets, hung);
+  (void)round({"2", keys.lock, keys.queue, token, keys.channel, announce ? "" : "quiet"},
+              lock::script(ScriptName::k_release), targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
@@ -379,7 +383,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"1", keys.lock, token, keys.channel, ""}, lock::script(ScriptName::k_release), {});
+  auto answers = round({"2", keys.lock, keys.queue, token, keys.channel, ""}, lock::script(ScriptName::k_release), {});
   refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
@@ -521,9 +525,21 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   return NotHeld{d.foreign, d.foreign_type};
 }
 
+void Locker::leave(const std::string& name, const std::string& id) {
+  if (id.empty()) {
+    return;
+  }
+  const Keys keys = keys_for(m_options.prefix, name);
+  try {
+    (void)round({"2", keys.lock, keys.queue, id, keys.channel}, lock::script(ScriptName::k_leave), {});
+  } catch (const Error& e) {
+    log_debug("could not leave the line for {}: {}", name, e.what());
+  }
+}
+
 Broken Locker::break_lock(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"1", keys.lock, keys.channel}, lock::script(ScriptName::k_break), {});
+  auto answers = round({"2", keys.lock, keys.queue, keys.channel}, lock::script(ScriptName::k_break), {});
   std::vector<BreakVote> votes(answers.size());
   Broken out;
   for (size_t i = 0; i < answers.size(); ++i) {

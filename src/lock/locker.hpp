@@ -34,6 +34,15 @@ struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
   std::string fence;    // <prefix>{NAME}:fence counter
   std::string channel;  // <prefix>{NAME}:released
+  std::string queue;    // <prefix>{NAME}:queue     hash: the line of waiters
+};
+
+// Where an acquire stands with respect to the line of waiters.
+struct Place {
+  bool fair = true;                 // respect the line (false: --unfair, race for the lock as it frees)
+  std::string id;                   // this waiter's id in the line; empty: one try, do not join it
+  Millis lease{0};                  // how long the entry lives without a heartbeat (a new try)
+  std::optional<Millis> wait_left;  // how much longer it will wait (nullopt: forever)
 };
 [[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 
@@ -52,6 +61,8 @@ struct Busy {
   std::string host;    // holder's host and pid, if any server said
   std::string pid;
   bool lost_race = false;  // no single holder: a split vote among several contenders
+  long long place = 0;     // this waiter's place in line (1 = next), 0 if not in line
+  long long ahead = 0;     // waiters ahead of this caller
 };
 
 using AcquireOutcome = std::variant<Acquired, Busy>;
@@ -110,7 +121,12 @@ class Locker {
   // A NAME held in another mode, or as a semaphore with another limit, is a
   // UsageError (64).
   [[nodiscard]] AcquireOutcome try_acquire(const std::string& name, Millis ttl, const std::string& reenter,
-                                           const Owner& owner, const Claim& claim = Claim{});
+                                           const Owner& owner, const Claim& claim = Claim{},
+                                           const Place& place = Place{});
+  // Takes waiter `id` out of the line of `name` on every server (its wait is
+  // over), waking whoever it held up. Failures are ignored: an entry that
+  // is not removed dies with its lease.
+  void leave(const std::string& name, const std::string& id);
   // Drops one level of the lock held by `token`.
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
   // Ends the hold of `token`: one level, or every level with `whole`. When

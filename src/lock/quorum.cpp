@@ -63,6 +63,8 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
           d.host = v.host;
           d.pid = v.pid;
         }
+        d.place = std::max(d.place, v.place);
+        d.ahead = std::max(d.ahead, v.ahead);
         break;
       case Kind::k_mismatch:
         t.mismatch = true;

@@ -43,6 +43,8 @@ struct AcquireVote {
   long long count = 0;                    // granted / reentered: re-entry depth now
   Millis ttl_left{0};                     // busy: the holder's PTTL (0 if unknown)
   std::string host, pid;                  // busy: who holds it, if the server said
+  long long place = 0;                    // busy: the caller's place in line (0: not in line)
+  long long ahead = 0;                    // busy: waiters ahead of the caller
   std::string held_mode;                  // mismatch / upgrade: "exclusive", "semaphore", "shared"
   std::string held_limit;                 // mismatch: a semaphore's limit
   std::string foreign_type;               // foreign: what the key holds
@@ -73,6 +75,7 @@ struct AcquireDecision {
   // Busy / lost race: about the holder.
   Millis ttl_left{0};
   std::string host, pid;
+  long long place = 0, ahead = 0;  // the caller's place in line, and how many are ahead (largest seen)
   // Mismatch / upgrade: the mode (and limit) NAME is held in.
   std::string held_mode, held_limit;
   size_t foreign = 0;  // servers with a foreign key

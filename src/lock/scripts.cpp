@@ -67,6 +67,78 @@ Script make(std::string_view name, std::string_view body) {
   "  if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end\n"                                    \
   "end\n"
 
+// Shared helpers for the line of waiters at KEYS[q] ('<prefix>{NAME}:queue',
+// in the lock's hash slot): a hash with the schema marker, a 'seq' counter
+// that hands out tickets (HINCRBY: the server's order, never a client's
+// clock) and one field 'w:<id>' per waiter holding JSON {ticket, expiry,
+// since, deadline, host, pid, cmd, mode, limit}. A waiter keeps its entry
+// alive by heartbeat (expiry); an entry whose expiry passed is dead and is
+// skipped (and removed when the line is next written). The key expires with
+// its longest-lived entry, and is deleted with its last one.
+// - queue_bad(key): nil when the key is absent or redlock's, else what it is.
+// - line_of(key, prune): the live waiters, first come first.
+// - lock_state(): what holds the lock now (mode, count of live holders, limit).
+// - heads(st, line): the ids at the head of the line that the lock, in state
+//   st, admits now, in order: FIFO over a semaphore's places, readers that
+//   queued together go together, and nobody passes a waiter that cannot go.
+// - wake(channel, st, line): PUBLISH 'released <id>...' naming those heads.
+#define REDLOCK_QUEUE                                                                                      \
+  "local function queue_bad(key)\n"                                                                        \
+  "  local qt = redis.call('TYPE', key)['ok']\n"                                                           \
+  "  if qt == 'none' then return nil end\n"                                                                \
+  "  if qt == 'hash' and redis.call('HMGET', key, 'schema')[1] == 'redlock/1' then return nil end\n"       \
+  "  return qt .. ' at ' .. key\n"                                                                         \
+  "end\n"                                                                                                  \
+  "local function line_of(key, prune)\n"                                                                   \
+  "  local out = {}\n"                                                                                     \
+  "  local all = redis.call('HGETALL', key)\n"                                                             \
+  "  for i = 1, #all, 2 do\n"                                                                              \
+  "    if string.sub(all[i], 1, 2) == 'w:' then\n"                                                         \
+  "      local v = cjson.decode(all[i + 1])\n"                                                             \
+  "      if v.expiry > now then v.id = string.sub(all[i], 3); out[#out + 1] = v\n"                         \
+  "      elseif prune then redis.call('HDEL', key, all[i]) end\n"                                          \
+  "    end\n"                                                                                              \
+  "  end\n"                                                                                                \
+  "  table.sort(out, function(a, b) return a.ticket < b.ticket end)\n"                                     \
+  "  return out\n"                                                                                         \
+  "end\n"                                                                                                  \
+  "local function lock_state()\n"                                                                          \
+  "  if t == 'none' then return {count = 0} end\n"                                                         \
+  "  if not multi then return {mode = 'exclusive', count = 1, limit = '1'} end\n"                          \
+  "  local n = 0\n"                                                                                        \
+  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                         \
+  "  for i = 1, #all, 2 do\n"                                                                              \
+  "    if string.sub(all[i], 1, 2) == 'h:' and cjson.decode(all[i + 1]).expiry > now then n = n + 1 end\n" \
+  "  end\n"                                                                                                \
+  "  if n == 0 then return {count = 0} end\n"                                                              \
+  "  return {mode = multi, count = n, limit = h[7]}\n"                                                     \
+  "end\n"                                                                                                  \
+  "local function admits(st, m, lim)\n"                                                                    \
+  "  if st.count == 0 then return true end\n"                                                              \
+  "  if st.mode ~= m then return false end\n"                                                              \
+  "  if m == 'shared' then return true end\n"                                                              \
+  "  return m == 'semaphore' and st.limit == lim and st.count < tonumber(lim)\n"                           \
+  "end\n"                                                                                                  \
+  "local function admit(st, m, lim)\n"                                                                     \
+  "  if st.count == 0 then st.mode = m; st.limit = lim end\n"                                              \
+  "  st.count = st.count + 1\n"                                                                            \
+  "end\n"                                                                                                  \
+  "local function heads(st, line)\n"                                                                       \
+  "  local ids = {}\n"                                                                                     \
+  "  for _, w in ipairs(line) do\n"                                                                        \
+  "    if not admits(st, w.mode, w.limit) then break end\n"                                                \
+  "    admit(st, w.mode, w.limit)\n"                                                                       \
+  "    ids[#ids + 1] = w.id\n"                                                                             \
+  "  end\n"                                                                                                \
+  "  return ids\n"                                                                                         \
+  "end\n"                                                                                                  \
+  "local function wake(channel, st, line)\n"                                                               \
+  "  local ids = heads(st, line)\n"                                                                        \
+  "  local msg = 'released'\n"                                                                             \
+  "  if #ids > 0 then msg = msg .. ' ' .. table.concat(ids, ' ') end\n"                                    \
+  "  redis.call('PUBLISH', channel, msg)\n"                                                                \
+  "end\n"
+
 // Acquire or re-enter. Atomic so that the lock never exists without its
 // TTL, the fence is raised exactly once per new holder, a re-entry is
 // granted only to a token that holds the lock at this instant and in a mode
@@ -79,13 +151,56 @@ Script make(std::string_view name, std::string_view body) {
 // A minimum hold (exec --hold-at-least, plain locks only) makes the first
 // expiry at least that long, so a holder that is killed or whose host dies
 // still keeps the lock for its minimum hold.
-// KEYS: lock hash, fence counter. ARGV: fresh token, ttl ms, host, pid, cmd,
-// token to re-enter ('' for none), mode ('exclusive', 'semaphore' or
-// 'shared'), limit, minimum hold ms.
-constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY R"lua(
+// Fair waiting: re-entry by the holder's token comes first and never
+// waits; otherwise, while anyone is in line, a newcomer gets the lock only
+// when everyone ahead of it would too (never, for a plain lock): a waiter
+// gets it in ticket order. A busy answer puts a waiter that gave its id in
+// line (or refreshes its entry: the heartbeat) and says its place.
+// 'unfair' skips the line altogether.
+// KEYS: lock hash, fence counter, line of waiters. ARGV: fresh token, ttl
+// ms, host, pid, cmd, token to re-enter ('' for none), mode ('exclusive',
+// 'semaphore' or 'shared'), limit, minimum hold ms, waiter id ('' to not
+// wait in line),
+// 'fair' or 'unfair', the entry's lease ms, ms left to wait (-1: forever).
+// Replies {'acquired'|'reentered', token, fence, count, ttl}, {'busy',
+// holder's ttl, host, pid, place in line (0: not in line), waiters ahead
+// of a newcomer}, {'mismatch'|'upgrade', mode, limit} or {'foreign', what}.
+constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
 local hold = tonumber(ARGV[9]) or 0
+local fair = ARGV[11] == 'fair'
+if fair then
+  local bad = queue_bad(KEYS[3])
+  if bad then return {'foreign', bad} end
+end
+local function busy(left, host, pid)
+  if not fair then return {'busy', left, host, pid, 0, 0} end
+  local line = line_of(KEYS[3], ARGV[10] ~= '')
+  if ARGV[10] == '' then return {'busy', left, host, pid, 0, #line} end
+  local key = 'w:' .. ARGV[10]
+  local v = nil
+  for _, w in ipairs(line) do if w.id == ARGV[10] then v = w end end
+  if not v then
+    v = {ticket = redis.call('HINCRBY', KEYS[3], 'seq', 1), since = now, host = ARGV[3], pid = tonumber(ARGV[4]),
+         cmd = ARGV[5], mode = mode, limit = ARGV[8]}
+  end
+  local lease = tonumber(ARGV[12])
+  v.expiry = now + lease
+  v.deadline = -1
+  if ARGV[13] ~= '-1' then v.deadline = now + tonumber(ARGV[13]) end
+  v.id = nil
+  redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
+  if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
+  local place = 1
+  for _, w in ipairs(line) do if w.ticket < v.ticket then place = place + 1 end end
+  return {'busy', left, host, pid, place, place - 1}
+end
+local function dequeue()
+  if not fair or ARGV[10] == '' then return end
+  redis.call('HDEL', KEYS[3], 'w:' .. ARGV[10])
+  if #line_of(KEYS[3], true) == 0 then redis.call('DEL', KEYS[3]) end
+end
 if multi then
   local list = holders()
   local first = nil
@@ -110,12 +225,12 @@ if multi then
   if #list > 0 then
     if mode ~= multi or (multi == 'semaphore' and h[7] ~= ARGV[8]) then
       if multi == 'shared' and mode == 'exclusive' then
-        return {'busy', soonest, first.host, tostring(first.pid)}
+        return busy(soonest, first.host, tostring(first.pid))
       end
       return {'mismatch', multi, h[7] or ''}
     end
     if multi == 'semaphore' and #list >= tonumber(h[7]) then
-      return {'busy', soonest, first.host, tostring(first.pid)}
+      return busy(soonest, first.host, tostring(first.pid))
     end
   else
     redis.call('DEL', KEYS[1])
@@ -128,7 +243,20 @@ elseif t == 'hash' then
     return {'reentered', h[1], tonumber(h[3]), count, extend(math.max(ttl, since + hold - now))}
   end
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
-  return {'busy', redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or ''}
+  return busy(redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or '')
+end
+if fair then
+  -- Free (or with room): it is this caller's turn only if everyone ahead of
+  -- it in line would be let in too.
+  local st = lock_state()
+  local soonest = 0
+  if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
+  for _, w in ipairs(line_of(KEYS[3], false)) do
+    if w.id == ARGV[10] then break end
+    if not admits(st, w.mode, w.limit) then return busy(soonest, '', '') end
+    admit(st, w.mode, w.limit)
+  end
+  if not admits(st, mode, ARGV[8]) then return busy(soonest, '', '') end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0
@@ -145,6 +273,7 @@ if mode == 'exclusive' then
     redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', ARGV[1], 'count', 1, 'fence', fence_text,
                'host', ARGV[3], 'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
+    dequeue()
     return {'acquired', ARGV[1], fence, 1, ttl}
   end
 end
@@ -154,6 +283,7 @@ redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'mode', mode, 'limit', ARGV[8
            'h:' .. ARGV[1], cjson.encode(holder))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+dequeue()
 return {'acquired', ARGV[1], fence, 1, ttl}
 )lua";
 
@@ -164,10 +294,15 @@ return {'acquired', ARGV[1], fence, 1, ttl}
 // PUBLISH comes before any write: Redis does not roll a script back, and a
 // user whose ACL refuses the channel must find the lock untouched (the
 // waiters it wakes cannot act before the script ends).
-// KEYS: lock hash. ARGV: token, release channel, 'quiet' or ''.
-constexpr std::string_view k_release = REDLOCK_CHECK_KEY R"lua(
-local function announce()
-  if ARGV[3] ~= 'quiet' then redis.call('PUBLISH', ARGV[2], 'released') end
+// The message names the waiters at the head of the line that can go now
+// (direct handoff: the others sleep on); a waiter that is not named stays
+// asleep, one that finds no names (nobody in line) tries at once.
+// KEYS: lock hash, line of waiters. ARGV: token, release channel, 'quiet' or ''.
+constexpr std::string_view k_release = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
+local function announce(st)
+  if ARGV[3] == 'quiet' then return end
+  if queue_bad(KEYS[2]) then redis.call('PUBLISH', ARGV[2], 'released') return end
+  wake(ARGV[2], st, line_of(KEYS[2], false))
 end
 if multi then
   local list = holders()
@@ -179,10 +314,10 @@ if multi then
         redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
         return {'decremented', v.count}
       end
-      announce()
-      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
       local rest = {}
       for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
+      if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
+      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
       keep_alive(rest)
       return {'released', #rest}
     end
@@ -192,7 +327,7 @@ if multi then
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
 if tonumber(h[2]) > 1 then return {'decremented', redis.call('HINCRBY', KEYS[1], 'count', -1)} end
-announce()
+announce({count = 0})
 redis.call('DEL', KEYS[1])
 return {'released', 0}
 )lua";
@@ -314,8 +449,9 @@ return {'raised', f}
 // find the lock untouched.
 // Replies {'broken', mode, limit, now, {{token, host, pid, cmd, since, fence,
 // count}...}}, {'free'} or {'foreign', what}.
-// KEYS: lock hash. ARGV: release channel.
-constexpr std::string_view k_break = REDLOCK_CHECK_KEY R"lua(
+// The waiters at the head of the line are woken as by a release.
+// KEYS: lock hash, line of waiters. ARGV: release channel.
+constexpr std::string_view k_break = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
 if t == 'none' then return {'free'} end
 local out = {}
 if multi then
@@ -337,20 +473,44 @@ if #out == 0 then
   redis.call('DEL', KEYS[1])
   return {'free'}
 end
-redis.call('PUBLISH', ARGV[1], 'released')
+if queue_bad(KEYS[2]) then redis.call('PUBLISH', ARGV[1], 'released')
+else wake(ARGV[1], {count = 0}, line_of(KEYS[2], false)) end
 redis.call('DEL', KEYS[1])
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}
 )lua";
 
+// A waiter leaves the line (its --wait ran out, or it was stopped). Atomic
+// so that the waiters it was holding up are woken exactly when it goes.
+// KEYS: lock hash, line of waiters. ARGV: waiter id, release channel.
+constexpr std::string_view k_leave = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
+local bad = queue_bad(KEYS[2])
+if bad then return {'foreign', bad} end
+local rest = {}
+local was = false
+for _, w in ipairs(line_of(KEYS[2], false)) do
+  if w.id == ARGV[1] then was = true else rest[#rest + 1] = w end
+end
+if was and #heads(lock_state(), rest) > 0 then wake(ARGV[2], lock_state(), rest) end
+redis.call('HDEL', KEYS[2], 'w:' .. ARGV[1])
+if #rest == 0 then redis.call('DEL', KEYS[2]) end
+return {'left'}
+)lua";
+
+#undef REDLOCK_QUEUE
 #undef REDLOCK_CHECK_KEY
 
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 7> all = {
-      make("acquire", k_acquire), make("release", k_release),         make("renew", k_renew),
-      make("inspect", k_inspect), make("raise-fence", k_raise_fence), make("break", k_break),
+  static const std::array<Script, 8> all = {
+      make("acquire", k_acquire),
+      make("release", k_release),
+      make("renew", k_renew),
+      make("inspect", k_inspect),
+      make("raise-fence", k_raise_fence),
+      make("break", k_break),
       make("finish", k_finish),
+      make("leave", k_leave),
   };
   return all.at(static_cast<size_t>(name));
 }

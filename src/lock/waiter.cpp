@@ -40,19 +40,31 @@ class Subscribers {
     }
   }
 
-  // Sleeps until a message, `until`, or `cancel_fd`. Returns k_cancelled,
-  // k_woken (a release was published) or k_deadline.
-  redis::RunResult sleep(redis::TimePoint until, int cancel_fd) {
+  // Sleeps until a message for waiter `me`, `until`, or `cancel_fd`.
+  // Returns k_cancelled, k_woken (a release was published) or k_deadline.
+  // A release names the waiters it hands the lock to: one that names others
+  // leaves `me` asleep (direct handoff, no herd). A message without names
+  // (nobody was in line) and any message for an unfair waiter (`me` empty)
+  // wake it.
+  redis::RunResult sleep(redis::TimePoint until, int cancel_fd, const std::string& me) {
     std::vector<redis::Connection*> conns = live();
-    auto r = redis::wait_any(conns, until, cancel_fd);
+    redis::RunResult r;
     bool released = false;
-    for (auto* c : conns) {
-      m_lost = m_lost || c->closed();
-      for (const auto& msg : c->take_replies()) {
-        released = released || (msg.is_array() && !msg.elements.empty() && msg.elements[0].str == "message");
+    bool any = false;
+    do {
+      r = redis::wait_any(conns, until, cancel_fd);
+      any = false;
+      for (auto* c : conns) {
+        m_lost = m_lost || c->closed();
+        for (const auto& msg : c->take_replies()) {
+          if (msg.is_array() && msg.elements.size() >= 3 && msg.elements[0].str == "message") {
+            any = true;
+            released = released || for_me(msg.elements[2].str, me);
+          }
+        }
       }
-    }
-    if (r == redis::RunResult::k_woken && !released) {
+    } while (r == redis::RunResult::k_woken && any && !released && !m_lost);
+    if (r == redis::RunResult::k_woken && !released && !any) {
       // A subscriber failed (the server restarted, failed over, or reset
       // the connection): the lock may be free now. Try again at once, and
       // subscribe anew.
@@ -60,6 +72,21 @@ class Subscribers {
       return redis::RunResult::k_deadline;
     }
     return r;
+  }
+
+  // Whether the release message `text` ("released[ id…]") wakes waiter `me`.
+  static bool for_me(const std::string& text, const std::string& me) {
+    if (me.empty() || text == "released") {
+      return true;
+    }
+    for (size_t at = text.find(me); at != std::string::npos; at = text.find(me, at + 1)) {
+      const bool starts = at > 0 && text[at - 1] == ' ';
+      const bool ends = at + me.size() == text.size() || text[at + me.size()] == ' ';
+      if (starts && ends) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // True once a subscriber that was listening has failed.
@@ -93,19 +120,32 @@ bool nap_for(Millis d, int cancel_fd) {
 }  // namespace
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
-                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim) {
+                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
+                            bool fair) {
   const auto start = redis::Clock::now();
   std::optional<redis::TimePoint> deadline;
   if (wait) {
     deadline = start + *wait;
+  }
+  Place place;
+  // Fair waiting is for one server (or one Sentinel- or Cluster-managed
+  // master): over several Redlock servers, whose lines could order waiters
+  // differently, waiters race for the lock as it frees.
+  place.fair = fair && locker.size() == 1;
+  place.lease = k_waiter_lease;
+  if (place.fair && (!wait || *wait > Millis(0))) {
+    place.id = random_token();
   }
   std::unique_ptr<Subscribers> subs;
   bool answered = false;  // Redis has answered at least once: a later outage is waited out
   Millis backoff{50};
   while (true) {
     AcquireOutcome outcome;
+    if (deadline) {
+      place.wait_left = std::max(Millis(0), std::chrono::ceil<Millis>(*deadline - redis::Clock::now()));
+    }
     try {
-      outcome = locker.try_acquire(name, ttl, reenter, owner, claim);
+      outcome = locker.try_acquire(name, ttl, reenter, owner, claim, place);
     } catch (const Error& e) {
       // Redis went away while we waited (a restart, a failover, a reset
       // connection): reconnect with backoff within --wait; give up with the
@@ -117,7 +157,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(backoff));
       subs.reset();
       if (!nap_for(backoff, cancel_fd)) {
-        return Interrupted{};
+        return Interrupted{place.id};
       }
       backoff = std::min(backoff * 2, Millis(1000));
       continue;
@@ -130,6 +170,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     Busy busy = std::get<Busy>(outcome);
     auto now = redis::Clock::now();
     if (deadline && now >= *deadline) {
+      locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;
     }
     if (!subs) {
@@ -146,21 +187,24 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     } else {
       nap = Millis(5000);  // a holder without TTL: only a release message frees it
     }
+    if (!place.id.empty()) {
+      nap = std::min(nap, k_heartbeat);  // keeps the place in line
+    }
     redis::TimePoint until = now + nap;
     if (deadline) {
       until = std::min(until, *deadline);
     }
     log_debug("{} is busy; sleeping up to {} for a release", name,
               format_duration(std::chrono::duration_cast<Millis>(until - now)));
-    if (subs->sleep(until, cancel_fd) == redis::RunResult::k_cancelled) {
-      return Interrupted{};
+    if (subs->sleep(until, cancel_fd, place.id) == redis::RunResult::k_cancelled) {
+      return Interrupted{place.id};
     }
     if (subs->lost()) {
       // Subscribe anew after a short pause: a server that keeps closing
       // connections must not make the waiter spin.
       subs.reset();
       if (!nap_for(random_millis(5, 50), cancel_fd)) {
-        return Interrupted{};
+        return Interrupted{place.id};
       }
     }
   }

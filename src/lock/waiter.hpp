@@ -7,8 +7,19 @@
 
 namespace redlock::lock {
 
-// The wait was cut short by the cancel descriptor (a signal): nothing is held.
-struct Interrupted {};
+// The wait was cut short by the cancel descriptor (a signal): nothing is
+// held. `queued_as` is the waiter's id in the line (empty if none): once
+// the signal is taken, Locker::leave(name, queued_as) gives up its place.
+struct Interrupted {
+  std::string queued_as;
+};
+
+// A waiter's entry in the line lives this long without a heartbeat; it
+// beats (tries again) at least every k_heartbeat, so a waiter that dies
+// leaves the line within k_waiter_lease and the next one moves up within
+// k_heartbeat after that.
+inline constexpr Millis k_waiter_lease{2000};
+inline constexpr Millis k_heartbeat{500};
 
 using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 
@@ -18,8 +29,14 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // arrives or the holder's PTTL runs out (plus a little jitter), then tries
 // again. A zero wait is exactly one try. When `cancel_fd` becomes readable
 // the wait ends at once with Interrupted, holding nothing.
+// `fair` (the default) waits in line: the waiter joins the line of waiters
+// on the server, keeps its entry alive by heartbeat, sleeps until a release
+// names it (direct handoff) and leaves the line when its wait runs out; a
+// one-try acquire is refused while anyone is in line. Unfair waiters race
+// for the lock whenever it frees, as before fair waiting existed; so do
+// waiters on several (Redlock) servers.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
-                                          int cancel_fd, const Claim& claim = Claim{});
+                                          int cancel_fd, const Claim& claim = Claim{}, bool fair = true);
 
 }  // namespace redlock::lock

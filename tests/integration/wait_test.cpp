@@ -75,9 +75,22 @@ TEST_F(Wait, ZeroIsExactlyOneTry) {
   EXPECT_EQ(waiters(redis, "once"), 0);
 }
 
-TEST_F(Wait, AnIdleWaiterSendsNoCommands) {
+TEST_F(Wait, AnIdleFairWaiterSendsOnlyItsHeartbeat) {
   take("idle", {"--ttl", "60s"});
   Child waiter({"acquire", "idle", "--wait", "30s"}, env());
+  await_waiter("idle", waiter);
+  const long long scripts = redis.calls("evalsha") + redis.calls("eval");
+  sleep_for(2.5);
+  EXPECT_TRUE(waiter.alive());
+  // One try every 0.5 s keeps its place in line: about 5, never a spin.
+  EXPECT_LE(redis.calls("evalsha") + redis.calls("eval") - scripts, 7);
+  waiter.signal(SIGTERM);
+  EXPECT_EQ(waiter.wait(Seconds(5)).status, 143);
+}
+
+TEST_F(Wait, AnIdleUnfairWaiterSendsNoCommands) {
+  take("idle", {"--ttl", "60s"});
+  Child waiter({"acquire", "idle", "--unfair", "--wait", "30s"}, env());
   await_waiter("idle", waiter);
   const long long scripts = redis.calls("evalsha") + redis.calls("eval");
   const long long all = redis.commands_run();

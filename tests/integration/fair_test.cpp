@@ -1,0 +1,208 @@
+// Fair waiting: waiters get a lock in the order they began waiting (the
+// server's order), a dead or frozen waiter leaves the line within its
+// heartbeat lease, a waiting writer blocks later readers, and nothing of the
+// line outlives its last member.
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+using namespace redlock::test;
+
+namespace {
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// Waiters registered in NAME's line (its 'w:<id>' fields), dead or alive.
+long long in_line(const RedisServer& redis, const std::string& name) {
+  auto r = redis.cmd({"HKEYS", "redlock:{" + name + "}:queue"});
+  long long n = 0;
+  for (const auto& k : r.elements) {
+    n += k.str.rfind("w:", 0) == 0 ? 1 : 0;
+  }
+  return n;
+}
+
+bool line_gone(const RedisServer& redis, const std::string& name) {
+  return redis.cmd({"EXISTS", "redlock:{" + name + "}:queue"}).integer == 0;
+}
+
+// Starts a waiter and returns once it has its place in line.
+std::unique_ptr<Child> queue_up(const RedisServer& redis, const std::string& name, const std::vector<std::string>& args,
+                                const Env& env) {
+  const long long before = in_line(redis, name);
+  auto c = std::make_unique<Child>(args, env);
+  EXPECT_TRUE(eventually([&] { return in_line(redis, name) > before || !c->alive(); }, Seconds(10)))
+      << "the waiter never joined the line";
+  EXPECT_TRUE(c->alive()) << c->err_so_far();
+  return c;
+}
+
+std::string words_of(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string out;
+  for (std::string w; in >> w;) {
+    out += (out.empty() ? "" : " ") + w;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Fair, SixWaitersGetTheLockInTheOrderTheyQueued) {
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  const std::string log = dir.path() + "/order";
+  Result holder = run({"acquire", "--ttl", "60s", "fifo"}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  std::vector<std::unique_ptr<Child>> waiters;
+  for (int i = 1; i <= 6; ++i) {
+    waiters.push_back(queue_up(
+        redis, "fifo", {"exec", "--wait", "60s", "fifo", "-c", "echo " + std::to_string(i) + " >> " + log}, env));
+  }
+  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "fifo"}, env).status, 0);
+  for (auto& w : waiters) {
+    Result r = w->wait(Seconds(30));
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(words_of(log), "1 2 3 4 5 6");
+  EXPECT_TRUE(line_gone(redis, "fifo")) << "nothing of the line outlives its last member";
+}
+
+TEST(Fair, AKilledWaiterHoldsUpTheLineForAtMostItsLease) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  auto first = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+  auto second = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+  first->signal(SIGKILL);
+  (void)first->wait();
+  const double released = now_seconds();
+  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "job"}, env).status, 0);
+  Result r = second->wait(Seconds(20));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(now_seconds() - released, 3.5) << "the dead waiter's place lapses within its heartbeat lease";
+}
+
+TEST(Fair, AWaiterWhoseWaitEndsLeavesTheLineAtOnce) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "job"}, env).status, 0);
+  auto w = queue_up(redis, "job", {"acquire", "--wait", "1s", "job"}, env);
+  Result r = w->wait();
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(line_gone(redis, "job"));
+}
+
+TEST(Fair, AStoppedWaiterKeepsNewcomersOutUntilItsLeaseLapsesThenQueuesAgainAtTheEnd) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  auto frozen = queue_up(redis, "job", {"acquire", "--wait", "60s", "--ttl", "60s", "job"}, env);
+  frozen->signal(SIGSTOP);
+  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "job"}, env).status, 0);
+  // Free, but someone is in line: a one-try newcomer is refused...
+  Result refused = run({"acquire", "job"}, env);
+  EXPECT_EQ(refused.status, 75) << refused.err;
+  EXPECT_NE(refused.err.find("waiting in line"), std::string::npos) << refused.err;
+  // ...unless it races on purpose.
+  Result racer = run({"acquire", "--unfair", "--ttl", "60s", "job"}, env);
+  EXPECT_EQ(racer.status, 0) << racer.err;
+  ASSERT_EQ(run({"release", "--token", first_line(racer.out), "job"}, env).status, 0);
+  // Once its heartbeat lapses the frozen waiter is overtaken.
+  Result later = run({"acquire", "--wait", "10s", "--ttl", "60s", "job"}, env);
+  EXPECT_EQ(later.status, 0) << later.err;
+  EXPECT_LT(later.seconds, 4.0);
+  // Thawed, it takes a new place at the end and gets the lock when it frees.
+  frozen->signal(SIGCONT);
+  ASSERT_TRUE(eventually([&] { return in_line(redis, "job") == 1 || !frozen->alive(); }, Seconds(15)))
+      << "the thawed waiter did not queue again";
+  ASSERT_TRUE(frozen->alive()) << frozen->wait().err;
+  ASSERT_EQ(run({"release", "--token", first_line(later.out), "job"}, env).status, 0);
+  Result thawed = frozen->wait(Seconds(10));
+  EXPECT_EQ(thawed.status, 0) << thawed.err;
+  EXPECT_TRUE(line_gone(redis, "job"));
+}
+
+TEST(Fair, ASemaphoreHandsOutItsPlacesFirstComeFirstServed) {
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  const std::string log = dir.path() + "/order";
+  Result a = run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env);
+  Result b = run({"acquire", "--limit", "2", "--ttl", "60s", "pool"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  std::vector<std::unique_ptr<Child>> waiters;
+  for (int i = 1; i <= 4; ++i) {
+    waiters.push_back(queue_up(
+        redis, "pool",
+        {"exec", "--limit", "2", "--wait", "60s", "pool", "-c", "echo " + std::to_string(i) + " >> " + log}, env));
+  }
+  ASSERT_EQ(run({"release", "--token", first_line(a.out), "pool"}, env).status, 0);
+  for (auto& w : waiters) {
+    Result r = w->wait(Seconds(30));
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(words_of(log), "1 2 3 4");
+  EXPECT_EQ(run({"release", "--token", first_line(b.out), "pool"}, env).status, 0);
+  EXPECT_TRUE(line_gone(redis, "pool"));
+}
+
+TEST(Fair, AWriterAmongAStreamOfOverlappingReadersGetsInWithinAboutOneReadersHold) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  std::vector<std::unique_ptr<Child>> readers;
+  auto reader = [&] {
+    readers.push_back(std::make_unique<Child>(
+        std::vector<std::string>{"exec", "--shared", "--wait", "60s", "rw", "--", "sleep", "1"}, env));
+  };
+  reader();
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", "redlock:{rw}"}).integer == 1; }, Seconds(10)));
+  // Readers keep coming, each overlapping the last, for longer than the test.
+  std::atomic<bool> stop{false};
+  std::thread stream([&] {
+    while (!stop) {
+      reader();
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  Result writer = run({"exec", "--wait", "30s", "rw", "--", "true"}, env);
+  stop = true;
+  stream.join();
+  EXPECT_EQ(writer.status, 0) << writer.err;
+  EXPECT_LT(writer.seconds, 2.5) << "the writer waits for the readers already in, not for the ones after it";
+  for (auto& r : readers) {
+    Result rr = r->wait(Seconds(60));
+    EXPECT_EQ(rr.status, 0) << rr.err;
+  }
+  EXPECT_TRUE(line_gone(redis, "rw"));
+}
+
+TEST(Fair, ReadersQueuedBehindAWriterAreLetInTogetherWhenItLeaves) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result w = run({"acquire", "--ttl", "60s", "rw"}, env);
+  ASSERT_EQ(w.status, 0) << w.err;
+  std::vector<std::unique_ptr<Child>> readers;
+  for (int i = 0; i < 3; ++i) {
+    readers.push_back(queue_up(redis, "rw", {"exec", "--shared", "--wait", "60s", "rw", "--", "sleep", "1.5"}, env));
+  }
+  const double released = now_seconds();
+  ASSERT_EQ(run({"release", "--token", first_line(w.out), "rw"}, env).status, 0);
+  for (auto& r : readers) {
+    Result rr = r->wait(Seconds(30));
+    EXPECT_EQ(rr.status, 0) << rr.err;
+  }
+  EXPECT_LT(now_seconds() - released, 3.0) << "three readers of 1.5 s each ran together, not one after another";
+}
