@@ -140,7 +140,8 @@ class Run {
     if (error.rfind("TRYAGAIN", 0) == 0) {
       log_debug("{}: {} is moving between nodes; trying {} again", m_conns[p.index]->endpoint().display(),
                 m_call.args.size() > 1 ? m_call.args[1] : "the key", m_call.script->name);
-      p.ask.reset();  // an ASK holds for one try: the next goes to the slot's owner
+      p.ask.reset();    // an ASK holds for one try: the next goes to the slot's owner
+      p.redirects = 0;  // a new try, within --timeout: the ASK that led here may come again
       return Step::k_tryagain;
     }
     const auto to = redirect_of(error);

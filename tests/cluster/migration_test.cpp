@@ -1,6 +1,7 @@
 // A lock whose hash slot is moving between Cluster nodes. The source node
 // answers ASK for keys it no longer has, and TRYAGAIN for a script whose keys
-// (the lock's hash and its fence counter) are split between the two nodes;
+// (the lock's hash, its fence counter, its line of waiters) are split between
+// the two nodes or, on the target, not all there;
 // redlock follows ASK once and retries TRYAGAIN within --timeout. Each test
 // moves a slot by hand, so it decides when each answer happens.
 
@@ -53,25 +54,38 @@ TEST(ClusterMigration, EveryCommandFollowsAskToTheSlotsNewNode) {
   const long long asks = c.errors(0, "ASK");
   Result st = run({"status", name}, env);
   EXPECT_EQ(st.status, 0) << st.err;
-  Result busy = run({"acquire", name}, env);
-  EXPECT_EQ(busy.status, 75) << busy.err;
   Result renewed = run({"renew", "--token", first.token, "--ttl", "60s", name}, env);
   EXPECT_EQ(renewed.status, 0) << renewed.err;
+  EXPECT_GE(c.errors(0, "ASK"), asks + 2) << "the source did not answer ASK: the test proved nothing";
+
+  // acquire and release also name the lock's line of waiters, which exists
+  // nowhere (nobody waits): on the target their keys are split, and they
+  // meet TRYAGAIN there (after an ASK each time) until the migration ends.
+  // They wait that out within --timeout.
+  const long long split = c.errors(1, "TRYAGAIN");
+  Child busy({"acquire", "--timeout", "20s", name}, env);
+  ASSERT_TRUE(eventually([&] { return c.errors(1, "TRYAGAIN") > split + 1; }, Seconds(10))) << busy.err_so_far();
+  EXPECT_TRUE(busy.alive());
+  EXPECT_GE(c.errors(0, "ASK"), asks + 4) << "acquire was not sent on by ASK again and again";
+  c.finish_migration(slot, 0, 1);
+  Result b = busy.wait();
+  EXPECT_EQ(b.status, 75) << b.err;
   Result released = run({"release", "--token", first.token, name}, env);
   EXPECT_EQ(released.status, 0) << released.err;
-  EXPECT_GE(c.errors(0, "ASK"), asks + 4) << "the source did not answer ASK: the test proved nothing";
 
-  // The lock is free, its fence counter is on the target: a new acquire is
-  // sent there by ASK and meets TRYAGAIN (its hash is missing) until the
-  // migration ends; it waits that out within --timeout.
-  const long long tryagains = c.errors(1, "TRYAGAIN");
+  // The lock is free and its slot moves back, its fence counter first: a new
+  // acquire is sent to the target by ASK and meets TRYAGAIN (its hash is
+  // missing) until the migration ends; it waits that out within --timeout.
+  c.begin_migration(slot, 1, 0);
+  c.move_key(key + ":fence", 1, 0);
+  const long long tryagains = c.errors(0, "TRYAGAIN");
   Child next({"acquire", "--json", "--timeout", "20s", name}, env);
-  ASSERT_TRUE(eventually([&] { return c.errors(1, "TRYAGAIN") > tryagains; }, Seconds(10))) << next.err_so_far();
+  ASSERT_TRUE(eventually([&] { return c.errors(0, "TRYAGAIN") > tryagains; }, Seconds(10))) << next.err_so_far();
   EXPECT_TRUE(next.alive());
-  c.finish_migration(slot, 0, 1);
+  c.finish_migration(slot, 1, 0);
   const Held second = acquired(next.wait());
   EXPECT_GT(second.fence, first.fence);
-  EXPECT_EQ(c.owner(slot), 1U);
+  EXPECT_EQ(c.owner(slot), 0U);
   EXPECT_EQ(run({"release", "--token", second.token, name}, env).status, 0);
   EXPECT_EQ(c.holders(key), 0);
 }
@@ -88,10 +102,10 @@ TEST(ClusterMigration, ScriptsWhoseKeysAreSplitRetryUntilTheyMeet) {
   // The fence counter moves first: the lock's hash is still on the source.
   c.begin_migration(slot, 1, 2);
   c.move_key(key + ":fence", 1, 2);
-  // One-key scripts (renew, release) are served where the hash is.
+  // A one-key script (renew) is served where the hash is.
   Result renewed = run({"renew", "--token", held.token, "--ttl", "60s", name}, env);
   EXPECT_EQ(renewed.status, 0) << renewed.err;
-  // Two-key scripts (acquire, status) get TRYAGAIN: past --timeout that is
+  // Scripts of several keys (acquire, status) get TRYAGAIN: past --timeout that is
   // Redis being unavailable for now (69), not an error reply (76).
   Result gave_up = run({"acquire", "--timeout", "300ms", name}, env);
   EXPECT_EQ(gave_up.status, 69) << gave_up.err;
@@ -106,12 +120,14 @@ TEST(ClusterMigration, ScriptsWhoseKeysAreSplitRetryUntilTheyMeet) {
   c.move_key(key, 1, 2);  // the keys meet again, on the target: ASK from now on
   Result st = status.wait();
   EXPECT_EQ(st.status, 0) << st.err;
+  // acquire and release also name the line of waiters (nobody waits, so it
+  // exists nowhere): they go on once the migration is over.
+  EXPECT_TRUE(busy.alive());
+  c.finish_migration(slot, 1, 2);
   Result b = busy.wait();
   EXPECT_EQ(b.status, 75) << b.err;
-
   Result released = run({"release", "--token", held.token, name}, env);
   EXPECT_EQ(released.status, 0) << released.err;
-  c.finish_migration(slot, 1, 2);
   EXPECT_EQ(c.holders(key), 0);
 }
 
