@@ -174,42 +174,78 @@ std::optional<std::vector<char*>> help_words(CLI::App& app, int argc, char** arg
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  AllOptions o;
-  auto app = build_app(o);
-  std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
-  if (help) {
-    argc = static_cast<int>(help->size()) - 1;
-    argv = help->data();
-  }
-  // What the parser cannot tell us when it fails: -qq or --silent (so that
-  // even a usage error stays silent; -q alone never hides one), whether CMD
-  // came after "--", and the first word that is not an option (an unknown
-  // subcommand, if it is not a known one).
+namespace {
+
+// What the parser cannot tell us when it fails, read from argv first: -qq or
+// --silent (so that even a usage error stays silent; -q alone never hides
+// one), whether CMD came after "--", and where redlock's own words end.
+struct Prescan {
+  bool silent = false;
+  int own_argc = 0;  // exec's CMD after "--" is cut off before CLI11 sees it
+};
+
+Prescan prescan(CLI::App& app, ExecOptions& exec, int argc, char** argv) {
   int quiet = 0;
-  int own_argc = argc;
+  Prescan p;
+  p.own_argc = argc;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--") == 0) {
-      o.exec.saw_double_dash = true;
+      exec.saw_double_dash = true;
       // exec's CMD is everything after the first "--", byte for byte. CLI11
       // never sees it: it would apply its bracket syntax ("[1,2]" becomes
       // "1" "2", "[0-9]" becomes "0-9"). A "--" is never an option's value
       // here ("-c --" is -c without one). Other subcommands keep "--" for
       // what it usually means: the names after it are not options.
-      if (subcommand_in(*app, i, argv) == "exec") {
-        own_argc = i;
-        o.exec.command.assign(argv + i + 1, argv + argc);
+      if (subcommand_in(app, i, argv) == "exec") {
+        p.own_argc = i;
+        exec.command.assign(argv + i + 1, argv + argc);
       }
       break;
     }
     quiet += quiet_level(argv[i]);
   }
-  const bool silent = quiet >= 2;
+  p.silent = quiet >= 2;
+  return p;
+}
+
+// --help or --version: prints it; 0, or 74 if standard output failed.
+int print_requested(CLI::App& app, const CLI::ParseError& e) {
+  (void)app.exit(e);
+  std::cout.flush();
+  if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    write_stderr("redlock: could not write to standard output\n");
+    return to_int(ExitStatus::k_output);
+  }
+  return 0;
+}
+
+// A usage error: one line (unless --silent) without secrets, and 64.
+int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int argc, char** argv) {
+  std::string what = e.what();
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  if (app.get_subcommands().empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    for (const auto& word : app.remaining()) {
+      if (!word.empty() && word[0] != '-') {
+        what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status, break or exec)", word);
+        break;
+      }
+    }
+  }
+  what = escape_for_terminal(without_secrets(what, argc, argv));
+  if (!silent) {
+    write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
+  }
+  return to_int(ExitStatus::k_usage);
+}
+
+// Parses redlock's own words; the exit status when that ends the call
+// (--help, --version, a usage error).
+std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
   try {
     std::vector<std::string> after_dashes = std::move(o.exec.command);
     o.exec.command.clear();
-    app->parse(own_argc, argv);
-    if (own_argc < argc) {
+    app.parse(p.own_argc, argv);
+    if (p.own_argc < argc) {
       if (!o.exec.command.empty()) {
         // exec a b -- cmd: CLI11 took b for CMD.
         throw CLI::ParseError(
@@ -219,36 +255,20 @@ int main(int argc, char** argv) {
       o.exec.command = std::move(after_dashes);
     }
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {
-      (void)app->exit(e);  // --help, --version
-      std::cout.flush();
-      if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-        write_stderr("redlock: could not write to standard output\n");
-        return to_int(ExitStatus::k_output);
-      }
-      return 0;
-    }
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    if (app->get_subcommands().empty()) {
-      const auto* bad = dynamic_cast<const CLI::RequiredError*>(&e);
-      for (const auto& word : app->remaining()) {
-        if (bad && !word.empty() && word[0] != '-') {
-          what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status, break or exec)", word);
-          break;
-        }
-      }
-    }
-    what = escape_for_terminal(without_secrets(what, argc, argv));
-    if (!silent) {
-      write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
-    }
-    return to_int(ExitStatus::k_usage);
+    return e.get_exit_code() == 0 ? print_requested(app, e) : report_usage_error(app, e, p.silent, argc, argv);
   }
-  verbosity() = o.global.silent || o.global.quiet >= 2 ? Verbosity::k_silent
-                : o.global.quiet == 1                  ? Verbosity::k_quiet
-                : o.global.verbose                     ? Verbosity::k_verbose
-                                                       : Verbosity::k_normal;
+  return std::nullopt;
+}
+
+void set_verbosity(const GlobalOptions& g) {
+  verbosity() = g.silent || g.quiet >= 2 ? Verbosity::k_silent
+                : g.quiet == 1           ? Verbosity::k_quiet
+                : g.verbose              ? Verbosity::k_verbose
+                                         : Verbosity::k_normal;
+}
+
+// Runs the parsed subcommand: every error becomes one line and its status.
+int run(CLI::App& app, const AllOptions& o) {
   // From here on the stop signals are blocked (before any thread or child
   // exists) and cancel every round trip in flight: SIGINT, SIGTERM or SIGHUP
   // while redlock waits for Redis ends it at once, with 128+N. What was just
@@ -259,7 +279,7 @@ int main(int argc, char** argv) {
   int status = 0;
   std::string failure;
   try {
-    status = run_subcommand(*app, o);
+    status = run_subcommand(app, o);
   } catch (const Error& e) {
     failure = e.what();
     status = to_int(e.status());
@@ -271,7 +291,7 @@ int main(int argc, char** argv) {
   // subcommand could finish: it ends the command. Only an acquire that
   // succeeded keeps its 0: it printed a token, and the caller holds the lock.
   const int sig = pending_stop();
-  if (sig != 0 && (status != 0 || !app->got_subcommand("acquire"))) {
+  if (sig != 0 && (status != 0 || !app.got_subcommand("acquire"))) {
     log_warning("interrupted by SIG{}", sigabbrev_np(sig));
     if (!failure.empty()) {
       log_debug("{}", failure);
@@ -282,6 +302,39 @@ int main(int argc, char** argv) {
     log_warning("{}", failure);
   }
   return status;
+}
+
+int parse_and_run(int argc, char** argv) {
+  AllOptions o;
+  auto app = build_app(o);
+  std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
+  if (help) {
+    argc = static_cast<int>(help->size()) - 1;
+    argv = help->data();
+  }
+  const Prescan p = prescan(*app, o.exec, argc, argv);
+  if (const std::optional<int> ended = parse(*app, o, p, argc, argv)) {
+    return *ended;
+  }
+  set_verbosity(o.global);
+  return run(*app, o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) noexcept {
+  try {
+    return parse_and_run(argc, argv);
+  } catch (const std::exception& e) {
+    // What run() does not turn into a status itself: building the command
+    // line, blocking the stop signals, or no memory left to say more.
+    write_stderr("redlock: internal error: ");
+    write_stderr(e.what());
+    write_stderr("\n");
+  } catch (...) {
+    write_stderr("redlock: internal error\n");
+  }
+  return to_int(ExitStatus::k_protocol);
 }
 
 }  // namespace redlock::cli

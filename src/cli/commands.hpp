@@ -82,8 +82,8 @@ struct AllOptions {
 [[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
 
 // Parses argv, runs the subcommand, and turns every error into one line on
-// stderr and an exit status.
-int main(int argc, char** argv);
+// stderr and an exit status; nothing escapes it.
+int main(int argc, char** argv) noexcept;
 
 // The text of --version: redlock's, hiredis's and OpenSSL's versions.
 [[nodiscard]] std::string version_text();

@@ -89,7 +89,7 @@ std::vector<std::string> command_env(const std::vector<std::pair<std::string, st
     }
   }
   for (const auto& [k, v] : add) {
-    env.push_back(k + "=" + v);
+    env.push_back(fmt::format("{}={}", k, v));
   }
   return env;
 }
@@ -125,39 +125,26 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
   return true;
 }
 
-}  // namespace
-
-int run_exec(const ExecOptions& o, const GlobalOptions& g) {
-  Take take = parse_take(o.take, o.shared);
-  take.claim.min_hold = parse_hold_at_least(o.hold_at_least, take.claim);
-  exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
-  // The grace period must end while the lock is still ours.
-  policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
-  std::vector<std::string> argv = command_argv(o);
-  Resolved r = resolve(g);
-
-  // Blocked before any thread or child exists; read through one descriptor.
-  SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
-  lock::Locker locker(r.endpoints, r.options);
+// Takes the lock with room for CMD: more validity left than the first
+// renewal plus the --kill-after grace (with less, after a slow acquire, the
+// supervisor would signal CMD at once). A lock taken with less is given back
+// and taken again while --wait lasts. An exit status when CMD must not
+// start (a stop signal while waiting or taking the lock, or no room in
+// time).
+std::variant<lock::Acquired, int> take_with_room(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                                 SignalFd& signals, const exec::Policy& policy) {
   const std::string& name = take.name;
-  const lock::Owner owner = make_owner(getpid(), argv);
-  // CMD starts only if the lock can outlive the first renewal with the
-  // --kill-after grace to spare: with less (a slow acquire), the supervisor
-  // would signal it at once. Then the token is given back and the lock
-  // taken again while --wait lasts.
   const Millis needed = policy.kill_after + exec::Renewer::interval_for(take.ttl);
   const auto started = std::chrono::steady_clock::now();
   Take attempt = take;
-  lock::Acquired got;
   while (true) {
-    // A stop asked for while waiting or taking the lock: CMD never starts.
     auto taken = take_lock(locker, attempt, owner, signals);
-    if (auto* status = std::get_if<int>(&taken)) {
-      return *status;
+    if (std::holds_alternative<int>(taken)) {
+      return taken;
     }
-    got = std::get<lock::Acquired>(std::move(taken));
+    lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
     if (got.validity > needed) {
-      break;
+      return got;
     }
     try {
       (void)locker.release(name, got.token);
@@ -179,21 +166,16 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
       attempt.wait = *take.wait - waited;
     }
   }
+}
 
-  std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
-                                                          {"REDLOCK_TOKEN", got.token},
-                                                          {"REDLOCK_FENCE", std::to_string(got.fence)},
-                                                          {"REDLOCK_URL", display_endpoints(r.endpoints)},
-                                                          {"REDLOCK_PREFIX", r.options.prefix}};
-  add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
-  exec::Command cmd{argv, command_env(add, r.keep_password_env)};
-  exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.validity);
-  exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
-
-  // Release on every path; if Redis cannot be reached, the TTL frees it.
-  // A stop signal now (CMD is gone: nothing to forward it to) ends redlock
-  // with 128+N; one that arrives during the round trip abandons it at once,
-  // and the lock's TTL frees it.
+// After CMD: ends the hold and tells exec's exit status. Release happens on
+// every path; if Redis cannot be reached, the TTL frees the lock. A stop
+// signal now (CMD is gone: nothing to forward it to) ends redlock with
+// 128+N; one that arrives during the round trip abandons it at once, and
+// the lock's TTL frees it.
+int release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
+                  SignalFd& signals) {
+  const std::string& name = take.name;
   int stop = 0;
   while (int sig = signals.take()) {
     stop = sig == SIGCHLD ? stop : sig;
@@ -221,6 +203,39 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
     return 128 + stop;
   }
   return done.status;
+}
+
+}  // namespace
+
+int run_exec(const ExecOptions& o, const GlobalOptions& g) {
+  Take take = parse_take(o.take, o.shared);
+  take.claim.min_hold = parse_hold_at_least(o.hold_at_least, take.claim);
+  exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
+  // The grace period must end while the lock is still ours.
+  policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
+  std::vector<std::string> argv = command_argv(o);
+  Resolved r = resolve(g);
+
+  // Blocked before any thread or child exists; read through one descriptor.
+  SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
+  lock::Locker locker(r.endpoints, r.options);
+  const std::string& name = take.name;
+  auto taken = take_with_room(locker, take, make_owner(getpid(), argv), signals, policy);
+  if (const int* status = std::get_if<int>(&taken)) {
+    return *status;
+  }
+  const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
+
+  std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
+                                                          {"REDLOCK_TOKEN", got.token},
+                                                          {"REDLOCK_FENCE", std::to_string(got.fence)},
+                                                          {"REDLOCK_URL", display_endpoints(r.endpoints)},
+                                                          {"REDLOCK_PREFIX", r.options.prefix}};
+  add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
+  exec::Command cmd{argv, command_env(add, r.keep_password_env)};
+  exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.validity);
+  const exec::Finished done = exec::supervise(cmd, renewer, policy, signals);
+  return release_after(locker, take, got, done, signals);
 }
 
 }  // namespace redlock::cli

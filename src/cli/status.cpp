@@ -101,65 +101,99 @@ nlohmann::json to_json(const Verdict& v) {
   return j;
 }
 
-std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers) {
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "COMMAND"});
-  for (const auto& v : verdicts) {
-    std::string state = state_name(v.state);
-    if (v.state == State::k_foreign) {
-      state = "foreign(" + v.foreign_type + ")";
-    } else if (v.mode == "semaphore") {
-      state = fmt::format("held {}/{}", v.holders.size(), v.limit);
-    } else if (v.mode == "shared") {
-      state = fmt::format("shared({})", v.holders.size());
-    } else if (!v.holders.empty() && v.holders.front().kept) {
-      state = "held(min-hold)";  // its holder finished; kept for --hold-at-least
-    }
-    for (const auto& h : v.holders) {
-      rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
-                      format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
-                      std::to_string(h.fence), std::to_string(h.count), escape_for_terminal(h.cmd)});
-    }
-    if (v.holders.empty()) {
-      rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", "-"});
-    }
-    if (many_servers) {
-      for (const auto& s : v.views) {
-        std::string detail = server_state(s);
-        if (s.held()) {
-          const auto& h = s.holders.front();
-          detail += fmt::format(" ttl {} by {} pid {}", format_duration(Millis(h.ttl_ms)), escape_for_terminal(h.host),
-                                h.pid);
-        } else if (s.error) {
-          detail += ": " + escape_for_terminal(*s.error);
-        }
-        rows.push_back({"  " + s.endpoint, detail});
-      }
-    }
+using Row = std::vector<std::string>;
+constexpr size_t k_columns = 9;
+
+// The STATE column: held, free, foreign(TYPE), held N/LIMIT, shared(N) or
+// held(min-hold).
+std::string state_label(const Verdict& v) {
+  if (v.state == State::k_foreign) {
+    return "foreign(" + v.foreign_type + ")";
   }
-  std::vector<size_t> width(9, 0);
+  if (v.mode == "semaphore") {
+    return fmt::format("held {}/{}", v.holders.size(), v.limit);
+  }
+  if (v.mode == "shared") {
+    return fmt::format("shared({})", v.holders.size());
+  }
+  if (!v.holders.empty() && v.holders.front().kept) {
+    return "held(min-hold)";  // its holder finished; kept for --hold-at-least
+  }
+  return state_name(v.state);
+}
+
+// One row per holder, or one of dashes for a lock nobody holds.
+void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
+  const std::string state = state_label(v);
+  for (const auto& h : v.holders) {
+    rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
+                    format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
+                    std::to_string(h.fence), std::to_string(h.count), escape_for_terminal(h.cmd)});
+  }
+  if (v.holders.empty()) {
+    rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", "-"});
+  }
+}
+
+// An indented line per server: what that one server says about the lock.
+void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
+  for (const auto& s : v.views) {
+    std::string detail = server_state(s);
+    if (s.held()) {
+      const auto& h = s.holders.front();
+      detail +=
+          fmt::format(" ttl {} by {} pid {}", format_duration(Millis(h.ttl_ms)), escape_for_terminal(h.host), h.pid);
+    } else if (s.error) {
+      detail += ": " + escape_for_terminal(*s.error);
+    }
+    rows.push_back({"  " + s.endpoint, detail});
+  }
+}
+
+// Per-server detail lines (two cells) do not set column widths.
+std::vector<size_t> column_widths(const std::vector<Row>& rows) {
+  std::vector<size_t> width(k_columns, 0);
   for (const auto& row : rows) {
-    if (row.size() < width.size()) {
-      continue;  // per-server detail lines do not set column widths
+    if (row.size() < k_columns) {
+      continue;
     }
     for (size_t c = 0; c < row.size(); ++c) {
       width[c] = std::max(width[c], row[c].size());
     }
   }
+  return width;
+}
+
+// One line of the table, without trailing blanks.
+std::string render_row(const Row& row, const std::vector<size_t>& width) {
+  std::string line;
+  if (row.size() < k_columns) {
+    line = row[0] + "  " + row[1];
+  } else {
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
+    }
+  }
+  while (!line.empty() && line.back() == ' ') {
+    line.pop_back();
+  }
+  line += '\n';
+  return line;
+}
+
+std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers) {
+  std::vector<Row> rows;
+  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "COMMAND"});
+  for (const auto& v : verdicts) {
+    add_holder_rows(v, rows);
+    if (many_servers) {
+      add_server_rows(v, rows);
+    }
+  }
+  const std::vector<size_t> width = column_widths(rows);
   std::string out;
   for (const auto& row : rows) {
-    std::string line;
-    if (row.size() < width.size()) {
-      line = row[0] + "  " + row[1];
-    } else {
-      for (size_t c = 0; c < row.size(); ++c) {
-        line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
-      }
-    }
-    while (!line.empty() && line.back() == ' ') {
-      line.pop_back();
-    }
-    out += line + "\n";
+    out += render_row(row, width);
   }
   return out;
 }

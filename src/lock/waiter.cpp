@@ -117,41 +117,86 @@ bool nap_for(Millis d, int cancel_fd) {
   return n <= 0;
 }
 
-}  // namespace
-
-WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
-                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
-                            bool fair) {
-  const auto start = redis::Clock::now();
-  std::optional<redis::TimePoint> deadline;
-  if (wait) {
-    deadline = start + *wait;
-  }
+// This waiter's place in the lock's line. Fair waiting is for one server
+// (or one Sentinel- or Cluster-managed master): over several Redlock
+// servers, whose lines could order waiters differently, waiters race for
+// the lock as it frees. A waiter that does not wait takes no place.
+Place place_for(const Locker& locker, bool fair, std::optional<Millis> wait) {
   Place place;
-  // Fair waiting is for one server (or one Sentinel- or Cluster-managed
-  // master): over several Redlock servers, whose lines could order waiters
-  // differently, waiters race for the lock as it frees.
   place.fair = fair && locker.size() == 1;
   place.lease = k_waiter_lease;
   if (place.fair && (!wait || *wait > Millis(0))) {
     place.id = random_token();
   }
+  return place;
+}
+
+// What is left of --wait (nothing: waiting forever).
+std::optional<Millis> time_left(std::optional<redis::TimePoint> deadline) {
+  if (!deadline) {
+    return std::nullopt;
+  }
+  return std::max(Millis(0), std::chrono::ceil<Millis>(*deadline - redis::Clock::now()));
+}
+
+// Whether a try that failed with `e` is waited out: an outage (not a
+// refusal or a protocol error) after Redis had answered once, with time left
+// in --wait for a backoff.
+bool outage_to_wait_out(const Error& e, bool answered, std::optional<redis::TimePoint> deadline, Millis backoff) {
+  return answered && e.status() == ExitStatus::k_unavailable &&
+         (!deadline || redis::Clock::now() + backoff < *deadline);
+}
+
+// How long a busy lock may stay busy: a release message ends the sleep
+// sooner.
+Millis nap_for_busy(const Busy& busy, const Place& place) {
+  Millis nap = Millis(5000);  // a holder without TTL: only a release message frees it
+  if (busy.lost_race) {
+    nap = random_millis(5, 50);  // split vote among contenders: back off at random
+  } else if (busy.ttl_left > Millis(0)) {
+    nap = busy.ttl_left + random_millis(1, 15);
+  }
+  if (!place.id.empty()) {
+    nap = std::min(nap, k_heartbeat);  // keeps the place in line
+  }
+  return nap;
+}
+
+// Sleeps on a busy lock until a release for this waiter, its holder's TTL,
+// the next heartbeat of its place, or the deadline. False when cancelled.
+bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy, const Place& place,
+                   std::optional<redis::TimePoint> deadline, int cancel_fd) {
+  const auto now = redis::Clock::now();
+  redis::TimePoint until = now + nap_for_busy(busy, place);
+  if (deadline) {
+    until = std::min(until, *deadline);
+  }
+  log_debug("{} is busy; sleeping up to {} for a release", name,
+            format_duration(std::chrono::duration_cast<Millis>(until - now)));
+  return subs.sleep(until, cancel_fd, place.id) != redis::RunResult::k_cancelled;
+}
+
+}  // namespace
+
+WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
+                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
+                            bool fair) {
+  const std::optional<redis::TimePoint> deadline =
+      wait ? std::optional<redis::TimePoint>(redis::Clock::now() + *wait) : std::nullopt;
+  Place place = place_for(locker, fair, wait);
   std::unique_ptr<Subscribers> subs;
   bool answered = false;  // Redis has answered at least once: a later outage is waited out
   Millis backoff{50};
   while (true) {
     AcquireOutcome outcome;
-    if (deadline) {
-      place.wait_left = std::max(Millis(0), std::chrono::ceil<Millis>(*deadline - redis::Clock::now()));
-    }
+    place.wait_left = time_left(deadline);
     try {
       outcome = locker.try_acquire(name, ttl, reenter, owner, claim, place);
     } catch (const Error& e) {
       // Redis went away while we waited (a restart, a failover, a reset
       // connection): reconnect with backoff within --wait; give up with the
       // error only when the wait is spent.
-      const auto now = redis::Clock::now();
-      if (!answered || e.status() != ExitStatus::k_unavailable || (deadline && now + backoff >= *deadline)) {
+      if (!outage_to_wait_out(e, answered, deadline, backoff)) {
         throw;
       }
       log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(backoff));
@@ -167,9 +212,8 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     if (auto* got = std::get_if<Acquired>(&outcome)) {
       return *got;
     }
-    Busy busy = std::get<Busy>(outcome);
-    auto now = redis::Clock::now();
-    if (deadline && now >= *deadline) {
+    const Busy& busy = std::get<Busy>(outcome);
+    if (deadline && redis::Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;
     }
@@ -179,24 +223,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel);
       continue;
     }
-    Millis nap;
-    if (busy.lost_race) {
-      nap = random_millis(5, 50);  // split vote among contenders: back off at random
-    } else if (busy.ttl_left > Millis(0)) {
-      nap = busy.ttl_left + random_millis(1, 15);
-    } else {
-      nap = Millis(5000);  // a holder without TTL: only a release message frees it
-    }
-    if (!place.id.empty()) {
-      nap = std::min(nap, k_heartbeat);  // keeps the place in line
-    }
-    redis::TimePoint until = now + nap;
-    if (deadline) {
-      until = std::min(until, *deadline);
-    }
-    log_debug("{} is busy; sleeping up to {} for a release", name,
-              format_duration(std::chrono::duration_cast<Millis>(until - now)));
-    if (subs->sleep(until, cancel_fd, place.id) == redis::RunResult::k_cancelled) {
+    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel_fd)) {
       return Interrupted{place.id};
     }
     if (subs->lost()) {

@@ -646,63 +646,18 @@ void Connection::read_some() {
   while (true) {
     ssize_t n = transport_read(buf, sizeof(buf));
     if (n == -1) {
-      break;
+      break;  // would block
     }
     if (n < 0) {
-      return;
+      return;  // failed
     }
     if (n == 0) {
-      // The server closed. Replies already parsed still count (e.g. the
-      // "unauthenticated" protocol error that precedes the close).
-      bool owed = m_awaiting > 0 || m_hidden > 0;
-      if (owed) {
-        fail(ExitStatus::k_unavailable, fmt::format("Redis at {} closed the connection", m_endpoint.display()));
-      } else {
-        close_socket();
-      }
+      on_peer_closed();
       return;
     }
     redisReaderFeed(m_reader.get(), buf, static_cast<size_t>(n));
-    void* raw = nullptr;
-    while (true) {
-      if (redisReaderGetReply(m_reader.get(), &raw) != REDIS_OK) {
-        fail(ExitStatus::k_protocol,
-             fmt::format("Redis at {} sent a malformed reply: {}", m_endpoint.display(), m_reader->errstr));
-        return;
-      }
-      if (raw == nullptr) {
-        break;
-      }
-      Reply reply = copy_reply(static_cast<redisReply*>(raw));
-      freeReplyObject(raw);
-      complete = true;
-      if (m_hidden > 0) {
-        --m_hidden;
-        if (m_verifying && m_hidden == 0) {
-          if (!confirm_master(reply)) {
-            return;  // failed, or reconnecting to another server
-          }
-          continue;
-        }
-        if (reply.is_error()) {
-          ExitStatus status = classify_error(reply.str);
-          fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),
-                                   status == ExitStatus::k_refused ? "credentials" : "database selection", reply.str,
-                                   status == ExitStatus::k_refused
-                                       ? " (check the password and user: --password-file or $REDLOCK_PASSWORD)"
-                                       : ""));
-          return;
-        }
-        continue;
-      }
-      if (m_discard > 0) {
-        --m_discard;  // the reply to a command whose caller gave up
-        continue;
-      }
-      if (m_awaiting > 0) {
-        --m_awaiting;
-      }
-      m_replies.push_back(std::move(reply));
+    if (!take_parsed_replies(complete)) {
+      return;
     }
     if (static_cast<size_t>(n) < sizeof(buf) && !m_ssl) {
       break;  // (TLS may hold more decrypted bytes: read until it would block)
@@ -716,6 +671,67 @@ void Connection::read_some() {
     // time still answers within --timeout or not at all.
     m_deadline = Clock::now() + m_timeouts.command;
   }
+}
+
+void Connection::on_peer_closed() {
+  // Replies already parsed still count (e.g. the "unauthenticated" protocol
+  // error that precedes the close).
+  if (m_awaiting > 0 || m_hidden > 0) {
+    fail(ExitStatus::k_unavailable, fmt::format("Redis at {} closed the connection", m_endpoint.display()));
+  } else {
+    close_socket();
+  }
+}
+
+bool Connection::take_parsed_replies(bool& complete) {
+  void* raw = nullptr;
+  while (true) {
+    if (redisReaderGetReply(m_reader.get(), &raw) != REDIS_OK) {
+      fail(ExitStatus::k_protocol,
+           fmt::format("Redis at {} sent a malformed reply: {}", m_endpoint.display(), m_reader->errstr));
+      return false;
+    }
+    if (raw == nullptr) {
+      return true;
+    }
+    Reply reply = copy_reply(static_cast<redisReply*>(raw));
+    freeReplyObject(raw);
+    complete = true;
+    if (!file_reply(std::move(reply))) {
+      return false;
+    }
+  }
+}
+
+bool Connection::file_reply(Reply reply) {
+  if (m_hidden > 0) {
+    --m_hidden;
+    if (m_verifying && m_hidden == 0) {
+      return confirm_master(reply);  // false: failed, or reconnecting to another server
+    }
+    if (reply.is_error()) {
+      refuse_setup(reply.str);
+      return false;
+    }
+    return true;
+  }
+  if (m_discard > 0) {
+    --m_discard;  // the reply to a command whose caller gave up
+    return true;
+  }
+  if (m_awaiting > 0) {
+    --m_awaiting;
+  }
+  m_replies.push_back(std::move(reply));
+  return true;
+}
+
+void Connection::refuse_setup(const std::string& error) {
+  const ExitStatus status = classify_error(error);
+  const bool credentials = status == ExitStatus::k_refused;
+  fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),
+                           credentials ? "credentials" : "database selection", error,
+                           credentials ? " (check the password and user: --password-file or $REDLOCK_PASSWORD)" : ""));
 }
 
 std::vector<Reply> Connection::take_replies() {

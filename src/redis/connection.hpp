@@ -123,6 +123,17 @@ class Connection {
   void finish_connect();
   void fail(ExitStatus status, std::string message);
   void read_some();
+  // The server closed its end: a failure if replies are owed, else a quiet close.
+  void on_peer_closed();
+  // Takes every whole reply the reader holds (`complete` set if there was
+  // one). False: stop reading (see file_reply; or a malformed reply).
+  bool take_parsed_replies(bool& complete);
+  // Checks a reply to AUTH/SELECT/ROLE, drops one to an abandoned command,
+  // or keeps it for the caller. False: stop reading (the connection failed,
+  // or it is reconnecting to the master the sentinels name).
+  bool file_reply(Reply reply);
+  // AUTH or SELECT answered `error`: fails with the matching status.
+  void refuse_setup(const std::string& error);
   void write_some();
   void handshake();
   void close_socket();

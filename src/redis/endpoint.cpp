@@ -110,6 +110,56 @@ void take_userinfo(Endpoint& ep, std::string_view& rest) {
   }
 }
 
+// The port after a host's ':' (never empty when the ':' is there).
+std::string_view port_after_colon(std::string_view after) {
+  if (after.size() == 1) {
+    bad("empty port");
+  }
+  return after.substr(1);
+}
+
+// "[v6addr]" or "[v6addr]:port": sets the host, returns the port ("" if none).
+std::string_view take_ipv6_host(Endpoint& ep, std::string_view hostport) {
+  size_t close = hostport.find(']');
+  if (close == std::string_view::npos) {
+    bad("unclosed '[' in an IPv6 host");
+  }
+  ep.host = std::string(hostport.substr(1, close - 1));
+  std::string_view after = hostport.substr(close + 1);
+  if (!after.empty() && after.front() != ':') {
+    bad("unexpected text after the IPv6 host");
+  }
+  std::string_view port = after.empty() ? std::string_view() : port_after_colon(after);
+  if (ep.host.empty() || ep.host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string::npos) {
+    bad("malformed IPv6 address");
+  }
+  return port;
+}
+
+// "name" or "name:port" (a name or an IPv4 address, %-escapes allowed): sets
+// the host, returns the port ("" if none).
+std::string_view take_named_host(Endpoint& ep, std::string_view hostport) {
+  std::string_view port;
+  size_t colon = hostport.find(':');
+  if (colon != std::string_view::npos) {
+    port = port_after_colon(hostport.substr(colon));
+    hostport = hostport.substr(0, colon);
+  }
+  ep.host = percent_decode(hostport, "host");
+  if (ep.host.find_first_of(" []@/:,") != std::string::npos || has_control(ep.host)) {
+    bad("malformed host name");
+  }
+  return port;
+}
+
+void parse_port(Endpoint& ep, std::string_view port) {
+  ep.port = static_cast<int>(parse_number(port, 65535, "port"));
+  if (ep.port == 0) {
+    bad("port 0 is not a port to connect to (use 1 to 65535)");
+  }
+}
+
+// redis[s]://[[user]:password@]host[:port][/db]
 Endpoint parse_tcp(std::string_view rest, bool tls) {
   Endpoint ep;
   ep.tls = tls;
@@ -120,48 +170,13 @@ Endpoint parse_tcp(std::string_view rest, bool tls) {
   if (hostport.find_first_of("?#") != std::string_view::npos || path.find_first_of("?#") != std::string_view::npos) {
     bad("query strings and fragments are not supported for redis:// URLs");
   }
-  std::string_view port;
-  if (!hostport.empty() && hostport.front() == '[') {
-    size_t close = hostport.find(']');
-    if (close == std::string_view::npos) {
-      bad("unclosed '[' in an IPv6 host");
-    }
-    ep.host = std::string(hostport.substr(1, close - 1));
-    std::string_view after = hostport.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') {
-        bad("unexpected text after the IPv6 host");
-      }
-      port = after.substr(1);
-      if (port.empty()) {
-        bad("empty port");
-      }
-    }
-    if (ep.host.empty() || ep.host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string::npos) {
-      bad("malformed IPv6 address");
-    }
-  } else {
-    size_t colon = hostport.find(':');
-    if (colon != std::string_view::npos) {
-      port = hostport.substr(colon + 1);
-      if (port.empty()) {
-        bad("empty port");
-      }
-      hostport = hostport.substr(0, colon);
-    }
-    ep.host = percent_decode(hostport, "host");
-    if (ep.host.find_first_of(" []@/:,") != std::string::npos || has_control(ep.host)) {
-      bad("malformed host name");
-    }
-  }
+  const bool ipv6 = !hostport.empty() && hostport.front() == '[';
+  std::string_view port = ipv6 ? take_ipv6_host(ep, hostport) : take_named_host(ep, hostport);
   if (ep.host.empty()) {
     bad("the host is empty");
   }
   if (!port.empty()) {
-    ep.port = static_cast<int>(parse_number(port, 65535, "port"));
-    if (ep.port == 0) {
-      bad("port 0 is not a port to connect to (use 1 to 65535)");
-    }
+    parse_port(ep, port);
   }
   if (!path.empty()) {
     parse_db(ep, path);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 
 namespace redlock::redis {
 namespace {
@@ -12,72 +13,130 @@ enum class Mode { k_all, k_any };
 
 int g_stop_fd = -1;
 
-RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd, Mode mode) {
-  if (cancel_fd < 0) {
-    cancel_fd = g_stop_fd;
-  }
+// What one poll() waits for: the connections' sockets, in the order of
+// `owners`, then the cancel descriptor (if any); and the earliest deadline.
+struct PollSet {
   std::vector<pollfd> fds;
   std::vector<Connection*> owners;
-  while (true) {
-    auto now = Clock::now();
-    std::optional<TimePoint> next = until;
+  std::optional<TimePoint> next;
+  bool watching_cancel = false;
+
+  void clear(std::optional<TimePoint> until) {
     fds.clear();
     owners.clear();
-    bool all_settled = true;
-    for (Connection* c : conns) {
-      if (auto d = c->deadline(); d && *d <= now) {
-        c->fail_timeout();
-      }
-      if (mode == Mode::k_any && (c->has_replies() || c->failure() || c->closed())) {
-        return RunResult::k_woken;
-      }
-      if (!c->settled()) {
-        all_settled = false;
-      }
-      short ev = c->wanted_events();
-      if (ev != 0 && (mode == Mode::k_any || !c->settled())) {
-        fds.push_back({c->fd(), ev, 0});
-        owners.push_back(c);
-        if (auto d = c->deadline(); d && (!next || *d < *next)) {
-          next = *d;
-        }
-      }
+    next = until;
+    watching_cancel = false;
+  }
+
+  void watch(Connection* c) {
+    short ev = c->wanted_events();
+    if (ev == 0) {
+      return;
     }
-    if (mode == Mode::k_all && all_settled) {
-      return RunResult::k_settled;
+    fds.push_back({c->fd(), ev, 0});
+    owners.push_back(c);
+    if (auto d = c->deadline(); d && (!next || *d < *next)) {
+      next = *d;
     }
-    if (until && now >= *until) {
-      return RunResult::k_deadline;
-    }
+  }
+
+  void watch_cancel(int cancel_fd) {
     if (cancel_fd >= 0) {
       fds.push_back({cancel_fd, POLLIN, 0});
+      watching_cancel = true;
     }
-    int timeout_ms = -1;
-    if (next) {
-      auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
-      timeout_ms = static_cast<int>(std::clamp<long long>(left, 0, 24 * 3600 * 1000));
+  }
+
+  [[nodiscard]] int timeout_ms(TimePoint now) const {
+    if (!next) {
+      return -1;
     }
-    int n = ::poll(fds.data(), fds.size(), timeout_ms);
-    if (n < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      return RunResult::k_deadline;
-    }
-    if (cancel_fd >= 0 && (fds.back().revents & POLLIN)) {
-      for (Connection* c : conns) {
-        if (!c->settled()) {
-          c->flush();
-          c->fail_cancelled();
-        }
-      }
-      return RunResult::k_cancelled;
-    }
+    constexpr long long k_day_ms = std::chrono::milliseconds(std::chrono::hours(24)).count();
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
+    return static_cast<int>(std::clamp<long long>(left, 0, k_day_ms));
+  }
+
+  [[nodiscard]] bool cancelled() const { return watching_cancel && (fds.back().revents & POLLIN) != 0; }
+
+  // Hands each connection what poll() saw on its socket.
+  void dispatch() const {
     for (size_t i = 0; i < owners.size(); ++i) {
       if (fds[i].revents != 0) {
         owners[i]->on_events(fds[i].revents);
       }
     }
+  }
+};
+
+// Something for a wait_any() caller to look at: a reply, a failure, a close.
+bool has_news(const Connection& c) {
+  return c.has_replies() || c.failure() || c.closed();
+}
+
+enum class Survey { k_pending, k_woken, k_settled };
+
+// Fails the connections whose phase timed out, then tells whether the wait
+// is over (k_any: one has news; k_all: all settled) or gathers into `set`
+// what the others wait for.
+Survey survey(std::span<Connection* const> conns, TimePoint now, Mode mode, PollSet& set) {
+  bool all_settled = true;
+  for (Connection* c : conns) {
+    if (auto d = c->deadline(); d && *d <= now) {
+      c->fail_timeout();
+    }
+    if (mode == Mode::k_any && has_news(*c)) {
+      return Survey::k_woken;
+    }
+    all_settled = all_settled && c->settled();
+    if (mode == Mode::k_any || !c->settled()) {
+      set.watch(c);
+    }
+  }
+  return mode == Mode::k_all && all_settled ? Survey::k_settled : Survey::k_pending;
+}
+
+// A stop: what is queued still goes out (a release behind an acquire), but
+// nobody waits for the answers.
+void cancel_all(std::span<Connection* const> conns) {
+  for (Connection* c : conns) {
+    if (!c->settled()) {
+      c->flush();
+      c->fail_cancelled();
+    }
+  }
+}
+
+RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd, Mode mode) {
+  if (cancel_fd < 0) {
+    cancel_fd = g_stop_fd;
+  }
+  PollSet set;
+  while (true) {
+    auto now = Clock::now();
+    set.clear(until);
+    switch (survey(conns, now, mode, set)) {
+      case Survey::k_woken:
+        return RunResult::k_woken;
+      case Survey::k_settled:
+        return RunResult::k_settled;
+      case Survey::k_pending:
+        break;
+    }
+    if (until && now >= *until) {
+      return RunResult::k_deadline;
+    }
+    set.watch_cancel(cancel_fd);
+    if (::poll(set.fds.data(), set.fds.size(), set.timeout_ms(now)) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return RunResult::k_deadline;
+    }
+    if (set.cancelled()) {
+      cancel_all(conns);
+      return RunResult::k_cancelled;
+    }
+    set.dispatch();
   }
 }
 

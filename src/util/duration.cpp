@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include "util/exit_status.hpp"
 
@@ -31,6 +33,53 @@ double unit_ms(std::string_view unit) {
   return -1;
 }
 
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// The number at text[i…] ("12", "1.5", ".5"); moves i past it.
+double take_number(std::string_view text, size_t& i, std::string_view what) {
+  const size_t start = i;
+  bool dot = false;
+  while (i < text.size() && (is_digit(text[i]) || (text[i] == '.' && !dot))) {
+    dot = dot || text[i] == '.';
+    ++i;
+  }
+  std::string_view number = text.substr(start, i - start);
+  if (number.empty() || number == ".") {
+    bad(text, what, text[start] == '-' ? "must not be negative" : "expected a number");
+  }
+  if (number.size() > 20) {
+    bad(text, what, "too large");
+  }
+  return std::stod(std::string(number));
+}
+
+// The unit at text[i…] (letters, maybe none); moves i past it.
+std::string_view take_unit(std::string_view text, size_t& i) {
+  const size_t start = i;
+  while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
+    ++i;
+  }
+  return text.substr(start, i - start);
+}
+
+// Milliseconds per `unit`. No unit means seconds, but only for a number
+// that is the whole text (`alone`): "1m30" is a mistake, not 1m30s.
+double multiplier(std::string_view text, std::string_view what, std::string_view unit, bool alone) {
+  if (unit.empty()) {
+    if (!alone) {
+      bad(text, what, "missing unit");
+    }
+    return 1000;
+  }
+  const double ms = unit_ms(unit);
+  if (ms < 0) {
+    bad(text, what, fmt::format("unknown unit '{}'", unit));
+  }
+  return ms;
+}
+
 }  // namespace
 
 Millis parse_duration(std::string_view text, std::string_view what) {
@@ -39,46 +88,14 @@ Millis parse_duration(std::string_view text, std::string_view what) {
   }
   double total = 0;
   size_t i = 0;
-  bool any_unit = false;
   while (i < text.size()) {
-    size_t start = i;
-    bool dot = false;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || (text[i] == '.' && !dot))) {
-      dot = dot || text[i] == '.';
-      ++i;
-    }
-    std::string_view number = text.substr(start, i - start);
-    if (number.empty() || number == ".") {
-      bad(text, what, text[start] == '-' ? "must not be negative" : "expected a number");
-    }
-    if (number.size() > 20) {
-      bad(text, what, "too large");
-    }
-    double value = std::stod(std::string(number));
-    size_t ustart = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) {
-      ++i;
-    }
-    std::string_view unit = text.substr(ustart, i - ustart);
-    if (unit.empty()) {
-      if (any_unit || i != text.size()) {
-        bad(text, what, "missing unit");
-      }
-      total += value * 1000;  // a bare number is seconds
-      break;
-    }
-    double mult = unit_ms(unit);
-    if (mult < 0) {
-      bad(text, what, fmt::format("unknown unit '{}'", unit));
-    }
-    any_unit = true;
-    total += value * mult;
+    const bool first = i == 0;
+    const double value = take_number(text, i, what);
+    const std::string_view unit = take_unit(text, i);
+    total += value * multiplier(text, what, unit, first && i == text.size());
     if (!std::isfinite(total) || total > k_max_ms) {
       bad(text, what, "too large");
     }
-  }
-  if (!std::isfinite(total) || total > k_max_ms) {
-    bad(text, what, "too large");
   }
   return Millis(static_cast<long long>(std::llround(total)));
 }

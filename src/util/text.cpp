@@ -172,8 +172,8 @@ size_t secret_assignment(std::string_view word) {
     return 0;
   }
   std::string_view name = word.substr(0, eq);
-  size_t dashes = name.find_first_not_of('-');
-  if (dashes == std::string_view::npos || dashes > 2) {
+  size_t dashes = name.find_first_not_of('-');  // npos (all dashes) is > 2 too
+  if (dashes > 2) {
     return 0;
   }
   for (char c : name.substr(dashes)) {
