@@ -12,7 +12,7 @@ _redlock_subcommands='acquire release renew status break exec help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --format --interval -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
@@ -20,7 +20,7 @@ _redlock_subcommand_opts() {
         acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
-        status) echo '--json' ;;
+        status) echo '--json --format --watch --interval' ;;
         break) echo '--json' ;;
         exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --conflict-exit-code --unfair -c' ;;
     esac
@@ -170,6 +170,7 @@ _redlock() {
                 COMPREPLY=($(compgen -f -- "$value_cur"))
                 ;;
             --wait) COMPREPLY=($(compgen -W 'inf' -- "$value_cur")) ;;
+            --format) COMPREPLY=($(compgen -W 'table json prometheus' -- "$value_cur")) ;;
         esac
         return 0
     fi

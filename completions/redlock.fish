@@ -9,7 +9,7 @@
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
-    --kill-after --hold-at-least -c
+    --kill-after --hold-at-least --format --interval -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -127,7 +127,7 @@ complete -c redlock -f
 complete -c redlock -n __redlock_no_subcommand -a acquire -d 'take the lock and print its token'
 complete -c redlock -n __redlock_no_subcommand -a release -d 'release the lock held by a token'
 complete -c redlock -n __redlock_no_subcommand -a renew -d 'extend the lock held by a token'
-complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long'
+complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long, and who waits'
 complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever holds it, and wake its waiters'
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
@@ -172,6 +172,9 @@ complete -c redlock -n '__redlock_using renew' -l json -d 'print ttl_ms and vali
 
 # status [NAME...]
 complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array instead of a table'
+complete -c redlock -n '__redlock_using status' -l format -x -a 'table json prometheus' -d 'how to print it'
+complete -c redlock -n '__redlock_using status' -l watch -d 'show it again every --interval until interrupted'
+complete -c redlock -n '__redlock_using status' -l interval -x -d 'how often --watch shows it'
 
 # break NAME...
 complete -c redlock -n '__redlock_using break' -l json -d 'print a JSON array of what was broken'

@@ -42,6 +42,9 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g);
 struct StatusOptions {
   std::vector<std::string> names;
   bool json = false;
+  std::string format;    // table, json or prometheus (empty: table, or json with --json)
+  bool watch = false;    // redraw every `interval` until a stop signal
+  std::string interval;  // --watch's period (empty: 2s)
 };
 CLI::App* add_status(CLI::App& app, StatusOptions& o);
 int run_status(const StatusOptions& o, const GlobalOptions& g);

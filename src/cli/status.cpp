@@ -1,9 +1,15 @@
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <ctime>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.hpp"
 #include "lock/layout.hpp"
@@ -14,12 +20,17 @@
 namespace redlock::cli {
 
 CLI::App* add_status(CLI::App& app, StatusOptions& o) {
-  auto* sub = app.add_subcommand("status", "show who holds which lock, for how long");
-  sub->add_option("NAME", o.names, "locks to show (default: every lock under the prefix)");
-  sub->add_flag("--json", o.json, "print a JSON array instead of a table");
+  auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
+  sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
+  sub->add_flag("--json", o.json, "print a JSON array instead of a table (as --format json)");
+  sub->add_option("--format", o.format, "table (the default), json, or prometheus (metrics, for a textfile collector)")
+      ->type_name("F");
+  sub->add_flag("--watch", o.watch, "show it again every --interval until interrupted, like watch(1)");
+  sub->add_option("--interval", o.interval, "how often --watch shows it (default 2s)")->type_name("D");
   sub->footer(
       "Example:\n  redlock status                 # every lock, as a table\n"
-      "  redlock status deploy --json   # exit 0 when held, 1 when free");
+      "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
+      "  redlock status --watch         # redrawn every 2s; Ctrl-C ends it");
   return sub;
 }
 
@@ -63,6 +74,17 @@ nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
   return j;
 }
 
+nlohmann::json waiter_json(const lock::WaiterView& w, size_t position) {
+  nlohmann::json j = {{"position", position}, {"host", w.host},      {"pid", w.pid},
+                      {"cmd", w.cmd},         {"mode", w.mode},      {"since_ms", w.since_ms},
+                      {"age_ms", w.age_ms},   {"until_ms", nullptr}, {"left_ms", nullptr}};
+  if (w.until_ms >= 0) {
+    j["until_ms"] = w.until_ms;
+    j["left_ms"] = w.left_ms;
+  }
+  return j;
+}
+
 nlohmann::json to_json(const Verdict& v) {
   nlohmann::json j = {{"name", v.name}, {"state", state_name(v.state)}, {"held", v.state == State::k_held}};
   if (v.state == State::k_foreign) {
@@ -73,13 +95,20 @@ nlohmann::json to_json(const Verdict& v) {
     if (v.mode == "semaphore") {
       j["limit"] = v.limit;
     }
-    // The first holder's fields at the top level: the whole story for a plain lock.
+    // The oldest holder's fields at the top level: the whole story for a plain lock.
     j.update(holder_json(v, v.holders.front()));
     nlohmann::json holders = nlohmann::json::array();
     for (const auto& h : v.holders) {
       holders.push_back(holder_json(v, h));
     }
     j["holders"] = std::move(holders);
+  }
+  if (v.state != State::k_foreign) {
+    nlohmann::json waiters = nlohmann::json::array();
+    for (size_t i = 0; i < v.waiters.size(); ++i) {
+      waiters.push_back(waiter_json(v.waiters[i], i + 1));
+    }
+    j["waiters"] = std::move(waiters);
   }
   nlohmann::json servers = nlohmann::json::array();
   for (const auto& s : v.views) {
@@ -102,10 +131,10 @@ nlohmann::json to_json(const Verdict& v) {
 }
 
 using Row = std::vector<std::string>;
-constexpr size_t k_columns = 9;
+constexpr size_t k_columns = 10;
 
-// The STATE column: held, free, foreign(TYPE), held N/LIMIT, shared(N) or
-// held(min-hold).
+// The STATE column: held, free, foreign(TYPE), held N/LIMIT (a semaphore's
+// places), shared N (readers) or held(min-hold).
 std::string state_label(const Verdict& v) {
   if (v.state == State::k_foreign) {
     return "foreign(" + v.foreign_type + ")";
@@ -114,7 +143,7 @@ std::string state_label(const Verdict& v) {
     return fmt::format("held {}/{}", v.holders.size(), v.limit);
   }
   if (v.mode == "shared") {
-    return fmt::format("shared({})", v.holders.size());
+    return fmt::format("shared {}", v.holders.size());
   }
   if (!v.holders.empty() && v.holders.front().kept) {
     return "held(min-hold)";  // its holder finished; kept for --hold-at-least
@@ -125,13 +154,28 @@ std::string state_label(const Verdict& v) {
 // One row per holder, or one of dashes for a lock nobody holds.
 void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
   const std::string state = state_label(v);
+  const std::string waiting = v.state == State::k_foreign ? "-" : std::to_string(v.waiters.size());
   for (const auto& h : v.holders) {
     rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
                     format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
-                    std::to_string(h.fence), std::to_string(h.count), escape_for_terminal(h.cmd)});
+                    std::to_string(h.fence), std::to_string(h.count), waiting, escape_for_terminal(h.cmd)});
   }
   if (v.holders.empty()) {
-    rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", "-"});
+    rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", waiting, "-"});
+  }
+}
+
+// One line under a lock for each waiter: its place in line, who it is, how
+// long it has waited and how long it will wait still.
+void add_waiter_rows(const Verdict& v, std::vector<Row>& rows) {
+  for (size_t i = 0; i < v.waiters.size(); ++i) {
+    const auto& w = v.waiters[i];
+    const std::string left =
+        w.until_ms < 0 ? "no time limit" : fmt::format("gives up in {}", format_duration(Millis(w.left_ms)));
+    const std::string what = w.mode == "shared" ? " (shared)" : "";
+    rows.push_back({fmt::format("  waiting {}", i + 1),
+                    fmt::format("{} pid {}{} for {}, {}: {}", escape_for_terminal(w.host), w.pid, what,
+                                format_duration(Millis(w.age_ms)), left, escape_for_terminal(w.cmd))});
   }
 }
 
@@ -150,7 +194,7 @@ void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
   }
 }
 
-// Per-server detail lines (two cells) do not set column widths.
+// Waiter and per-server detail lines (two cells) do not set column widths.
 std::vector<size_t> column_widths(const std::vector<Row>& rows) {
   std::vector<size_t> width(k_columns, 0);
   for (const auto& row : rows) {
@@ -181,11 +225,14 @@ std::string render_row(const Row& row, const std::vector<size_t>& width) {
   return line;
 }
 
-std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers) {
+std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters) {
   std::vector<Row> rows;
-  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "COMMAND"});
+  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "WAITING", "COMMAND"});
   for (const auto& v : verdicts) {
     add_holder_rows(v, rows);
+    if (with_waiters) {
+      add_waiter_rows(v, rows);
+    }
     if (many_servers) {
       add_server_rows(v, rows);
     }
@@ -198,54 +245,222 @@ std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers
   return out;
 }
 
+// A Prometheus label value: backslash, double quote and newline escaped.
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The Prometheus text exposition format, one family at a time (every
+// sample of a metric follows its HELP and TYPE lines).
+std::string format_prometheus(const std::vector<Verdict>& verdicts) {
+  struct Family {
+    const char* name;
+    const char* help;
+    std::function<std::optional<double>(const Verdict&)> value;
+  };
+  const auto held = [](const Verdict& v) { return v.state == State::k_held; };
+  const std::vector<Family> families = {
+      {"redlock_lock_held", "1 while the lock is held, 0 while it is free.",
+       [&](const Verdict& v) { return std::optional<double>(held(v) ? 1 : 0); }},
+      {"redlock_lock_holders", "How many hold the lock (a semaphore's places taken, readers sharing it).",
+       [](const Verdict& v) { return std::optional<double>(static_cast<double>(v.holders.size())); }},
+      {"redlock_lock_waiters", "How many wait in the lock's line.",
+       [](const Verdict& v) { return std::optional<double>(static_cast<double>(v.waiters.size())); }},
+      {"redlock_lock_ttl_seconds", "Time left before the lock frees itself unless renewed (its soonest holder's).",
+       [&](const Verdict& v) -> std::optional<double> {
+         if (!held(v)) {
+           return std::nullopt;
+         }
+         long long ttl = v.holders.front().ttl_ms;
+         for (const auto& h : v.holders) {
+           ttl = std::min(ttl, h.ttl_ms);
+         }
+         return static_cast<double>(std::max(0LL, ttl)) / 1000;
+       }},
+      {"redlock_lock_age_seconds", "How long the lock has been held (its oldest holder's).",
+       [&](const Verdict& v) -> std::optional<double> {
+         if (!held(v)) {
+           return std::nullopt;
+         }
+         return static_cast<double>(age_of(v, v.holders.front())) / 1000;
+       }},
+  };
+  std::string out;
+  for (const auto& f : families) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", f.name, f.help, f.name);
+    for (const auto& v : verdicts) {
+      if (v.state == State::k_foreign) {
+        continue;
+      }
+      if (const auto value = f.value(v)) {
+        out += fmt::format("{}{{name=\"{}\"}} {}\n", f.name, label_value(v.name), *value);
+      }
+    }
+  }
+  return out;
+}
+
+enum class Format { k_table, k_json, k_prometheus };
+
+Format parse_format(const StatusOptions& o) {
+  if (o.format.empty()) {
+    return o.json ? Format::k_json : Format::k_table;
+  }
+  const Format f = o.format == "table"  ? Format::k_table
+                   : o.format == "json" ? Format::k_json
+                   : o.format == "prometheus"
+                       ? Format::k_prometheus
+                       : throw UsageError(fmt::format("--format must be table, json or prometheus, not '{}'",
+                                                      escape_for_terminal(o.format)));
+  if (o.json && f != Format::k_json) {
+    throw UsageError("--json is --format json; it does not go with --format " + o.format);
+  }
+  return f;
+}
+
+// Every lock asked for (or every lock under the prefix), judged across the servers.
+std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked) {
+  std::vector<std::string> names = asked.empty() ? locker.list() : asked;
+  std::vector<Verdict> verdicts;
+  for (const auto& name : names) {
+    Verdict v = lock::judge(name, locker.inspect(name));
+    // A listed name whose lock expired between SCAN and inspect is simply gone.
+    if (!asked.empty() || v.state != State::k_free) {
+      verdicts.push_back(std::move(v));
+    }
+  }
+  return verdicts;
+}
+
+struct Shown {
+  std::string output;  // for standard output
+  std::string empty;   // why there is nothing to show, if so
+  int status = 0;      // 0; 1 when an asked-for lock is free; 76 for a foreign key
+};
+
+Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& verdicts, const std::string& prefix,
+           bool many_servers) {
+  Shown shown;
+  if (format == Format::k_json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : verdicts) {
+      out.push_back(to_json(v));
+    }
+    shown.output = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else if (format == Format::k_prometheus) {
+    shown.output = format_prometheus(verdicts);
+  } else if (verdicts.empty()) {
+    shown.empty = fmt::format("no locks under the prefix '{}'", escape_for_terminal(prefix));
+  } else {
+    shown.output = format_table(verdicts, many_servers, !o.names.empty());
+  }
+  for (const auto& v : verdicts) {
+    if (v.state == State::k_foreign) {
+      shown.status = to_int(ExitStatus::k_protocol);
+    } else if (v.state == State::k_free && shown.status == 0) {
+      shown.status = to_int(ExitStatus::k_no);
+    }
+  }
+  if (format == Format::k_prometheus) {
+    shown.status = 0;  // metrics written: a free lock is a value, not a failure
+  }
+  return shown;
+}
+
+void warn_foreign(const std::vector<Verdict>& verdicts) {
+  for (const auto& v : verdicts) {
+    if (v.state == State::k_foreign) {
+      log_warning("{}", lock::foreign_message(v.name, v.foreign_type, ""));
+    }
+  }
+}
+
+// status --watch: shown again every `interval` (redrawn in place on a
+// terminal, one block after another otherwise) until a stop signal, which
+// ends it with 0. Redis trouble is shown and tried again at the next turn.
+int watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& locker, const std::string& prefix) {
+  SignalFd stops({SIGINT, SIGTERM, SIGHUP});
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  for (bool first = true;; first = false) {
+    std::string block;
+    try {
+      const auto verdicts = snapshot(locker, o.names);
+      const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
+      block = shown.empty.empty() ? shown.output : shown.empty + "\n";
+    } catch (const Error& e) {
+      if (stops.take() != 0) {
+        return 0;
+      }
+      block = fmt::format("redlock: {}\n", e.what());
+    }
+    if (terminal) {
+      const std::time_t now = std::time(nullptr);
+      char when[64] = {};
+      std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+      std::string what = "redlock status";
+      for (const auto& name : o.names) {
+        what += " " + escape_for_terminal(name);
+      }
+      block = fmt::format("\033[H\033[2JEvery {}: {}    {}\n\n{}", format_duration(interval), what, when, block);
+    } else if (!first) {
+      block = "\n" + block;
+    }
+    if (!write_stdout(block)) {
+      log_warning("could not write the status to standard output");
+      return to_int(ExitStatus::k_output);
+    }
+    pollfd p{stops.fd(), POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(interval.count(), 24LL * 3600 * 1000)));
+    if (ready > 0 && stops.take() != 0) {
+      return 0;
+    }
+  }
+}
+
 }  // namespace
 
 int run_status(const StatusOptions& o, const GlobalOptions& g) {
   for (const auto& name : o.names) {
     validate_name(name);
   }
+  const Format format = parse_format(o);
+  if (!o.interval.empty() && !o.watch) {
+    throw UsageError("--interval goes with --watch");
+  }
+  const Millis interval = o.interval.empty() ? Millis(2000) : parse_duration(o.interval, "--interval");
+  if (interval < Millis(100)) {
+    throw UsageError("--interval must be at least 100ms");
+  }
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
-  std::vector<std::string> names = o.names.empty() ? locker.list() : o.names;
+  if (o.watch) {
+    return watch(o, format, interval, locker, r.options.prefix);
+  }
+  const auto verdicts = snapshot(locker, o.names);
   for (const auto& risk : locker.eviction_risks()) {
     log_warning("{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
   }
-  std::vector<Verdict> verdicts;
-  for (const auto& name : names) {
-    Verdict v = lock::judge(name, locker.inspect(name));
-    // A listed name whose lock expired between SCAN and inspect is simply gone.
-    if (!o.names.empty() || v.state != State::k_free) {
-      verdicts.push_back(std::move(v));
-    }
+  const Shown shown = show(o, format, verdicts, r.options.prefix, locker.size() > 1);
+  if (!shown.empty.empty()) {
+    log_warning("{}", shown.empty);
   }
-
-  std::string output;
-  if (o.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : verdicts) {
-      out.push_back(to_json(v));
-    }
-    output = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  } else if (verdicts.empty()) {
-    log_warning("no locks under the prefix '{}'", escape_for_terminal(r.options.prefix));
-  } else {
-    output = format_table(verdicts, locker.size() > 1);
-  }
-  if (!output.empty() && !write_stdout(output)) {
+  if (!shown.output.empty() && !write_stdout(shown.output)) {
     log_warning("could not write the status to standard output");
     return to_int(ExitStatus::k_output);
   }
-
-  int status = 0;
-  for (const auto& v : verdicts) {
-    if (v.state == State::k_foreign) {
-      log_warning("{}", lock::foreign_message(v.name, v.foreign_type, ""));
-      status = to_int(ExitStatus::k_protocol);
-    } else if (v.state == State::k_free && status == 0) {
-      status = to_int(ExitStatus::k_no);
-    }
-  }
-  return status;
+  warn_foreign(verdicts);
+  return shown.status;
 }
 
 }  // namespace redlock::cli

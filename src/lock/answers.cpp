@@ -157,4 +157,19 @@ bool read_inspect_answer(const Reply& reply, ServerView& view) {
   return true;
 }
 
+std::optional<std::vector<WaiterView>> read_line_answer(const Reply& reply) {
+  const auto& e = reply.elements;
+  if (outcome_of(reply).empty() || e.size() < 3) {
+    return std::nullopt;
+  }
+  if (e[0].text() != "hash") {
+    return std::vector<WaiterView>{};  // nobody waits (or the key is not a line: nobody redlock knows)
+  }
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (size_t k = 0; k + 1 < e[2].elements.size(); k += 2) {
+    fields.emplace_back(e[2].elements[k].text(), e[2].elements[k + 1].text());
+  }
+  return read_waiters(fields, reply_integer(e[1]));
+}
+
 }  // namespace redlock::lock

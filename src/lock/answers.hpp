@@ -42,4 +42,8 @@ struct ReleaseAnswer {
 // holders (see read_holders). False for a reply of another shape.
 [[nodiscard]] bool read_inspect_answer(const redis::Reply& reply, ServerView& view);
 
+// The line script (status): the live waiters in the line, first come first
+// (see read_waiters). Nullopt for a reply of another shape.
+[[nodiscard]] std::optional<std::vector<WaiterView>> read_line_answer(const redis::Reply& reply);
+
 }  // namespace redlock::lock

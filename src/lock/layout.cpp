@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -136,6 +137,47 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
   h.fence = to_ll(field("fence"));
   h.count = to_ll(field("count"));
   v.holders.push_back(std::move(h));
+}
+
+std::vector<WaiterView> read_waiters(const std::vector<std::pair<std::string, std::string>>& fields, long long now_ms) {
+  std::vector<WaiterView> out;
+  const auto schema = std::find_if(fields.begin(), fields.end(), [](const auto& f) { return f.first == "schema"; });
+  if (schema == fields.end() || schema->second != k_schema) {
+    return out;
+  }
+  for (const auto& [key, value] : fields) {
+    if (key.rfind("w:", 0) != 0 || key.size() == 2) {
+      continue;
+    }
+    try {
+      auto j = nlohmann::json::parse(value);
+      if (!j.is_object() || json_integer(j, "expiry") <= now_ms) {
+        continue;  // not redlock's, or a waiter whose heartbeat lapsed
+      }
+      WaiterView w;
+      w.id = key.substr(2);
+      w.ticket = json_integer(j, "ticket");
+      w.host = json_text(j, "host");
+      w.pid = json_integer(j, "pid");
+      w.cmd = json_text(j, "cmd");
+      w.mode = json_text(j, "mode");
+      w.since_ms = json_integer(j, "since");
+      w.until_ms = json_integer(j, "deadline");
+      w.age_ms = std::max(0LL, now_ms - w.since_ms);
+      if (w.until_ms < 0) {
+        w.until_ms = -1;
+      } else {
+        w.left_ms = std::max(0LL, w.until_ms - now_ms);
+      }
+      out.push_back(std::move(w));
+    } catch (const nlohmann::json::exception&) {
+      continue;  // an entry redlock would not write
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const WaiterView& a, const WaiterView& b) {
+    return a.ticket != b.ticket ? a.ticket < b.ticket : a.id < b.id;
+  });
+  return out;
 }
 
 }  // namespace redlock::lock

@@ -26,4 +26,11 @@ inline constexpr const char* k_schema = "redlock/1";
 // entries redlock would not write makes `v.foreign`. Never throws on input.
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
 
+// The live waiters of a line of waiters (the queue hash's HGETALL pairs),
+// first come first: its 'w:<id>' JSON entries whose heartbeat has not lapsed
+// at server time `now_ms`. A hash without the schema marker, or an entry
+// redlock would not write, is skipped. Never throws on input.
+[[nodiscard]] std::vector<WaiterView> read_waiters(const std::vector<std::pair<std::string, std::string>>& fields,
+                                                   long long now_ms);
+
 }  // namespace redlock::lock

@@ -587,7 +587,22 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
   if (failures.size() > m_conns.size() - quorum()) {
     throw_quorum_failure(failures, m_conns.size(), quorum());
   }
+  read_line(keys, views);
   return views;
+}
+
+void Locker::read_line(const Keys& keys, std::vector<ServerView>& views) {
+  std::vector<bool> targets(views.size());
+  std::transform(views.begin(), views.end(), targets.begin(), [](const ServerView& v) { return !v.error; });
+  auto answers = round({"1", keys.queue}, lock::script(ScriptName::k_line), targets);
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (!targets[i] || answers[i].failure) {
+      continue;  // the line is news for status, never a reason to fail it
+    }
+    if (auto line = read_line_answer(answers[i].reply)) {
+      views[i].waiters = std::move(*line);
+    }
+  }
 }
 
 namespace {

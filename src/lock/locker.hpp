@@ -140,7 +140,7 @@ class Locker {
   // and wakes its waiters; the fence counter is left alone. Too few servers
   // answering is an Error (69/77), like a failed round.
   [[nodiscard]] Broken break_lock(const std::string& name);
-  // Every server's view of `name`.
+  // Every server's view of `name`: its holders, and its line of waiters.
   [[nodiscard]] std::vector<ServerView> inspect(const std::string& name);
   // Names of every lock under the prefix (SCAN, never KEYS), sorted.
   [[nodiscard]] std::vector<std::string> list();
@@ -180,6 +180,9 @@ class Locker {
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed);
   // Throws a UsageError (64) when shared_node() finds one.
   void refuse_shared_node(const std::vector<Answer>& answers) const;
+  // Fills each reachable server's waiters from its line (a round of its
+  // own: see the line script); a server that fails it just shows none.
+  void read_line(const Keys& keys, std::vector<ServerView>& views);
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request

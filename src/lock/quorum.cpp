@@ -252,6 +252,15 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   std::stable_sort(v.holders.begin(), v.holders.end(), [](const HolderView& a, const HolderView& b) {
     return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.fence < b.fence;
   });
+  // The line as the first server with one has it; a waiter only another
+  // server lists (Redlock waiters race, each server lines up its own) after.
+  for (const auto& s : v.views) {
+    for (const auto& w : s.waiters) {
+      if (std::none_of(v.waiters.begin(), v.waiters.end(), [&](const WaiterView& x) { return x.id == w.id; })) {
+        v.waiters.push_back(w);
+      }
+    }
+  }
   if (!v.holders.empty()) {
     v.state = StatusVerdict::State::k_held;
   } else if (foreign >= majority(n)) {

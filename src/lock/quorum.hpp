@@ -135,6 +135,20 @@ struct HolderView {
   long long finished_ms = 0;
 };
 
+// One waiter in a lock's line (fair waiting), for `status`.
+struct WaiterView {
+  std::string id;        // the waiter's id in the line
+  long long ticket = 0;  // its place in the server's order (smaller: earlier)
+  std::string host;
+  long long pid = 0;
+  std::string cmd;
+  std::string mode;         // what it waits for: exclusive, semaphore or shared
+  long long since_ms = 0;   // server time it started waiting
+  long long until_ms = -1;  // server time its --wait ends; -1: it waits for as long as it takes
+  long long age_ms = 0;     // how long it has waited, by the server's clock
+  long long left_ms = -1;   // how long it will wait still; -1: as long as it takes
+};
+
 // One server's view of a lock, for `status`.
 struct ServerView {
   std::string endpoint;              // display URL
@@ -146,6 +160,7 @@ struct ServerView {
   std::string mode;                 // "exclusive", "semaphore" or "shared" while held
   long long limit = 1;              // a semaphore's limit
   std::vector<HolderView> holders;  // live holders
+  std::vector<WaiterView> waiters;  // the live line of waiters, first come first
   [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
 };
 
@@ -159,6 +174,7 @@ struct StatusVerdict {
   long long limit = 1;
   long long now_ms = 0;             // server time of the view the holders come from
   std::vector<HolderView> holders;  // holders with a quorum, oldest first
+  std::vector<WaiterView> waiters;  // waiters in line on any server, first come first
   std::vector<ServerView> views;
 };
 

@@ -496,13 +496,27 @@ if #rest == 0 then redis.call('DEL', KEYS[2]) end
 return {'left'}
 )lua";
 
+// Read the line of waiters, for `status`: a key of its own, read apart from
+// the lock, so that status of a lock whose slot is moving (Redis Cluster)
+// never waits for a line that exists only while someone waits.
+// Replies {type, now_ms, {field, value, ...}}: the hash's fields as they
+// are (dead entries included; the reader skips them by their expiry).
+// KEYS: line of waiters.
+constexpr std::string_view k_line = R"lua(
+local t = redis.call('TYPE', KEYS[1])['ok']
+local now = redis.call('TIME')
+local now_ms = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000))
+if t ~= 'hash' then return {t, now_ms, {}} end
+return {t, now_ms, redis.call('HGETALL', KEYS[1])}
+)lua";
+
 #undef REDLOCK_QUEUE
 #undef REDLOCK_CHECK_KEY
 
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 8> all = {
+  static const std::array<Script, 9> all = {
       make("acquire", k_acquire),
       make("release", k_release),
       make("renew", k_renew),
@@ -511,6 +525,7 @@ const Script& script(ScriptName name) {
       make("break", k_break),
       make("finish", k_finish),
       make("leave", k_leave),
+      make("line", k_line),
   };
   return all.at(static_cast<size_t>(name));
 }

@@ -106,6 +106,11 @@ const std::vector<Case> k_cases = {
     {"HoldAtLeastWord", {"exec", "x", "--hold-at-least", "soon", "--", "true"}, {}},
     {"ReleaseHoldAtLeastNegative", {"release", "x", "--token", "t", "--hold-at-least", "-1s"}, {}},
     {"PasswordFileMissing", {"acquire", "x", "--password-file", "/nonexistent/redlock-password"}, {}},
+    {"StatusFormatUnknown", {"status", "--format", "xml"}, {}},
+    {"StatusJsonWithOtherFormat", {"status", "--json", "--format", "prometheus"}, {}},
+    {"StatusIntervalWithoutWatch", {"status", "--interval", "5s"}, {}},
+    {"StatusIntervalTooShort", {"status", "--watch", "--interval", "10ms"}, {}},
+    {"StatusIntervalWord", {"status", "--watch", "--interval", "often"}, {}},
 };
 
 long long info_number(const RedisServer& redis, const std::string& section, const std::string& field) {

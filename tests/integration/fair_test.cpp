@@ -9,40 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "harness.hpp"
+#include "lock_support.hpp"
 
 using namespace redlock::test;
 
 namespace {
-
-std::string first_line(const std::string& s) {
-  return s.substr(0, s.find('\n'));
-}
-
-// Waiters registered in NAME's line (its 'w:<id>' fields), dead or alive.
-long long in_line(const RedisServer& redis, const std::string& name) {
-  auto r = redis.cmd({"HKEYS", "redlock:{" + name + "}:queue"});
-  long long n = 0;
-  for (const auto& k : r.elements) {
-    n += k.str.rfind("w:", 0) == 0 ? 1 : 0;
-  }
-  return n;
-}
-
-bool line_gone(const RedisServer& redis, const std::string& name) {
-  return redis.cmd({"EXISTS", "redlock:{" + name + "}:queue"}).integer == 0;
-}
-
-// Starts a waiter and returns once it has its place in line.
-std::unique_ptr<Child> queue_up(const RedisServer& redis, const std::string& name, const std::vector<std::string>& args,
-                                const Env& env) {
-  const long long before = in_line(redis, name);
-  auto c = std::make_unique<Child>(args, env);
-  EXPECT_TRUE(eventually([&] { return in_line(redis, name) > before || !c->alive(); }, Seconds(10)))
-      << "the waiter never joined the line";
-  EXPECT_TRUE(c->alive()) << c->err_so_far();
-  return c;
-}
 
 std::string words_of(const std::string& path) {
   std::istringstream in(read_file(path));

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,6 +49,31 @@ inline ::testing::AssertionResult one_line(const std::string& err) {
     return ::testing::AssertionFailure() << "expected one line on stderr, got: '" << err << "'";
   }
   return ::testing::AssertionSuccess();
+}
+
+// Waiters registered in NAME's line (its 'w:<id>' fields), dead or alive.
+inline long long in_line(const RedisServer& redis, const std::string& name) {
+  auto r = redis.cmd({"HKEYS", lock_key(name) + ":queue"});
+  long long n = 0;
+  for (const auto& k : r.elements) {
+    n += k.str.rfind("w:", 0) == 0 ? 1 : 0;
+  }
+  return n;
+}
+
+inline bool line_gone(const RedisServer& redis, const std::string& name) {
+  return redis.cmd({"EXISTS", lock_key(name) + ":queue"}).integer == 0;
+}
+
+// Starts a waiter and returns once it has its place in line.
+inline std::unique_ptr<Child> queue_up(const RedisServer& redis, const std::string& name,
+                                       const std::vector<std::string>& args, const Env& env) {
+  const long long before = in_line(redis, name);
+  auto c = std::make_unique<Child>(args, env);
+  EXPECT_TRUE(eventually([&] { return in_line(redis, name) > before || !c->alive(); }, Seconds(10)))
+      << "the waiter never joined the line";
+  EXPECT_TRUE(c->alive()) << c->err_so_far();
+  return c;
 }
 
 inline std::string this_host() {

@@ -7,7 +7,8 @@ bin=$1 src=$2
 source "$src/tests/shell/lib/redis.bash"
 source "$src/tests/shell/lib/check.bash"
 tmp=$(mktemp -d)
-trap 'stop_redis; rm -rf "$tmp"' EXIT
+waiter=
+trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
 # A Redlock needs servers of its own (one server named three times is
 # refused): the last one started is the default server.
 start_redis "$tmp" || exit 1
@@ -25,19 +26,27 @@ doc=$(sed -n '/^\.SH JSON OUTPUT/,/^\.SH /p' "$src/man/redlock.1" | sed 's/\\-/-
 # Every object key anywhere in the JSON on stdin.
 keys() { jq -r '[paths | .[] | strings] | unique | .[]'; }
 
+# A lock with someone in its line, for status's waiters.
+"$bin" acquire --ttl 1m queued >/dev/null
+"$bin" acquire --wait 30s queued >/dev/null 2>&1 &
+waiter=$!
+for _ in $(seq 1 100); do
+  [ "$(redis-cli -p "$REDIS_PORT" hlen 'redlock:{queued}:queue')" -ge 2 ] && break
+  sleep 0.05
+done
 {
   tok=$("$bin" acquire --ttl 1m held)
   "$bin" acquire --json --ttl 1m fresh
   "$bin" renew --json --token "$tok" held
   "$bin" exec --hold-at-least 1m kept -- true
   redis-cli -p "$REDIS_PORT" set redlock:{odd} x >/dev/null
-  "$bin" status --json held kept odd free
+  "$bin" status --json held kept odd free queued
   "$bin" -r "$REDIS_URL" -r "$second" -r "$third" acquire --json three
 } >"$tmp/out.json" 2>"$tmp/err"
 [ -s "$tmp/out.json" ] || fail "no JSON printed: $(cat "$tmp/err")"
 fields=$(keys <"$tmp/out.json" | sort -u)
 for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
-  finished_ms holders servers url error; do
+  finished_ms holders servers url error waiters position until_ms left_ms; do
   grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
 done
 for f in $fields; do

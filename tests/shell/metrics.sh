@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# status --format prometheus is read by Prometheus's own parser (Debian's
+# python3-prometheus-client): every line parses, every family has its HELP
+# and TYPE, and the numbers are the locks'. Usage: metrics.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
+set -uo pipefail
+bin=$1 src=$2
+source "$src/tests/shell/lib/redis.bash"
+source "$src/tests/shell/lib/check.bash"
+# Debian's own python3 (another one earlier on PATH would not have the package).
+py=/usr/bin/python3
+"$py" -c 'import prometheus_client' 2>/dev/null || fail "python3-prometheus-client is not installed (scripts/setup installs it)"
+tmp=$(mktemp -d)
+waiter=
+trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
+start_redis "$tmp" || exit 1
+unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_PASSWORD_FILE REDLOCK_TOKEN
+export REDLOCK_URL=$REDIS_URL
+
+"$bin" acquire --ttl 1m 'nightly "report"' >/dev/null || fail "could not take the lock"
+"$bin" acquire --ttl 1m --limit 3 pool >/dev/null || fail "could not take a place"
+"$bin" acquire --wait 30s 'nightly "report"' >/dev/null 2>&1 &
+waiter=$!
+for _ in $(seq 1 100); do
+  [ "$(redis-cli -p "$REDIS_PORT" hlen 'redlock:{nightly "report"}:queue')" -ge 2 ] && break
+  sleep 0.05
+done
+"$bin" status --format prometheus 'nightly "report"' pool free >"$tmp/metrics" 2>"$tmp/err"
+status=$?
+[ "$status" -eq 0 ] || fail "status --format prometheus exited $status: $(cat "$tmp/err")"
+
+"$py" - "$tmp/metrics" <<'PY' || fail "the metrics do not parse as Prometheus text, or have the wrong numbers: $(cat "$tmp/metrics")"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+got = {}
+for family in text_string_to_metric_families(text):
+    assert family.type == "gauge", family
+    assert family.documentation, family.name
+    for s in family.samples:
+        got[(s.name, s.labels["name"])] = s.value
+want = {
+    ("redlock_lock_held", 'nightly "report"'): 1, ("redlock_lock_holders", 'nightly "report"'): 1,
+    ("redlock_lock_waiters", 'nightly "report"'): 1, ("redlock_lock_held", "pool"): 1,
+    ("redlock_lock_holders", "pool"): 1, ("redlock_lock_waiters", "pool"): 0,
+    ("redlock_lock_held", "free"): 0, ("redlock_lock_holders", "free"): 0,
+}
+for key, value in want.items():
+    assert got.get(key) == value, (key, got.get(key))
+assert 0 < got[("redlock_lock_ttl_seconds", 'nightly "report"')] <= 60
+assert got[("redlock_lock_age_seconds", "pool")] >= 0
+assert ("redlock_lock_ttl_seconds", "free") not in got
+PY
+# Every metric is documented in redlock(1).
+for m in $(grep -o '^redlock_[a-z_]*' "$tmp/metrics" | sort -u); do
+  grep -qw -- "$m" "$src/man/redlock.1" || fail "metric $m is not documented in redlock(1)"
+done
+if ((failures)); then
+  exit 1
+fi
+echo "metrics parse as Prometheus text: $(grep -c '^redlock_' "$tmp/metrics") samples"
