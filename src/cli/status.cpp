@@ -410,11 +410,12 @@ int watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& 
       std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&now));
       std::string what = "redlock status";
       for (const auto& name : o.names) {
-        what += " " + escape_for_terminal(name);
+        what += ' ';
+        what += escape_for_terminal(name);
       }
       block = fmt::format("\033[H\033[2JEvery {}: {}    {}\n\n{}", format_duration(interval), what, when, block);
     } else if (!first) {
-      block = "\n" + block;
+      block.insert(0, "\n");
     }
     if (!write_stdout(block)) {
       log_warning("could not write the status to standard output");
