@@ -122,6 +122,44 @@ void resolve_password(const GlobalOptions& g, Resolved& r) {
   }
 }
 
+// TLS for rediss:// endpoints: each option, else the variable a calling
+// exec set ($REDLOCK_TLS_CA...). What was used is passed on to exec's CMD
+// the same way (files as absolute paths), so that a nested redlock verifies
+// the servers and presents its certificate as this one does.
+redis::TlsOptions resolve_tls(const GlobalOptions& g, Resolved& r) {
+  struct Setting {
+    const std::string& option;
+    const char* variable;
+    bool file;
+  };
+  redis::TlsOptions tls;
+  const std::pair<Setting, std::string*> settings[] = {
+      {{g.tls_ca, "REDLOCK_TLS_CA", true}, &tls.ca_file},
+      {{g.tls_cert, "REDLOCK_TLS_CERT", true}, &tls.cert_file},
+      {{g.tls_key, "REDLOCK_TLS_KEY", true}, &tls.key_file},
+      {{g.tls_server_name, "REDLOCK_TLS_SERVER_NAME", false}, &tls.server_name},
+  };
+  for (const auto& [setting, value] : settings) {
+    *value = setting.option.empty() ? env(setting.variable) : setting.option;
+    if (value->empty()) {
+      continue;
+    }
+    std::string passed = *value;
+    if (setting.file) {
+      if (char* absolute = realpath(value->c_str(), nullptr)) {
+        passed = absolute;
+        std::free(absolute);
+      }
+    }
+    r.credentials_env.emplace_back(setting.variable, passed);
+  }
+  tls.insecure = g.insecure || env("REDLOCK_TLS_INSECURE") == "1";
+  if (tls.insecure) {
+    r.credentials_env.emplace_back("REDLOCK_TLS_INSECURE", "1");
+  }
+  return tls;
+}
+
 }  // namespace
 
 Resolved resolve(const GlobalOptions& g) {
@@ -139,9 +177,9 @@ Resolved resolve(const GlobalOptions& g) {
   resolve_password(g, r);
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {
-    r.options.tls =
-        redis::TlsContext::create(redis::TlsOptions{g.tls_ca, g.tls_cert, g.tls_key, g.tls_server_name, g.insecure});
-    if (g.insecure) {
+    const redis::TlsOptions tls = resolve_tls(g, r);
+    r.options.tls = redis::TlsContext::create(tls);
+    if (tls.insecure) {
       log_warning("--insecure: TLS certificates are not verified; anyone on the path can impersonate Redis");
     }
   }

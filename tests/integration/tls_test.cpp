@@ -149,3 +149,22 @@ TEST_F(Tls, ARedlockSaysOnceWhichServerFailsVerification) {
     EXPECT_EQ(r.err.find("verification of Redis at " + a.url()), std::string::npos) << r.err;
   }
 }
+
+// A nested redlock inside exec verifies the servers and presents the client
+// certificate as the outer one does, without the user repeating the options.
+TEST_F(Tls, ANestedRedlockInsideExecUsesTheSameCertificates) {
+  RedisServer redis(s_certs->server(true));
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}, {"RL", redlock_binary()}, {"D", dir.path()}};
+  Result r = run({"exec", "--tls-ca", s_certs->file("ca.pem"), "--tls-cert", s_certs->file("client.pem"), "--tls-key",
+                  s_certs->file("client.key"), "outer", "--", "sh", "-c",
+                  "env | grep '^REDLOCK_TLS_' | sort > \"$D/env\"; \"$RL\" exec inner -- \"$RL\" status outer"},
+                 env);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("outer"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(dir.path() + "/env"), "REDLOCK_TLS_CA=" + s_certs->file("ca.pem") +
+                                                "\nREDLOCK_TLS_CERT=" + s_certs->file("client.pem") +
+                                                "\nREDLOCK_TLS_KEY=" + s_certs->file("client.key") + "\n");
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{outer}"}).integer, 0);
+  EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{inner}"}).integer, 0);
+}
