@@ -177,3 +177,26 @@ TEST(Fair, ReadersQueuedBehindAWriterAreLetInTogetherWhenItLeaves) {
   }
   EXPECT_LT(now_seconds() - released, 3.0) << "three readers of 1.5 s each ran together, not one after another";
 }
+
+// Re-entry by the holder's token is checked before the line: the holder
+// (and an exec nested in its command) never waits behind its own waiters.
+TEST(Fair, ReentryByTheHoldersTokenNeverWaitsBehindTheLine) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  const std::string token = first_line(holder.out);
+  auto waiter = queue_up(redis, "job", {"acquire", "--wait", "30s", "job"}, env);
+  Result again = run({"acquire", "--json", "--token", token, "job"}, env);
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.out.find("\"count\":2"), std::string::npos) << again.out;
+  Env nested = env;
+  nested["REDLOCK_TOKEN"] = token;
+  Result inner = run({"exec", "job", "--", "true"}, nested);
+  EXPECT_EQ(inner.status, 0) << inner.err;
+  EXPECT_LT(inner.seconds, 5.0);
+  EXPECT_TRUE(waiter->alive()) << "the waiter got the lock while its holder re-entered";
+  EXPECT_EQ(in_line(redis, "job"), 1);
+  waiter->signal(SIGTERM);
+  (void)waiter->wait(Seconds(5));
+}
