@@ -26,7 +26,7 @@ namespace redlock::lock {
 // The renew script: renewed (with the mode and limit held) / notheld / foreign.
 [[nodiscard]] std::optional<RenewVote> read_renew_answer(const redis::Reply& reply);
 
-// The release script's answer.
+// The finish script's answer to a release (one level, no minimum hold).
 struct ReleaseAnswer {
   enum class Kind { k_released, k_decremented, k_not_held, k_foreign };
   Kind kind = Kind::k_not_held;

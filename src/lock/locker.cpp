@@ -372,8 +372,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round({"2", keys.lock, keys.queue, token, keys.channel, announce ? "" : "quiet"},
-              lock::script(ScriptName::k_release), targets, hung);
+  (void)round({"2", keys.lock, keys.queue, token, keys.channel, "0", "one", announce ? "" : "quiet"},
+              lock::script(ScriptName::k_finish), targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
@@ -383,7 +383,9 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"2", keys.lock, keys.queue, token, keys.channel, ""}, lock::script(ScriptName::k_release), {});
+  // One level, with no minimum hold: the finish script's simplest case.
+  auto answers =
+      round({"2", keys.lock, keys.queue, token, keys.channel, "0", "one", ""}, lock::script(ScriptName::k_finish), {});
   refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
@@ -455,8 +457,9 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
   const Keys keys = keys_for(m_options.prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
-  auto answers = round({"1", keys.lock, token, keys.channel, std::to_string(min_hold.count()), whole ? "all" : "one"},
-                       lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
+  auto answers = round(
+      {"2", keys.lock, keys.queue, token, keys.channel, std::to_string(min_hold.count()), whole ? "all" : "one", ""},
+      lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   Ended ended;

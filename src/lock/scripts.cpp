@@ -50,6 +50,10 @@ Script make(std::string_view name, std::string_view body) {
   "  end\n"                                                                                                   \
   "  return out\n"                                                                                            \
   "end\n"                                                                                                     \
+  "local function entry_of(list, token)\n"                                                                    \
+  "  for _, v in ipairs(list) do if v.token == token then return v end end\n"                                 \
+  "  return nil\n"                                                                                            \
+  "end\n"                                                                                                     \
   "local function keep_alive(list)\n"                                                                         \
   "  local last = now\n"                                                                                      \
   "  for _, v in ipairs(list) do if v.expiry > last then last = v.expiry end end\n"                           \
@@ -287,82 +291,49 @@ dequeue()
 return {'acquired', ARGV[1], fence, 1, ttl}
 )lua";
 
-// Release one level. Atomic so that only a holder's token can remove its
-// hold, and waiters are told (PUBLISH) exactly when a place becomes free.
-// Undoing an attempt that never counted as held ('quiet') tells nobody:
-// no waiter, least of all the one undoing it, has anything to gain.
+// End a hold: one level (release; release --hold-at-least) or every level
+// the token holds (exec's end: levels nested acquires took and never gave
+// back could not be renewed once exec is gone). Atomic so that only the
+// holder ends its hold, the lock never lacks an expiry, and waiters are told
+// (PUBLISH) exactly when a place becomes free.
+// When the last level goes less than the minimum hold after the lock was
+// taken (since_ms, the server's clock), the lock is kept until then under no
+// token: nobody can renew or release it, acquirers find it busy, and status
+// shows the finished holder.
+// The release message names the waiters at the head of the line that can go
+// now (direct handoff: the others sleep on); a waiter that is not named
+// stays asleep, one that finds no names (nobody in line) tries at once.
+// Undoing an attempt that never counted as held ('quiet') tells nobody: no
+// waiter, least of all the one undoing it, has anything to gain.
 // PUBLISH comes before any write: Redis does not roll a script back, and a
 // user whose ACL refuses the channel must find the lock untouched (the
 // waiters it wakes cannot act before the script ends).
-// The message names the waiters at the head of the line that can go now
-// (direct handoff: the others sleep on); a waiter that is not named stays
-// asleep, one that finds no names (nobody in line) tries at once.
-// KEYS: lock hash, line of waiters. ARGV: token, release channel, 'quiet' or ''.
-constexpr std::string_view k_release = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
+// KEYS: lock hash, line of waiters. ARGV: token, release channel, minimum
+// hold ms, 'all' or 'one', 'quiet' or ''.
+// Answers {'released', levels dropped, holders left}, {'decremented', 1,
+// levels left}, {'kept', levels dropped, ms left} or {'notheld'}.
+constexpr std::string_view k_finish = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
 local function announce(st)
-  if ARGV[3] == 'quiet' then return end
+  if ARGV[5] == 'quiet' then return end
   if queue_bad(KEYS[2]) then redis.call('PUBLISH', ARGV[2], 'released') return end
   wake(ARGV[2], st, line_of(KEYS[2], false))
 end
 if multi then
   local list = holders()
-  for _, v in ipairs(list) do
-    if v.token == ARGV[1] then
-      if v.count > 1 then
-        v.count = v.count - 1
-        v.token = nil
-        redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
-        return {'decremented', v.count}
-      end
-      local rest = {}
-      for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
-      if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
-      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
-      keep_alive(rest)
-      return {'released', #rest}
-    end
+  local v = entry_of(list, ARGV[1])
+  if not v then keep_alive(list) return {'notheld'} end
+  if ARGV[4] ~= 'all' and v.count > 1 then
+    v.count = v.count - 1
+    v.token = nil
+    redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
+    return {'decremented', 1, v.count}
   end
-  keep_alive(list)
-  return {'notheld'}
-end
-if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
-if tonumber(h[2]) > 1 then return {'decremented', redis.call('HINCRBY', KEYS[1], 'count', -1)} end
-announce({count = 0})
-redis.call('DEL', KEYS[1])
-return {'released', 0}
-)lua";
-
-// End a hold: one level (release --hold-at-least), or every level the token
-// holds (exec's end: levels nested acquires took and never gave back could
-// not be renewed once exec is gone). When the last level goes less than the
-// minimum hold after the lock was taken (since_ms, the server's clock), the
-// lock is kept until then under no token: nobody can renew or release it,
-// acquirers find it busy, and status shows the finished holder. Atomic so
-// that only the holder ends its hold and the lock never lacks an expiry.
-// KEYS: lock hash. ARGV: token, release channel, minimum hold ms, 'all' or
-// 'one'. Answers the levels dropped, and what is left of a kept hold.
-constexpr std::string_view k_finish = REDLOCK_CHECK_KEY R"lua(
-local function announce() redis.call('PUBLISH', ARGV[2], 'released') end
-if multi then
-  local list = holders()
-  for _, v in ipairs(list) do
-    if v.token == ARGV[1] then
-      if ARGV[4] ~= 'all' and v.count > 1 then
-        v.count = v.count - 1
-        v.token = nil
-        redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
-        return {'decremented', 1, v.count}
-      end
-      announce()
-      redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
-      local rest = {}
-      for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
-      keep_alive(rest)
-      return {'released', v.count, 0}
-    end
-  end
-  keep_alive(list)
-  return {'notheld'}
+  local rest = {}
+  for _, w in ipairs(list) do if w.token ~= ARGV[1] then rest[#rest + 1] = w end end
+  if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
+  redis.call('HDEL', KEYS[1], 'h:' .. ARGV[1])
+  keep_alive(rest)
+  return {'released', v.count, #rest}
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
 local count = tonumber(h[2])
@@ -374,7 +345,7 @@ if left > 0 then
   redis.call('PEXPIRE', KEYS[1], left)
   return {'kept', count, left}
 end
-announce()
+announce({count = 0})
 redis.call('DEL', KEYS[1])
 return {'released', count, 0}
 )lua";
@@ -389,18 +360,15 @@ constexpr std::string_view k_renew = REDLOCK_CHECK_KEY R"lua(
 local ttl = tonumber(ARGV[2])
 if multi then
   local list = holders()
-  for _, v in ipairs(list) do
-    if v.token == ARGV[1] then
-      lengthen(v, ttl)
-      local left = v.expiry - now
-      v.token = nil
-      redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
-      keep_alive(list)
-      return {'renewed', left, multi, h[7] or '1'}
-    end
+  local v = entry_of(list, ARGV[1])
+  if v then
+    lengthen(v, ttl)
+    v.token = nil
+    redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(v))
   end
   keep_alive(list)
-  return {'notheld'}
+  if not v then return {'notheld'} end
+  return {'renewed', v.expiry - now, multi, h[7] or '1'}
 end
 if t == 'none' or h[1] ~= ARGV[1] then return {'notheld'} end
 return {'renewed', extend(ttl), 'exclusive', '1'}
@@ -516,16 +484,11 @@ return {t, now_ms, redis.call('HGETALL', KEYS[1])}
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 9> all = {
-      make("acquire", k_acquire),
-      make("release", k_release),
-      make("renew", k_renew),
-      make("inspect", k_inspect),
-      make("raise-fence", k_raise_fence),
-      make("break", k_break),
-      make("finish", k_finish),
-      make("leave", k_leave),
-      make("line", k_line),
+  static const std::array<Script, 8> all = {
+      make("acquire", k_acquire), make("renew", k_renew),
+      make("inspect", k_inspect), make("raise-fence", k_raise_fence),
+      make("break", k_break),     make("finish", k_finish),
+      make("leave", k_leave),     make("line", k_line),
   };
   return all.at(static_cast<size_t>(name));
 }

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "exec_support.hpp"
 #include "lock_support.hpp"
 
 using namespace redlock::test;
@@ -199,4 +200,33 @@ TEST(Fair, ReentryByTheHoldersTokenNeverWaitsBehindTheLine) {
   EXPECT_EQ(in_line(redis, "job"), 1);
   waiter->signal(SIGTERM);
   (void)waiter->wait(Seconds(5));
+}
+
+// exec's end hands the lock to the next in line as a release does: its
+// message names that waiter, so the others sleep on instead of all waking
+// to find the lock taken again.
+TEST(Fair, ExecsEndWakesOnlyTheNextInLine) {
+  RedisServer redis;
+  TempDir dir;
+  Env env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}};
+  Child holder({"exec", "job", "--", "sh", "-c", "touch \"$D/held\"; while [ ! -e \"$D/go\" ]; do sleep 0.02; done"},
+               env);
+  ASSERT_GE(seconds_until_file(dir.path() + "/held", Seconds(10)), 0) << holder.err_so_far();
+  auto first = queue_up(redis, "job", {"exec", "--wait", "30s", "job", "--", "true"}, env);
+  auto second = queue_up(redis, "job", {"exec", "--wait", "30s", "job", "--", "true"}, env);
+  Child listener({"-c", "exec redis-cli -p " + std::to_string(redis.port()) + " subscribe 'redlock:{job}:released'"},
+                 env, "sh");
+  ASSERT_TRUE(await_waiters(redis, "job", 3, Seconds(10))) << "the listener never subscribed";
+  write_file(dir.path() + "/go", "");
+  EXPECT_EQ(holder.wait(Seconds(10)).status, 0);
+  EXPECT_EQ(first->wait(Seconds(10)).status, 0);
+  EXPECT_EQ(second->wait(Seconds(10)).status, 0);
+  // redis-cli prints each message as three lines: message, the channel, the text.
+  ASSERT_TRUE(eventually([&] { return listener.out_so_far().find("\nreleased") != std::string::npos; }, Seconds(5)));
+  listener.signal(SIGTERM);
+  const std::string heard = listener.wait(Seconds(5)).out;
+  const size_t at = heard.find("\nreleased") + 1;
+  const std::string message = heard.substr(at, heard.find('\n', at) - at);
+  EXPECT_EQ(message.rfind("released ", 0), 0u) << "exec's end woke every waiter: " << heard;
+  EXPECT_EQ(message.find(' ', 9), std::string::npos) << "one waiter is next, not several: " << message;
 }

@@ -121,8 +121,8 @@ TEST(Answers, RenewReadsTheModeAndKeepsTheLimitInRange) {
 }
 
 TEST(Answers, ReleaseReadsEveryOutcome) {
-  EXPECT_EQ(read_release_answer(arr({str("released"), num(0)}))->kind, ReleaseAnswer::Kind::k_released);
-  EXPECT_EQ(read_release_answer(arr({str("decremented"), num(1)}))->kind, ReleaseAnswer::Kind::k_decremented);
+  EXPECT_EQ(read_release_answer(arr({str("released"), num(1), num(0)}))->kind, ReleaseAnswer::Kind::k_released);
+  EXPECT_EQ(read_release_answer(arr({str("decremented"), num(1), num(1)}))->kind, ReleaseAnswer::Kind::k_decremented);
   EXPECT_EQ(read_release_answer(arr({str("notheld")}))->kind, ReleaseAnswer::Kind::k_not_held);
   auto foreign = read_release_answer(arr({str("foreign")}));
   ASSERT_TRUE(foreign);
