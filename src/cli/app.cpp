@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -113,23 +114,18 @@ int pending_stop() {
 }
 
 int run_subcommand(CLI::App& app, const AllOptions& o) {
-  if (app.got_subcommand("acquire")) {
-    return run_acquire(o.acquire, o.global);
-  }
-  if (app.got_subcommand("release")) {
-    return run_release(o.release, o.global);
-  }
-  if (app.got_subcommand("renew")) {
-    return run_renew(o.renew, o.global);
-  }
-  if (app.got_subcommand("status")) {
-    return run_status(o.status, o.global);
-  }
-  if (app.got_subcommand("break")) {
-    return run_break(o.brk, o.global);
-  }
-  if (app.got_subcommand("exec")) {
-    return run_exec(o.exec, o.global);
+  const std::pair<const char*, std::function<int()>> runs[] = {
+      {"acquire", [&] { return run_acquire(o.acquire, o.global); }},
+      {"release", [&] { return run_release(o.release, o.global); }},
+      {"renew", [&] { return run_renew(o.renew, o.global); }},
+      {"status", [&] { return run_status(o.status, o.global); }},
+      {"break", [&] { return run_break(o.brk, o.global); }},
+      {"exec", [&] { return run_exec(o.exec, o.global); }},
+  };
+  for (const auto& [name, run] : runs) {
+    if (app.got_subcommand(name)) {
+      return run();
+    }
   }
   throw UsageError("no subcommand given (acquire, release, renew, status, break, exec)");
 }

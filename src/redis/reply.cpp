@@ -15,15 +15,11 @@ Reply copy_reply(const redisReply* r) {
   Reply out;
   switch (r->type) {
     case REDIS_REPLY_STRING:
-      out.type = Reply::Type::k_string;
-      out.str.assign(r->str, r->len);
-      break;
     case REDIS_REPLY_STATUS:
-      out.type = Reply::Type::k_status;
-      out.str.assign(r->str, r->len);
-      break;
     case REDIS_REPLY_ERROR:
-      out.type = Reply::Type::k_error;
+      out.type = r->type == REDIS_REPLY_STRING   ? Reply::Type::k_string
+                 : r->type == REDIS_REPLY_STATUS ? Reply::Type::k_status
+                                                 : Reply::Type::k_error;
       out.str.assign(r->str, r->len);
       break;
     case REDIS_REPLY_INTEGER:

@@ -27,38 +27,35 @@ void write_stderr(std::string_view text) noexcept;
 // Returns false if it could not all be written.
 [[nodiscard]] bool write_stdout(std::string_view text) noexcept;
 
-// A line on stderr, prefixed "redlock: ", unless -qq. Never throws.
+// A line on stderr, prefixed "redlock: ", when the verbosity is at least
+// `least`. Never throws: a line is not worth dying for (only std::bad_alloc
+// can fail here).
 template <typename... Args>
-void log_warning(fmt::format_string<Args...> f, Args&&... args) noexcept {
-  if (verbosity() >= Verbosity::k_quiet) {
-    try {
-      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
-    } catch (...) {  // only std::bad_alloc: a line is not worth dying for
-    }
-  }
-}
-
-// A line for what -q silences: the busy outcome and the waiting chatter.
-// Never throws.
-template <typename... Args>
-void log_notice(fmt::format_string<Args...> f, Args&&... args) noexcept {
-  if (verbosity() >= Verbosity::k_normal) {
-    try {
-      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
-    } catch (...) {  // only std::bad_alloc: a line is not worth dying for
-    }
-  }
-}
-
-// A line on stderr only with -v. Never throws.
-template <typename... Args>
-void log_debug(fmt::format_string<Args...> f, Args&&... args) noexcept {
-  if (verbosity() >= Verbosity::k_verbose) {
+void log_at(Verbosity least, fmt::format_string<Args...> f, Args&&... args) noexcept {
+  if (verbosity() >= least) {
     try {
       write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
     } catch (...) {
     }
   }
+}
+
+// A line on stderr unless -qq: what cron must mail.
+template <typename... Args>
+void log_warning(fmt::format_string<Args...> f, Args&&... args) noexcept {
+  log_at(Verbosity::k_quiet, f, std::forward<Args>(args)...);
+}
+
+// A line for what -q silences: the busy outcome and the waiting chatter.
+template <typename... Args>
+void log_notice(fmt::format_string<Args...> f, Args&&... args) noexcept {
+  log_at(Verbosity::k_normal, f, std::forward<Args>(args)...);
+}
+
+// A line on stderr only with -v.
+template <typename... Args>
+void log_debug(fmt::format_string<Args...> f, Args&&... args) noexcept {
+  log_at(Verbosity::k_verbose, f, std::forward<Args>(args)...);
 }
 
 }  // namespace redlock
