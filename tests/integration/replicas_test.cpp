@@ -22,12 +22,15 @@ TEST(MinReplicas, AcquireSucceedsWhenTheReplicaAcknowledges) {
   RedisServer replica(RedisServer::Options{.extra = {"--replicaof", "127.0.0.1", std::to_string(master.port())}});
   ASSERT_TRUE(eventually([&] { return replica_connected(replica); }, Seconds(10)));
   Env env{{"REDLOCK_URL", master.url()}};
-  Result a = run({"acquire", "--min-replicas", "1", "replicated"}, env);
+  // WAIT gets half of --timeout: the default (500 ms) is not always enough
+  // for a replica on a loaded machine (or under the sanitizers) to answer.
+  Result a = run({"acquire", "--min-replicas", "1", "--timeout", "5s", "replicated"}, env);
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(replica.cmd({"HGET", lock_key("replicated"), "token"}).str + "\n", a.out)
       << "the replica has the lock when acquire returns";
   const std::string token = a.out.substr(0, a.out.find('\n'));
-  EXPECT_EQ(run({"renew", "--min-replicas", "1", "--token", token, "replicated"}, env).status, 0);
+  Result r = run({"renew", "--min-replicas", "1", "--timeout", "5s", "--token", token, "replicated"}, env);
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(MinReplicas, WithoutEnoughReplicasNothingIsHeld) {

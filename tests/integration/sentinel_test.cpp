@@ -253,7 +253,9 @@ TEST(Sentinel, ExecLosesItsLockWhenTheMasterIsFailedOver) {
 TEST(Sentinel, AWaiterWaitsOutAFailover) {
   Replicated set;
   Env env{{"REDLOCK_URL", sentinel_url(*set.sentinel)}};
-  Result held = run({"acquire", "--ttl", "4s", "--min-replicas", "1", "wait-failover"}, env);
+  // WAIT gets half of --timeout: the default (500 ms) is not always enough
+  // for the replica of a loaded machine to answer.
+  Result held = run({"acquire", "--ttl", "4s", "--min-replicas", "1", "--timeout", "5s", "wait-failover"}, env);
   ASSERT_EQ(held.status, 0) << held.err;
   Child waiter({"acquire", "--wait", "30s", "wait-failover"}, env);
   ASSERT_TRUE(eventually([&] {
