@@ -27,19 +27,19 @@ namespace {
 // Prints `line` on stdout. A token nobody received is a lock nobody can
 // release: if the write fails (a closed pipe, a full disk), give the lock
 // back and exit 74 (EX_IOERR).
-int print_or_give_back(const std::string& line, lock::Locker& locker, const std::string& name,
-                       const std::string& token) {
+ExitCode print_or_give_back(const std::string& line, lock::Locker& locker, const std::string& name,
+                            const std::string& token) {
   if (write_stdout(line + "\n")) {
-    return 0;
+    return ExitStatus::k_ok;
   }
   (void)locker.release(name, token);
   log_warning("could not write the token to standard output; {} was released", escape_for_terminal(name));
-  return to_int(ExitStatus::k_output);
+  return ExitStatus::k_output;
 }
 
 }  // namespace
 
-int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
+ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   const Take take = parse_take(o.take, o.shared);
   Resolved r = resolve(g);
 
@@ -48,10 +48,11 @@ int run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
   auto taken = take_lock(locker, take, make_owner(holder_pid, process_argv(holder_pid)), signals);
-  if (auto* status = std::get_if<int>(&taken)) {
-    return *status;
+  const auto* got_it = std::get_if<lock::Acquired>(&taken);
+  if (got_it == nullptr) {
+    return status_without_lock(taken);
   }
-  const auto& got = std::get<lock::Acquired>(taken);
+  const lock::Acquired& got = *got_it;
   if (o.json) {
     nlohmann::json j = {{"name", take.name},  {"token", got.token},        {"fence", got.fence},
                         {"count", got.count}, {"ttl_ms", got.ttl.count()}, {"validity_ms", got.validity.count()}};

@@ -113,8 +113,8 @@ int pending_stop() {
   return 0;
 }
 
-int run_subcommand(CLI::App& app, const AllOptions& o) {
-  const std::pair<const char*, std::function<int()>> runs[] = {
+ExitCode run_subcommand(CLI::App& app, const AllOptions& o) {
+  const std::pair<const char*, std::function<ExitCode()>> runs[] = {
       {"acquire", [&] { return run_acquire(o.acquire, o.global); }},
       {"release", [&] { return run_release(o.release, o.global); }},
       {"renew", [&] { return run_renew(o.renew, o.global); }},
@@ -264,6 +264,7 @@ void set_verbosity(const GlobalOptions& g) {
 }
 
 // Runs the parsed subcommand: every error becomes one line and its status.
+// The one place where an ExitCode becomes a number.
 int run(CLI::App& app, const AllOptions& o) {
   // From here on the stop signals are blocked (before any thread or child
   // exists) and cancel every round trip in flight: SIGINT, SIGTERM or SIGHUP
@@ -272,32 +273,32 @@ int run(CLI::App& app, const AllOptions& o) {
   // would grant.
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   redis::set_stop_fd(stops.fd());
-  int status = 0;
+  ExitCode status = ExitStatus::k_ok;
   std::string failure;
   try {
     status = run_subcommand(app, o);
   } catch (const Error& e) {
     failure = e.what();
-    status = to_int(e.status());
+    status = e.status();
   } catch (const std::exception& e) {
     failure = fmt::format("internal error: {}", e.what());
-    status = to_int(ExitStatus::k_protocol);
+    status = ExitStatus::k_protocol;
   }
   // A stop signal still pending cut a round trip short, or came before the
   // subcommand could finish: it ends the command. Only an acquire that
   // succeeded keeps its 0: it printed a token, and the caller holds the lock.
   const int sig = pending_stop();
-  if (sig != 0 && (status != 0 || !app.got_subcommand("acquire"))) {
+  if (sig != 0 && (!status.ok() || !app.got_subcommand("acquire"))) {
     log_warning("interrupted by SIG{}", sigabbrev_np(sig));
     if (!failure.empty()) {
       log_debug("{}", failure);
     }
-    return 128 + sig;
+    return ExitCode::for_signal(sig).value();
   }
   if (!failure.empty()) {
     log_warning("{}", failure);
   }
-  return status;
+  return status.value();
 }
 
 int parse_and_run(int argc, char** argv) {

@@ -94,14 +94,14 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
 
 }  // namespace
 
-int run_break(const BreakOptions& o, const GlobalOptions& g) {
+ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
   for (const auto& name : o.names) {
     validate_name(name);
   }
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   const std::vector<std::string> urls = locker.endpoint_names();
-  int status = 0;
+  ExitCode status = ExitStatus::k_ok;
   std::string output;
   nlohmann::json all = nlohmann::json::array();
   for (const auto& name : o.names) {
@@ -113,12 +113,12 @@ int run_break(const BreakOptions& o, const GlobalOptions& g) {
         break;
       case Verdict::k_foreign:
         log_warning("{}", lock::foreign_message(name, d.foreign_type, ""));
-        status = to_int(ExitStatus::k_protocol);
+        status = ExitStatus::k_protocol;
         break;
       default:
         log_warning("{} is not held: nothing to break", escape_for_terminal(name));
-        if (status == 0) {
-          status = to_int(ExitStatus::k_no);
+        if (status.ok()) {
+          status = ExitStatus::k_no;
         }
         break;
     }
@@ -129,7 +129,7 @@ int run_break(const BreakOptions& o, const GlobalOptions& g) {
   }
   if (!output.empty() && !write_stdout(output)) {
     log_warning("could not write to standard output; the locks were broken as asked");
-    return to_int(ExitStatus::k_output);
+    return ExitStatus::k_output;
   }
   return status;
 }

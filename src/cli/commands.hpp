@@ -20,7 +20,7 @@ struct AcquireOptions {
   bool json = false;
 };
 CLI::App* add_acquire(CLI::App& app, AcquireOptions& o);
-int run_acquire(const AcquireOptions& o, const GlobalOptions& g);
+ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g);
 
 struct ReleaseOptions {
   std::string name;
@@ -28,7 +28,7 @@ struct ReleaseOptions {
   std::string hold_at_least;  // empty: none
 };
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o);
-int run_release(const ReleaseOptions& o, const GlobalOptions& g);
+ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g);
 
 struct RenewOptions {
   std::string name;
@@ -37,7 +37,7 @@ struct RenewOptions {
   bool json = false;
 };
 CLI::App* add_renew(CLI::App& app, RenewOptions& o);
-int run_renew(const RenewOptions& o, const GlobalOptions& g);
+ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g);
 
 struct StatusOptions {
   std::vector<std::string> names;
@@ -47,14 +47,14 @@ struct StatusOptions {
   std::string interval;  // --watch's period (empty: 2s)
 };
 CLI::App* add_status(CLI::App& app, StatusOptions& o);
-int run_status(const StatusOptions& o, const GlobalOptions& g);
+ExitCode run_status(const StatusOptions& o, const GlobalOptions& g);
 
 struct BreakOptions {
   std::vector<std::string> names;
   bool json = false;
 };
 CLI::App* add_break(CLI::App& app, BreakOptions& o);
-int run_break(const BreakOptions& o, const GlobalOptions& g);
+ExitCode run_break(const BreakOptions& o, const GlobalOptions& g);
 
 struct ExecOptions {
   TakeOptions take;
@@ -67,7 +67,7 @@ struct ExecOptions {
   bool saw_double_dash = false;      // set by the caller from argv
 };
 CLI::App* add_exec(CLI::App& app, ExecOptions& o);
-int run_exec(const ExecOptions& o, const GlobalOptions& g);
+ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {

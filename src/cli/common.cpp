@@ -260,7 +260,7 @@ Take parse_take(const TakeOptions& o, bool shared) {
   t.ttl = parse_ttl(o.ttl);
   t.wait = parse_wait(o.wait, "--wait");
   validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
-  t.conflict_exit_code = o.conflict_exit_code;
+  t.conflict_exit_code = ExitCode::passed_on(o.conflict_exit_code);
   if (o.limit < 1 || o.limit > 1'000'000) {
     throw UsageError("--limit must be a whole number from 1 to 1000000");
   }
@@ -282,8 +282,9 @@ namespace {
 // After a wait it names the holder and does not suggest --wait again.
 // `known` is the holder the wait started behind: named again without a
 // round trip when it is still the one.
-int report_busy(lock::Locker& locker, const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
-                int conflict_exit_code, const std::optional<HolderInfo>& known) {
+ExitCode report_busy(lock::Locker& locker, const std::string& name, const lock::Busy& busy,
+                     std::optional<Millis> waited, ExitCode conflict_exit_code,
+                     const std::optional<HolderInfo>& known) {
   if (verbosity() < Verbosity::k_normal) {
     return conflict_exit_code;  // -q: busy is not news (and costs no round trip)
   }
@@ -318,8 +319,17 @@ int report_busy(lock::Locker& locker, const std::string& name, const lock::Busy&
 
 }  // namespace
 
-std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
-                                            SignalFd& signals) {
+ExitCode status_without_lock(const TakeOutcome& outcome) {
+  if (const auto* conflict = std::get_if<Conflict>(&outcome)) {
+    return conflict->status;
+  }
+  if (const auto* stopped = std::get_if<Stopped>(&outcome)) {
+    return ExitCode::for_signal(stopped->signal);
+  }
+  throw std::logic_error("status_without_lock: the lock was taken");
+}
+
+TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals) {
   // One try first: a wait, and what it says, starts only if the lock is busy.
   const auto started = std::chrono::steady_clock::now();
   std::optional<HolderInfo> first_holder;
@@ -351,17 +361,17 @@ std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& ta
     locker.leave(take.name, stopped->queued_as);
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
-    return 128 + sig;
+    return Stopped{sig};
   }
   if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
-    return report_busy(locker, take.name, *busy, take.wait, take.conflict_exit_code, first_holder);
+    return Conflict{report_busy(locker, take.name, *busy, take.wait, take.conflict_exit_code, first_holder)};
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
   for (int sig; (sig = signals.take()) != 0;) {
     if (sig != SIGCHLD) {
       (void)locker.release(take.name, got.token);
       log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
-      return 128 + sig;
+      return Stopped{sig};
     }
   }
   return got;

@@ -8,6 +8,7 @@
 
 #include "lock/locker.hpp"
 #include "util/duration.hpp"
+#include "util/exit_status.hpp"
 #include "util/fd.hpp"
 #include "util/signals.hpp"
 
@@ -81,17 +82,29 @@ struct Take {
   std::optional<Millis> wait;  // nullopt: forever
   lock::Claim claim;
   std::string reenter;  // --token or $REDLOCK_TOKEN
-  int conflict_exit_code = 75;
+  ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool fair = true;  // wait in line (not --unfair)
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 
-// Takes the lock, waiting as --wait allows. Returns what was acquired, or
-// the status to exit with: busy (75 or --conflict-exit-code), or 128+N for
-// a stop signal N that came while waiting or while the acquire was in
-// flight (then it is released: nothing stays taken). SIGCHLD is not a stop.
-[[nodiscard]] std::variant<lock::Acquired, int> take_lock(lock::Locker& locker, const Take& take,
-                                                          const lock::Owner& owner, SignalFd& signals);
+// What take_lock did when it took nothing (it said why on stderr).
+struct Conflict {
+  ExitCode status;  // 75, or --conflict-exit-code
+};
+struct Stopped {
+  int signal = 0;  // the stop signal that came while waiting or while the acquire was in flight
+};
+using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
+
+// The status to exit with when `outcome` holds no lock: a conflict's, or
+// 128+N for stop signal N.
+[[nodiscard]] ExitCode status_without_lock(const TakeOutcome& outcome);
+
+// Takes the lock, waiting as --wait allows: what was acquired, a conflict
+// (busy), or the stop signal that ended the wait or the acquire (then what
+// was acquired is released: nothing stays taken). SIGCHLD is not a stop.
+[[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                    SignalFd& signals);
 
 // --hold-at-least D (empty: none, 0) for a lock taken as `claim`: only a
 // plain lock has a minimum hold (a UsageError otherwise).

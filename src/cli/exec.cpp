@@ -131,16 +131,16 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
 // and taken again while --wait lasts. An exit status when CMD must not
 // start (a stop signal while waiting or taking the lock, or no room in
 // time).
-std::variant<lock::Acquired, int> take_with_room(lock::Locker& locker, const Take& take, const lock::Owner& owner,
-                                                 SignalFd& signals, const exec::Policy& policy) {
+std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                                      SignalFd& signals, const exec::Policy& policy) {
   const std::string& name = take.name;
   const Millis needed = policy.kill_after + exec::Renewer::interval_for(take.ttl);
   const auto started = std::chrono::steady_clock::now();
   Take attempt = take;
   while (true) {
     auto taken = take_lock(locker, attempt, owner, signals);
-    if (std::holds_alternative<int>(taken)) {
-      return taken;
+    if (!std::holds_alternative<lock::Acquired>(taken)) {
+      return status_without_lock(taken);
     }
     lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
     if (got.validity > needed) {
@@ -158,7 +158,7 @@ std::variant<lock::Acquired, int> take_with_room(lock::Locker& locker, const Tak
           "renewal period ({}); the command was not started (is Redis slow? a longer --ttl may help)",
           format_duration(got.validity), escape_for_terminal(name), format_duration(policy.kill_after),
           format_duration(needed - policy.kill_after));
-      return to_int(ExitStatus::k_unavailable);
+      return ExitStatus::k_unavailable;
     }
     log_debug("only {} of {}'s validity was left after acquiring it; trying again", format_duration(got.validity),
               escape_for_terminal(name));
@@ -173,8 +173,8 @@ std::variant<lock::Acquired, int> take_with_room(lock::Locker& locker, const Tak
 // signal now (CMD is gone: nothing to forward it to) ends redlock with
 // 128+N; one that arrives during the round trip abandons it at once, and
 // the lock's TTL frees it.
-int release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
-                  SignalFd& signals) {
+ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
+                       SignalFd& signals) {
   const std::string& name = take.name;
   int stop = 0;
   while (int sig = signals.take()) {
@@ -189,25 +189,25 @@ int release_after(lock::Locker& locker, const Take& take, const lock::Acquired& 
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
                   escape_for_terminal(name), format_duration(take.ttl));
-      return lost ? to_int(ExitStatus::k_lost) : 128 + sig;
+      return lost ? ExitCode(ExitStatus::k_lost) : ExitCode::for_signal(sig);
     }
     log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
                 format_duration(take.ttl));
   }
   locker.set_cancel_fd(-1);
   if (lost) {
-    return to_int(ExitStatus::k_lost);
+    return ExitStatus::k_lost;
   }
   if (stop != 0) {
     log_warning("interrupted by SIG{} after the command ended (it exited with {})", sigabbrev_np(stop), done.status);
-    return 128 + stop;
+    return ExitCode::for_signal(stop);
   }
-  return done.status;
+  return ExitCode::passed_on(done.status);
 }
 
 }  // namespace
 
-int run_exec(const ExecOptions& o, const GlobalOptions& g) {
+ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
   Take take = parse_take(o.take, o.shared);
   take.claim.min_hold = parse_hold_at_least(o.hold_at_least, take.claim);
   exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
@@ -221,7 +221,7 @@ int run_exec(const ExecOptions& o, const GlobalOptions& g) {
   lock::Locker locker(r.endpoints, r.options);
   const std::string& name = take.name;
   auto taken = take_with_room(locker, take, make_owner(getpid(), argv), signals, policy);
-  if (const int* status = std::get_if<int>(&taken)) {
+  if (const auto* status = std::get_if<ExitCode>(&taken)) {
     return *status;
   }
   const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));

@@ -20,7 +20,7 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   return sub;
 }
 
-int run_release(const ReleaseOptions& o, const GlobalOptions& g) {
+ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
   const std::string token = required_token(o.token, "release");
   const Millis hold = parse_hold_at_least(o.hold_at_least, lock::Claim{});
@@ -31,27 +31,27 @@ int run_release(const ReleaseOptions& o, const GlobalOptions& g) {
     if (ended.kind == lock::Ended::Kind::k_kept) {
       log_debug("{} stays held for {} more (--hold-at-least); its token no longer holds it",
                 escape_for_terminal(o.name), format_duration(ended.kept));
-      return 0;
+      return ExitStatus::k_ok;
     }
     if (ended.kind != lock::Ended::Kind::k_not_held) {
       log_debug("released {}", escape_for_terminal(o.name));
-      return 0;
+      return ExitStatus::k_ok;
     }
   } else {
     switch (locker.release(o.name, token)) {
       case lock::ReleaseOutcome::k_released:
         log_debug("released {}", escape_for_terminal(o.name));
-        return 0;
+        return ExitStatus::k_ok;
       case lock::ReleaseOutcome::k_decremented:
         log_debug("released one level of {}; it is still held", escape_for_terminal(o.name));
-        return 0;
+        return ExitStatus::k_ok;
       case lock::ReleaseOutcome::k_not_held:
         break;
     }
   }
   log_warning("{} is not held by this token (it expired, was released, or is someone else's); nothing changed",
               escape_for_terminal(o.name));
-  return to_int(ExitStatus::k_no);
+  return ExitStatus::k_no;
 }
 
 }  // namespace redlock::cli

@@ -21,7 +21,7 @@ CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   return sub;
 }
 
-int run_renew(const RenewOptions& o, const GlobalOptions& g) {
+ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
   const Millis ttl = parse_ttl(o.ttl);
   const std::string token = required_token(o.token, "renew");
@@ -34,10 +34,10 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
           {"name", o.name}, {"ttl_ms", renewed->ttl.count()}, {"validity_ms", renewed->validity.count()}};
       if (!write_stdout(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
         log_warning("could not write to standard output; {} was renewed", escape_for_terminal(o.name));
-        return to_int(ExitStatus::k_output);
+        return ExitStatus::k_output;
       }
     }
-    return 0;
+    return ExitStatus::k_ok;
   }
   const auto& not_held = std::get<lock::NotHeld>(outcome);
   if (not_held.foreign && locker.size() == 1) {
@@ -45,7 +45,7 @@ int run_renew(const RenewOptions& o, const GlobalOptions& g) {
   }
   log_warning("{} is not held by this token (it expired or was released); acquire it again",
               escape_for_terminal(o.name));
-  return to_int(ExitStatus::k_no);
+  return ExitStatus::k_no;
 }
 
 }  // namespace redlock::cli

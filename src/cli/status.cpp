@@ -344,9 +344,9 @@ std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::strin
 }
 
 struct Shown {
-  std::string output;  // for standard output
-  std::string empty;   // why there is nothing to show, if so
-  int status = 0;      // 0; 1 when an asked-for lock is free; 76 for a foreign key
+  std::string output;                  // for standard output
+  std::string empty;                   // why there is nothing to show, if so
+  ExitCode status = ExitStatus::k_ok;  // 0; 1 when an asked-for lock is free; 76 for a foreign key
 };
 
 Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& verdicts, const std::string& prefix,
@@ -367,13 +367,13 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
   }
   for (const auto& v : verdicts) {
     if (v.state == State::k_foreign) {
-      shown.status = to_int(ExitStatus::k_protocol);
-    } else if (v.state == State::k_free && shown.status == 0) {
-      shown.status = to_int(ExitStatus::k_no);
+      shown.status = ExitStatus::k_protocol;
+    } else if (v.state == State::k_free && shown.status.ok()) {
+      shown.status = ExitStatus::k_no;
     }
   }
   if (format == Format::k_prometheus) {
-    shown.status = 0;  // metrics written: a free lock is a value, not a failure
+    shown.status = ExitStatus::k_ok;  // metrics written: a free lock is a value, not a failure
   }
   return shown;
 }
@@ -389,7 +389,8 @@ void warn_foreign(const std::vector<Verdict>& verdicts) {
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, one block after another otherwise) until a stop signal, which
 // ends it with 0. Redis trouble is shown and tried again at the next turn.
-int watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& locker, const std::string& prefix) {
+ExitCode watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& locker,
+               const std::string& prefix) {
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   for (bool first = true;; first = false) {
@@ -400,7 +401,7 @@ int watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& 
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
       if (stops.take() != 0) {
-        return 0;
+        return ExitStatus::k_ok;
       }
       block = fmt::format("redlock: {}\n", e.what());
     }
@@ -419,19 +420,19 @@ int watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& 
     }
     if (!write_stdout(block)) {
       log_warning("could not write the status to standard output");
-      return to_int(ExitStatus::k_output);
+      return ExitStatus::k_output;
     }
     pollfd p{stops.fd(), POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(interval.count(), 24LL * 3600 * 1000)));
     if (ready > 0 && stops.take() != 0) {
-      return 0;
+      return ExitStatus::k_ok;
     }
   }
 }
 
 }  // namespace
 
-int run_status(const StatusOptions& o, const GlobalOptions& g) {
+ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
   for (const auto& name : o.names) {
     validate_name(name);
   }
@@ -458,7 +459,7 @@ int run_status(const StatusOptions& o, const GlobalOptions& g) {
   }
   if (!shown.output.empty() && !write_stdout(shown.output)) {
     log_warning("could not write the status to standard output");
-    return to_int(ExitStatus::k_output);
+    return ExitStatus::k_output;
   }
   warn_foreign(verdicts);
   return shown.status;

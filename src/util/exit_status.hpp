@@ -23,6 +23,27 @@ enum class ExitStatus : int {
   return static_cast<int>(s);
 }
 
+// What a command ends with: one of redlock's own statuses, or one it passes
+// on: the --conflict-exit-code a caller chose, the status of exec's command,
+// or 128+N after a stop signal N. Only main() turns it into a number.
+class ExitCode {
+ public:
+  // Implicit: every ExitStatus is an exit code.
+  constexpr ExitCode(ExitStatus s) : m_value(static_cast<int>(s)) {}  // NOLINT(google-explicit-constructor)
+  // 128+N, as a shell reports a process that signal N ended.
+  [[nodiscard]] static constexpr ExitCode for_signal(int sig) { return ExitCode(128 + sig); }
+  // A status from elsewhere (0..255): a command's, or one the caller chose.
+  [[nodiscard]] static constexpr ExitCode passed_on(int status) { return ExitCode(status); }
+
+  [[nodiscard]] constexpr int value() const { return m_value; }
+  [[nodiscard]] constexpr bool ok() const { return m_value == 0; }
+  friend constexpr bool operator==(ExitCode, ExitCode) = default;
+
+ private:
+  explicit constexpr ExitCode(int value) : m_value(value) {}
+  int m_value;
+};
+
 // "Stop this command": thrown anywhere, caught once in main(), printed as one
 // line on stderr and turned into the exit status. Expected outcomes (busy,
 // not held) are return values, never this.
