@@ -245,10 +245,11 @@ std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers
   return out;
 }
 
-// A Prometheus label value: backslash, double quote and newline escaped.
+// A Prometheus label value: valid UTF-8 (a name found by SCAN may be any
+// bytes), with backslash, double quote and newline escaped.
 std::string label_value(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : make_valid_utf8(text)) {
     if (c == '\\' || c == '"') {
       out += '\\';
       out += c;

@@ -24,6 +24,20 @@ for _ in $(seq 1 100); do
   [ "$(redis-cli -p "$REDIS_PORT" hlen 'redlock:{nightly "report"}:queue')" -ge 2 ] && break
   sleep 0.05
 done
+# A lock whose key someone else wrote with a name no redlock would accept:
+# an invalid UTF-8 byte, a quote, a backslash and a newline.
+odd=$'redlock:{odd\xff"\\\nname}'
+redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
+  since_ms 1 ttl_ms 60000 >/dev/null
+redis-cli -p "$REDIS_PORT" pexpire "$odd" 60000 >/dev/null
+"$bin" status --format prometheus >"$tmp/all" 2>"$tmp/err-all"
+[ "$?" -eq 0 ] || fail "status --format prometheus (every lock) failed: $(cat "$tmp/err-all")"
+"$py" - "$tmp/all" <<'PY' || fail "the metrics of every lock do not parse: $(cat -v "$tmp/all")"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+names = {s.labels["name"] for f in text_string_to_metric_families(open(sys.argv[1], encoding="utf-8").read()) for s in f.samples}
+assert 'odd\ufffd"\\\nname' in names, names
+PY
 "$bin" status --format prometheus 'nightly "report"' pool free >"$tmp/metrics" 2>"$tmp/err"
 status=$?
 [ "$status" -eq 0 ] || fail "status --format prometheus exited $status: $(cat "$tmp/err")"
