@@ -32,6 +32,9 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
   app->set_version_flag("--version", version_text());
   app->require_subcommand(1);
   app->fallthrough();
+  // Given twice, an option's last value counts (as with getopt), so a
+  // wrapper's --ttl can be overridden by adding another.
+  app->option_defaults()->take_last();
   add_global_options(*app, o.global);
   app->footer(
       "Examples:\n"
@@ -252,6 +255,12 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
     }
   } catch (const CLI::ParseError& e) {
     return e.get_exit_code() == 0 ? print_requested(app, e) : report_usage_error(app, e, p.silent, argc, argv);
+  } catch (const UsageError& e) {
+    // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
+    if (!p.silent) {
+      write_stderr(fmt::format("redlock: {}\n", e.what()));
+    }
+    return to_int(ExitStatus::k_usage);
   }
   return std::nullopt;
 }

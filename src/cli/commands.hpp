@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/common.hpp"
+#include "exec/supervisor.hpp"
 
 namespace CLI {
 class App;
@@ -25,7 +26,7 @@ ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g);
 struct ReleaseOptions {
   std::string name;
   std::string token;
-  std::string hold_at_least;  // empty: none
+  Millis hold_at_least{0};  // 0: none
 };
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o);
 ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g);
@@ -33,18 +34,19 @@ ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g);
 struct RenewOptions {
   std::string name;
   std::string token;
-  std::string ttl = "30s";
+  Millis ttl{30'000};
   bool json = false;
 };
 CLI::App* add_renew(CLI::App& app, RenewOptions& o);
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g);
 
+enum class StatusFormat { k_table, k_json, k_prometheus };
 struct StatusOptions {
   std::vector<std::string> names;
   bool json = false;
-  std::string format;    // table, json or prometheus (empty: table, or json with --json)
-  bool watch = false;    // redraw every `interval` until a stop signal
-  std::string interval;  // --watch's period (empty: 2s)
+  std::optional<StatusFormat> format;  // --format (none: table, or json with --json)
+  bool watch = false;                  // redraw every `interval` until a stop signal
+  std::optional<Millis> interval;      // --watch's period (none: 2s)
 };
 CLI::App* add_status(CLI::App& app, StatusOptions& o);
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g);
@@ -59,9 +61,9 @@ ExitCode run_break(const BreakOptions& o, const GlobalOptions& g);
 struct ExecOptions {
   TakeOptions take;
   bool shared = false;
-  std::string on_lost = "term";
-  std::string kill_after = "5s";
-  std::string hold_at_least;         // empty: none
+  exec::OnLost on_lost = exec::OnLost::k_term;
+  Millis kill_after{5000};
+  Millis hold_at_least{0};           // 0: none
   std::string shell_command;         // -c STRING
   std::vector<std::string> command;  // after --
   bool saw_double_dash = false;      // set by the caller from argv

@@ -16,10 +16,46 @@
 #include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/number.hpp"
 #include "util/text.hpp"
 #include "util/token.hpp"
 
 namespace redlock::cli {
+
+CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
+                               const std::function<void(const std::string&)>& parse, const std::string& help) {
+  return app.add_option_function<std::string>(flags, parse, help)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+int parse_whole_number(const std::string& text, const char* option, int lo, int hi) {
+  const std::optional<long long> n = parse_integer(text);
+  if (!n || *n < lo || *n > hi) {
+    throw UsageError(
+        fmt::format("invalid {} '{}': a whole number from {} to {}", option, escape_for_terminal(text), lo, hi));
+  }
+  return static_cast<int>(*n);
+}
+
+Millis parse_ttl(const std::string& text) {
+  Millis ttl = parse_duration(text, "--ttl");
+  if (ttl < Millis(10)) {
+    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", escape_for_terminal(text)));
+  }
+  return ttl;
+}
+
+namespace {
+
+Millis parse_timeout(const std::string& text, const char* what) {
+  Millis d = parse_duration(text, what);
+  if (d < Millis(1)) {
+    throw UsageError(fmt::format("{} must be at least 1ms", what));
+  }
+  return d;
+}
+
+}  // namespace
 
 void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("-r,--redis", g.redis,
@@ -28,8 +64,15 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       ->allow_extra_args(false)  // one URL per -r: `release -r URL NAME` must leave NAME alone
       ->type_name("URL");
   app.add_option("--prefix", g.prefix, "key prefix (default: $REDLOCK_PREFIX, else redlock:)")->type_name("STR");
-  app.add_option("--connect-timeout", g.connect_timeout, "per-connection timeout (default 1s)")->type_name("D");
-  app.add_option("--timeout", g.timeout, "per-command round-trip timeout (default 1s)")->type_name("D");
+  add_parsed_option(
+      app, "--connect-timeout",
+      [&g](const std::string& v) { g.connect_timeout = parse_timeout(v, "--connect-timeout"); },
+      "per-connection timeout (default 1s)")
+      ->type_name("D");
+  add_parsed_option(
+      app, "--timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--timeout"); },
+      "per-command round-trip timeout (default 1s)")
+      ->type_name("D");
   app.add_option("--tls-ca", g.tls_ca, "CA certificates for rediss:// (default: system store)")->type_name("FILE");
   app.add_option("--tls-cert", g.tls_cert, "client certificate for rediss://")->type_name("FILE");
   app.add_option("--tls-key", g.tls_key, "client key for rediss://")->type_name("FILE");
@@ -39,8 +82,10 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_option("--password-file", g.password_file,
                  "read the Redis password from FILE (default: $REDLOCK_PASSWORD_FILE)")
       ->type_name("FILE");
-  app.add_option("--min-replicas", g.min_replicas,
-                 "after acquire/renew, WAIT for N replicas or treat the lock as not held")
+  add_parsed_option(
+      app, "--min-replicas",
+      [&g](const std::string& v) { g.min_replicas = parse_whole_number(v, "--min-replicas", 0, 1'000'000); },
+      "after acquire/renew, WAIT for N replicas or treat the lock as not held")
       ->type_name("N");
   app.add_flag("-q,--quiet", g.quiet,
                "say nothing when the lock is busy and nothing while waiting; errors still get their line "
@@ -71,14 +116,6 @@ std::string read_password_file(const std::string& path) {
     throw UsageError(fmt::format("--password-file '{}' is empty", escape_for_terminal(path)));
   }
   return line;
-}
-
-Millis parse_timeout(const std::string& text, const char* what) {
-  Millis d = parse_duration(text, what);
-  if (d < Millis(1)) {
-    throw UsageError(fmt::format("{} must be at least 1ms", what));
-  }
-  return d;
 }
 
 // The password for endpoints whose URL has none: --password-file, else
@@ -194,11 +231,8 @@ Resolved resolve(const GlobalOptions& g) {
     throw UsageError(fmt::format("invalid {} '{}': it contains '{{' or '}}' (they mark Redis hash tags)", prefix_from,
                                  escape_for_terminal(r.options.prefix)));
   }
-  r.options.timeouts.connect = parse_timeout(g.connect_timeout, "--connect-timeout");
-  r.options.timeouts.command = parse_timeout(g.timeout, "--timeout");
-  if (g.min_replicas < 0) {
-    throw UsageError("--min-replicas must not be negative");
-  }
+  r.options.timeouts.connect = g.connect_timeout;
+  r.options.timeouts.command = g.timeout;
   r.options.min_replicas = g.min_replicas;
   return r;
 }
@@ -209,14 +243,6 @@ std::string display_endpoints(const std::vector<redis::Endpoint>& endpoints) {
     out += (out.empty() ? "" : ",") + ep.display();
   }
   return out;
-}
-
-Millis parse_ttl(const std::string& text) {
-  Millis ttl = parse_duration(text, "--ttl");
-  if (ttl < Millis(10)) {
-    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", text));
-  }
-  return ttl;
 }
 
 std::string token_from(const std::string& flag) {
@@ -240,14 +266,25 @@ std::string required_token(const std::string& flag, const char* verb) {
 
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
   sub.add_option("NAME", o.name, "the lock's name")->required();
-  sub.add_option("--ttl", o.ttl, ttl_help)->type_name("D");
-  sub.add_option("--wait", o.wait, "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
+  add_parsed_option(
+      sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); }, ttl_help)
+      ->type_name("D");
+  add_parsed_option(
+      sub, "--wait", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
+      "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
       ->type_name("D");
   sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
       ->type_name("T");
-  sub.add_option("--limit", o.limit, "a counting semaphore: up to N holders at once (default 1, a plain lock)")
+  add_parsed_option(
+      sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1'000'000); },
+      "a counting semaphore: up to N holders at once (default 1, a plain lock)")
       ->type_name("N");
-  sub.add_option("--conflict-exit-code", o.conflict_exit_code, "exit status when the lock is busy (default 75)")
+  add_parsed_option(
+      sub, "--conflict-exit-code",
+      [&o](const std::string& v) {
+        o.conflict_exit_code = ExitCode::passed_on(parse_whole_number(v, "--conflict-exit-code", 0, 255));
+      },
+      "exit status when the lock is busy (default 75)")
       ->type_name("N");
   sub.add_flag("--unfair", o.unfair,
                "race for the lock when it frees instead of waiting in line (first come first served)");
@@ -257,13 +294,9 @@ Take parse_take(const TakeOptions& o, bool shared) {
   validate_name(o.name);
   Take t;
   t.name = o.name;
-  t.ttl = parse_ttl(o.ttl);
-  t.wait = parse_wait(o.wait, "--wait");
-  validate_exit_code(o.conflict_exit_code, "--conflict-exit-code");
-  t.conflict_exit_code = ExitCode::passed_on(o.conflict_exit_code);
-  if (o.limit < 1 || o.limit > 1'000'000) {
-    throw UsageError("--limit must be a whole number from 1 to 1000000");
-  }
+  t.ttl = o.ttl;
+  t.wait = o.wait;
+  t.conflict_exit_code = o.conflict_exit_code;
   if (shared && o.limit != 1) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
   }
@@ -377,20 +410,9 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   return got;
 }
 
-Millis parse_hold_at_least(const std::string& text, const lock::Claim& claim) {
-  if (text.empty()) {
-    return Millis(0);
-  }
-  const Millis hold = parse_duration(text, "--hold-at-least");
+void check_hold_at_least(Millis hold, const lock::Claim& claim) {
   if (hold > Millis(0) && claim.mode != lock::Claim::Mode::k_exclusive) {
     throw UsageError("--hold-at-least keeps a plain lock; it does not go with --limit or --shared");
-  }
-  return hold;
-}
-
-void validate_exit_code(int code, const char* option) {
-  if (code < 0 || code > 255) {
-    throw UsageError(fmt::format("{} must be from 0 to 255", option));
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,16 +15,29 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace redlock::cli {
+
+// An option whose value `parse` turns into its typed value as the command
+// line is read: a bad value is a UsageError in redlock's own words (exit 64),
+// never CLI11's. Given twice, the last one counts, as with getopt.
+CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
+                               const std::function<void(const std::string&)>& parse, const std::string& help);
+
+// A whole number from `lo` to `hi` given to `option` (a UsageError otherwise).
+[[nodiscard]] int parse_whole_number(const std::string& text, const char* option, int lo, int hi);
+
+// --ttl: a duration of at least 10ms.
+[[nodiscard]] Millis parse_ttl(const std::string& text);
 
 // Options every subcommand accepts, before or after the subcommand's name.
 struct GlobalOptions {
   std::vector<std::string> redis;  // --redis, repeatable
   std::optional<std::string> prefix;
-  std::string connect_timeout = "1s";
-  std::string timeout = "1s";
+  Millis connect_timeout{1000};
+  Millis timeout{1000};
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::string password_file;
@@ -52,9 +66,6 @@ struct Resolved {
 // Endpoints for people and for CMD's $REDLOCK_URL: comma-separated, no passwords.
 [[nodiscard]] std::string display_endpoints(const std::vector<redis::Endpoint>& endpoints);
 
-// Validates --ttl (must be at least 10ms).
-[[nodiscard]] Millis parse_ttl(const std::string& text);
-
 // The token from --token, else $REDLOCK_TOKEN; empty if neither. A token
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
@@ -66,11 +77,11 @@ struct Resolved {
 // How acquire and exec take a lock: the options they share.
 struct TakeOptions {
   std::string name;
-  std::string ttl = "30s";
-  std::string wait = "0";
+  Millis ttl{30'000};
+  std::optional<Millis> wait = Millis(0);  // nullopt: forever
   std::string token;
   int limit = 1;
-  int conflict_exit_code = 75;
+  ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool unfair = false;
 };
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help);
@@ -106,12 +117,9 @@ using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
 [[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
                                     SignalFd& signals);
 
-// --hold-at-least D (empty: none, 0) for a lock taken as `claim`: only a
-// plain lock has a minimum hold (a UsageError otherwise).
-[[nodiscard]] Millis parse_hold_at_least(const std::string& text, const lock::Claim& claim);
-
-// --conflict-exit-code must be 0..255.
-void validate_exit_code(int code, const char* option);
+// --hold-at-least D (0: none) for a lock taken as `claim`: only a plain
+// lock has a minimum hold (a UsageError otherwise).
+void check_hold_at_least(Millis hold, const lock::Claim& claim);
 
 // Who holds the lock, for `status`: this host, `pid`, and its command line
 // `argv` as recorded_command() stores it (no secrets, valid UTF-8, cut at

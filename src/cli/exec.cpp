@@ -16,24 +16,6 @@ extern char** environ;
 
 namespace redlock::cli {
 
-CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
-  auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
-  add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
-  sub->add_option("CMD", o.command, "the command and its arguments, after --");
-  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
-  sub->add_option("--on-lost", o.on_lost, "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
-      ->type_name("POLICY");
-  sub->add_option("--kill-after", o.kill_after, "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
-      ->type_name("D");
-  sub->add_option("--hold-at-least", o.hold_at_least,
-                  "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per "
-                  "schedule)")
-      ->type_name("D");
-  sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
-  sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
-  return sub;
-}
-
 namespace {
 
 exec::OnLost parse_on_lost(const std::string& s) {
@@ -48,6 +30,32 @@ exec::OnLost parse_on_lost(const std::string& s) {
   }
   throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
 }
+
+}  // namespace
+
+CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
+  auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
+  add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
+  sub->add_option("CMD", o.command, "the command and its arguments, after --");
+  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
+  add_parsed_option(
+      *sub, "--on-lost", [&o](const std::string& v) { o.on_lost = parse_on_lost(v); },
+      "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
+      ->type_name("POLICY");
+  add_parsed_option(
+      *sub, "--kill-after", [&o](const std::string& v) { o.kill_after = parse_duration(v, "--kill-after"); },
+      "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
+      ->type_name("D");
+  add_parsed_option(
+      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
+      "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per schedule)")
+      ->type_name("D");
+  sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
+  sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
+  return sub;
+}
+
+namespace {
 
 // What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
 std::vector<std::string> command_argv(const ExecOptions& o) {
@@ -209,8 +217,9 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
 
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
   Take take = parse_take(o.take, o.shared);
-  take.claim.min_hold = parse_hold_at_least(o.hold_at_least, take.claim);
-  exec::Policy policy{parse_on_lost(o.on_lost), parse_duration(o.kill_after, "--kill-after")};
+  check_hold_at_least(o.hold_at_least, take.claim);
+  take.claim.min_hold = o.hold_at_least;
+  exec::Policy policy{o.on_lost, o.kill_after};
   // The grace period must end while the lock is still ours.
   policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
   std::vector<std::string> argv = command_argv(o);

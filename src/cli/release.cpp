@@ -13,8 +13,9 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   auto* sub = app.add_subcommand("release", "release the lock held by a token (one level of re-entry)");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
-  sub->add_option("--hold-at-least", o.hold_at_least,
-                  "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
+  add_parsed_option(
+      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
+      "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
       ->type_name("D");
   sub->footer("Example:\n  redlock release --token \"$tok\" migrate");
   return sub;
@@ -23,7 +24,7 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
 ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
   const std::string token = required_token(o.token, "release");
-  const Millis hold = parse_hold_at_least(o.hold_at_least, lock::Claim{});
+  const Millis hold = o.hold_at_least;
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   if (hold > Millis(0)) {

@@ -15,7 +15,10 @@ CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   auto* sub = app.add_subcommand("renew", "extend the lock held by a token");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
-  sub->add_option("--ttl", o.ttl, "the new time to live, from now (default 30s)")->type_name("D");
+  add_parsed_option(
+      *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
+      "the new time to live, from now (default 30s)")
+      ->type_name("D");
   sub->add_flag("--json", o.json, "print ttl_ms and validity_ms as JSON");
   sub->footer("Example:\n  redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2");
   return sub;
@@ -23,7 +26,7 @@ CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
 
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g) {
   validate_name(o.name);
-  const Millis ttl = parse_ttl(o.ttl);
+  const Millis ttl = o.ttl;
   const std::string token = required_token(o.token, "renew");
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);

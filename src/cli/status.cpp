@@ -19,14 +19,44 @@
 
 namespace redlock::cli {
 
+namespace {
+
+StatusFormat parse_format(const std::string& text) {
+  if (text == "table") {
+    return StatusFormat::k_table;
+  }
+  if (text == "json") {
+    return StatusFormat::k_json;
+  }
+  if (text == "prometheus") {
+    return StatusFormat::k_prometheus;
+  }
+  throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
+}
+
+Millis parse_interval(const std::string& text) {
+  const Millis interval = parse_duration(text, "--interval");
+  if (interval < Millis(100)) {
+    throw UsageError("--interval must be at least 100ms");
+  }
+  return interval;
+}
+
+}  // namespace
+
 CLI::App* add_status(CLI::App& app, StatusOptions& o) {
   auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
   sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
   sub->add_flag("--json", o.json, "print a JSON array instead of a table (as --format json)");
-  sub->add_option("--format", o.format, "table (the default), json, or prometheus (metrics, for a textfile collector)")
+  add_parsed_option(
+      *sub, "--format", [&o](const std::string& v) { o.format = parse_format(v); },
+      "table (the default), json, or prometheus (metrics, for a textfile collector)")
       ->type_name("F");
   sub->add_flag("--watch", o.watch, "show it again every --interval until interrupted, like watch(1)");
-  sub->add_option("--interval", o.interval, "how often --watch shows it (default 2s)")->type_name("D");
+  add_parsed_option(
+      *sub, "--interval", [&o](const std::string& v) { o.interval = parse_interval(v); },
+      "how often --watch shows it (default 2s)")
+      ->type_name("D");
   sub->footer(
       "Example:\n  redlock status                 # every lock, as a table\n"
       "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
@@ -312,22 +342,17 @@ std::string format_prometheus(const std::vector<Verdict>& verdicts) {
   return out;
 }
 
-enum class Format { k_table, k_json, k_prometheus };
+using Format = StatusFormat;
 
-Format parse_format(const StatusOptions& o) {
-  if (o.format.empty()) {
+Format format_of(const StatusOptions& o) {
+  if (!o.format) {
     return o.json ? Format::k_json : Format::k_table;
   }
-  const Format f = o.format == "table"  ? Format::k_table
-                   : o.format == "json" ? Format::k_json
-                   : o.format == "prometheus"
-                       ? Format::k_prometheus
-                       : throw UsageError(fmt::format("--format must be table, json or prometheus, not '{}'",
-                                                      escape_for_terminal(o.format)));
-  if (o.json && f != Format::k_json) {
-    throw UsageError("--json is --format json; it does not go with --format " + o.format);
+  if (o.json && *o.format != Format::k_json) {
+    throw UsageError(fmt::format("--json is --format json; it does not go with --format {}",
+                                 *o.format == Format::k_table ? "table" : "prometheus"));
   }
-  return f;
+  return *o.format;
 }
 
 // Every lock asked for (or every lock under the prefix), judged across the servers.
@@ -437,14 +462,11 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
   for (const auto& name : o.names) {
     validate_name(name);
   }
-  const Format format = parse_format(o);
-  if (!o.interval.empty() && !o.watch) {
+  const Format format = format_of(o);
+  if (o.interval && !o.watch) {
     throw UsageError("--interval goes with --watch");
   }
-  const Millis interval = o.interval.empty() ? Millis(2000) : parse_duration(o.interval, "--interval");
-  if (interval < Millis(100)) {
-    throw UsageError("--interval must be at least 100ms");
-  }
+  const Millis interval = o.interval.value_or(Millis(2000));
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   if (o.watch) {

@@ -85,3 +85,43 @@ TEST(Messages, AUrlWithoutSchemeIsEchoedWithTheSchemeItLacks) {
   EXPECT_EQ(secret.err.find("hunter3"), std::string::npos) << secret.err;
   EXPECT_NE(secret.err.find("***@localhost:6379"), std::string::npos) << secret.err;
 }
+
+TEST(Messages, AValueThatIsNotANumberIsNamedInRedlocksOwnWords) {
+  // Not CLI11's "Could not convert: --limit = abc".
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"acquire", "x", "--limit", "abc"}, "invalid --limit 'abc': a whole number from 1 to 1000000"},
+      {{"acquire", "x", "--limit", "1.5"}, "invalid --limit '1.5'"},
+      {{"acquire", "x", "--limit", "99999999999999999999"}, "invalid --limit '99999999999999999999'"},
+      {{"exec", "x", "--limit", "0", "--", "true"}, "invalid --limit '0'"},
+      {{"--min-replicas", "x", "acquire", "y"}, "invalid --min-replicas 'x': a whole number from 0 to"},
+      {{"acquire", "x", "--conflict-exit-code", "busy"},
+       "invalid --conflict-exit-code 'busy': a whole number from 0 to 255"},
+      {{"exec", "x", "--on-lost", "stop", "--", "true"}, "invalid --on-lost 'stop': use term, kill or ignore"},
+      {{"status", "--format", "xml"}, "invalid --format 'xml': use table, json or prometheus"},
+  };
+  for (const auto& [args, expected] : cases) {
+    SCOPED_TRACE(args[0] + " " + args[1] + " " + args[2]);
+    Result r = run(args, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+    EXPECT_EQ(r.status, 64) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Could not convert"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("see redlock --help"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Messages, AnOptionGivenTwiceTakesTheLastValueAsGetoptDoes) {
+  // Not CLI11's "--ttl: At Most 1 required but received 2": a wrapper script
+  // or alias that sets --ttl can be overridden by adding another.
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result r = run({"acquire", "--ttl", "5s", "--json", "x", "--ttl", "7s", "--wait", "1s", "--wait", "0"}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"ttl_ms\":7000"), std::string::npos) << r.out;
+  const long long pttl = redis.cmd({"PTTL", "redlock:{x}"}).integer;
+  EXPECT_GT(pttl, 5000) << "the first --ttl counted";
+  EXPECT_LE(pttl, 7000);
+  // The same for global options: the last --timeout counts.
+  Result t = run({"--timeout", "abc", "--timeout", "1s", "status"}, env);
+  EXPECT_EQ(t.status, 0) << t.err;
+}
