@@ -264,6 +264,11 @@ std::string required_token(const std::string& flag, const char* verb) {
   return token;
 }
 
+void add_held_by_token(CLI::App& sub, std::string& name, std::string& token) {
+  sub.add_option("NAME", name, "the lock's name")->required();
+  sub.add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+}
+
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
   sub.add_option("NAME", o.name, "the lock's name")->required();
   add_parsed_option(

@@ -70,6 +70,9 @@ struct Resolved {
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
+// NAME and --token of a lock held by a token (release and renew).
+void add_held_by_token(CLI::App& sub, std::string& name, std::string& token);
+
 // The token for release/renew: required, from --token or $REDLOCK_TOKEN
 // (a UsageError naming `verb` when neither is given).
 [[nodiscard]] std::string required_token(const std::string& flag, const char* verb);

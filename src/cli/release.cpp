@@ -11,8 +11,7 @@ namespace redlock::cli {
 
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   auto* sub = app.add_subcommand("release", "release the lock held by a token (one level of re-entry)");
-  sub->add_option("NAME", o.name, "the lock's name")->required();
-  sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  add_held_by_token(*sub, o.name, o.token);
   add_parsed_option(
       *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
       "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")

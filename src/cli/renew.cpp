@@ -13,8 +13,7 @@ namespace redlock::cli {
 
 CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   auto* sub = app.add_subcommand("renew", "extend the lock held by a token");
-  sub->add_option("NAME", o.name, "the lock's name")->required();
-  sub->add_option("--token", o.token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  add_held_by_token(*sub, o.name, o.token);
   add_parsed_option(
       *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
       "the new time to live, from now (default 30s)")
