@@ -264,9 +264,13 @@ std::string required_token(const std::string& flag, const char* verb) {
   return token;
 }
 
-void add_held_by_token(CLI::App& sub, std::string& name, std::string& token) {
-  sub.add_option("NAME", name, "the lock's name")->required();
-  sub.add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
+                               std::string& name, std::string& token) {
+  auto* sub = app.add_subcommand(verb, description);
+  sub->add_option("NAME", name, "the lock's name")->required();
+  sub->add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  sub->footer(fmt::format("Example:\n  {}", example));
+  return sub;
 }
 
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {

@@ -70,8 +70,10 @@ struct Resolved {
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
-// NAME and --token of a lock held by a token (release and renew).
-void add_held_by_token(CLI::App& sub, std::string& name, std::string& token);
+// A subcommand that acts on a lock held by a token (release, renew): its
+// NAME and --token, and `example` as its help's footer.
+CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
+                               std::string& name, std::string& token);
 
 // The token for release/renew: required, from --token or $REDLOCK_TOKEN
 // (a UsageError naming `verb` when neither is given).

@@ -10,13 +10,12 @@
 namespace redlock::cli {
 
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
-  auto* sub = app.add_subcommand("release", "release the lock held by a token (one level of re-entry)");
-  add_held_by_token(*sub, o.name, o.token);
+  auto* sub = add_token_subcommand(app, "release", "release the lock held by a token (one level of re-entry)",
+                                   "redlock release --token \"$tok\" migrate", o.name, o.token);
   add_parsed_option(
       *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
       "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
       ->type_name("D");
-  sub->footer("Example:\n  redlock release --token \"$tok\" migrate");
   return sub;
 }
 

@@ -12,14 +12,14 @@
 namespace redlock::cli {
 
 CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
-  auto* sub = app.add_subcommand("renew", "extend the lock held by a token");
-  add_held_by_token(*sub, o.name, o.token);
+  auto* sub = add_token_subcommand(app, "renew", "extend the lock held by a token",
+                                   "redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2",
+                                   o.name, o.token);
   add_parsed_option(
       *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
       "the new time to live, from now (default 30s)")
       ->type_name("D");
   sub->add_flag("--json", o.json, "print ttl_ms and validity_ms as JSON");
-  sub->footer("Example:\n  redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2");
   return sub;
 }
 
