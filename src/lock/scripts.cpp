@@ -7,10 +7,6 @@
 namespace redlock::lock {
 namespace {
 
-Script make(std::string_view name, std::string_view body) {
-  return Script{name, body, sha1_hex(body)};
-}
-
 // Shared prologue: classify the key at KEYS[1] and read the clock.
 // - t == 'none': free.
 // - a hash that carries redlock's schema marker (field 'schema' =
@@ -481,15 +477,35 @@ return {t, now_ms, redis.call('HGETALL', KEYS[1])}
 #undef REDLOCK_QUEUE
 #undef REDLOCK_CHECK_KEY
 
+// Each script's SHA-1, computed by the compiler (static storage, so that a
+// Script can refer to it); one constant each, as a compiler bounds the work
+// of one constant expression.
+constexpr std::array<std::string_view, 8> k_bodies = {k_acquire, k_renew,  k_inspect, k_raise_fence,
+                                                      k_break,   k_finish, k_leave,   k_line};
+constexpr Sha1Hex k_acquire_sha1 = sha1(k_acquire);
+constexpr Sha1Hex k_renew_sha1 = sha1(k_renew);
+constexpr Sha1Hex k_inspect_sha1 = sha1(k_inspect);
+constexpr Sha1Hex k_raise_fence_sha1 = sha1(k_raise_fence);
+constexpr Sha1Hex k_break_sha1 = sha1(k_break);
+constexpr Sha1Hex k_finish_sha1 = sha1(k_finish);
+constexpr Sha1Hex k_leave_sha1 = sha1(k_leave);
+constexpr Sha1Hex k_line_sha1 = sha1(k_line);
+constexpr std::array<const Sha1Hex*, 8> k_sha1s = {&k_acquire_sha1,     &k_renew_sha1, &k_inspect_sha1,
+                                                   &k_raise_fence_sha1, &k_break_sha1, &k_finish_sha1,
+                                                   &k_leave_sha1,       &k_line_sha1};
+constexpr std::array<std::string_view, 8> k_names = {"acquire", "renew",  "inspect", "raise-fence",
+                                                     "break",   "finish", "leave",   "line"};
+
 }  // namespace
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, 8> all = {
-      make("acquire", k_acquire), make("renew", k_renew),
-      make("inspect", k_inspect), make("raise-fence", k_raise_fence),
-      make("break", k_break),     make("finish", k_finish),
-      make("leave", k_leave),     make("line", k_line),
-  };
+  static const std::array<Script, 8> all = [] {
+    std::array<Script, 8> scripts{};
+    for (size_t i = 0; i < scripts.size(); ++i) {
+      scripts[i] = Script{k_names[i], k_bodies[i], std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size())};
+    }
+    return scripts;
+  }();
   return all.at(static_cast<size_t>(name));
 }
 

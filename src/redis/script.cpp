@@ -84,7 +84,7 @@ class Run {
       conn.queue({"ASKING"});
     }
     std::vector<std::string> argv{p.by_body ? "EVAL" : "EVALSHA",
-                                  p.by_body ? std::string(m_call.script->body) : m_call.script->sha1};
+                                  std::string(p.by_body ? m_call.script->body : m_call.script->sha1)};
     argv.insert(argv.end(), m_call.args.begin(), m_call.args.end());
     conn.queue(argv);
     if (m_call.min_replicas > 0) {

@@ -17,7 +17,7 @@ namespace redlock::redis {
 struct Script {
   std::string_view name;  // for messages: "acquire", "release", …
   std::string_view body;
-  std::string sha1;
+  std::string_view sha1;  // 40 hex digits, worked out when redlock was compiled
 };
 
 // One script to run on several servers at once.

@@ -97,7 +97,14 @@ Millis parse_duration(std::string_view text, std::string_view what) {
       bad(text, what, "too large");
     }
   }
-  return Millis(static_cast<long long>(std::llround(total)));
+  // Rounded to the nearest millisecond (total is never negative). Not
+  // std::llround: it is the only thing redlock would need libm for, and
+  // mapping libm costs every call a little.
+  auto whole = static_cast<long long>(total);
+  if (total - static_cast<double>(whole) >= 0.5) {
+    ++whole;
+  }
+  return Millis(whole);
 }
 
 std::optional<Millis> parse_wait(std::string_view text, std::string_view what) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+
+#include "lock/scripts.hpp"
 
 namespace redlock {
 namespace {
@@ -23,6 +26,20 @@ TEST(Sha1, PaddingBoundaries) {
   EXPECT_EQ(sha1_hex(std::string(63, 'x')), "0ddc4e0cccd9a12850deb5abb0853a4425559fec");
   EXPECT_EQ(sha1_hex(std::string(64, 'x')), "bb2fa3ee7afb9f54c6dfb5d021f14b1ffe40c163");
   EXPECT_EQ(sha1_hex(std::string(65, 'x')), "78c741ddc482e4cdf8c474a0876347a0905b6233");
+}
+
+// The compiler works the digest out as redlock's start-up used to.
+constexpr Sha1Hex k_abc = sha1("abc");
+static_assert(std::string_view(k_abc.data(), k_abc.size()) == "a9993e364706816aba3e25717850c26c9cd0d89d");
+
+TEST(Sha1, EveryScriptIsNamedByTheDigestOfItsBody) {
+  for (auto name : {lock::ScriptName::k_acquire, lock::ScriptName::k_renew, lock::ScriptName::k_inspect,
+                    lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_finish,
+                    lock::ScriptName::k_leave, lock::ScriptName::k_line}) {
+    const auto& s = lock::script(name);
+    EXPECT_EQ(s.sha1, sha1_hex(s.body)) << s.name;
+    EXPECT_GT(s.body.size(), 100u) << s.name;
+  }
 }
 
 }  // namespace
