@@ -275,13 +275,13 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = redis::Clock::now();
-  auto answers =
-      round({"3", keys.lock, keys.fence, keys.queue, token, std::to_string(ttl.count()), owner.host,
-             std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
-             std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit),
-             std::to_string(claim.min_hold.count()), place.id, place.fair ? "fair" : "unfair",
-             std::to_string(place.lease.count()), std::to_string(place.wait_left ? place.wait_left->count() : -1)},
-            lock::script(ScriptName::k_acquire), {});
+  auto answers = round(
+      {"3", keys.lock, keys.fence, keys.queue, token, std::to_string(ttl.count()), owner.host,
+       std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
+       std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit), std::to_string(claim.min_hold.count()),
+       place.id, place.fair ? "fair" : "unfair", std::to_string(place.lease.count()),
+       std::to_string(place.wait_left ? place.wait_left->count() : -1), place.ticket},
+      lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes;
   std::vector<bool> failed(n, false);
@@ -319,6 +319,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       got.validity = validity;
       got.sent = start;
       got.voted = d.voted;
+      for (const auto& v : votes) {
+        got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
+      }
       return got;
     }
     case AcquireDecision::Verdict::k_mismatch:
@@ -350,6 +353,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   busy.pid = d.pid;
   busy.place = d.place;
   busy.ahead = d.ahead;
+  busy.ticket = d.ticket;
   busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
   return busy;
 }
@@ -528,13 +532,13 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   return NotHeld{d.foreign, d.foreign_type};
 }
 
-void Locker::leave(const std::string& name, const std::string& id) {
+void Locker::leave(const std::string& name, const std::string& id, const std::vector<bool>& targets) {
   if (id.empty()) {
     return;
   }
   const Keys keys = keys_for(m_options.prefix, name);
   try {
-    (void)round({"2", keys.lock, keys.queue, id, keys.channel}, lock::script(ScriptName::k_leave), {});
+    (void)round({"2", keys.lock, keys.queue, id, keys.channel}, lock::script(ScriptName::k_leave), targets);
   } catch (const Error& e) {
     log_debug("could not leave the line for {}: {}", name, e.what());
   }

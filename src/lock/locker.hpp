@@ -43,6 +43,10 @@ struct Place {
   std::string id;                   // this waiter's id in the line; empty: one try, do not join it
   Millis lease{0};                  // how long the entry lives without a heartbeat (a new try)
   std::optional<Millis> wait_left;  // how much longer it will wait (nullopt: forever)
+  // Its ticket (order in line): "" for one server (the server numbers its
+  // line); over several, "clock" until the servers first answer, then the
+  // ticket it settled on (Busy::ticket), the same on every server.
+  std::string ticket;
 };
 [[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 
@@ -54,6 +58,7 @@ struct Acquired {
   Millis validity{0};       // time left that the lock is safely ours, counted from `sent`
   redis::TimePoint sent;    // when the acquire request went out (monotonic)
   std::vector<bool> voted;  // per server: did it grant the lock
+  std::vector<bool> busy;   // per server: did it say busy (and keep a waiter in its line)
 };
 
 struct Busy {
@@ -63,6 +68,7 @@ struct Busy {
   bool lost_race = false;  // no single holder: a split vote among several contenders
   long long place = 0;     // this waiter's place in line (1 = next), 0 if not in line
   long long ahead = 0;     // waiters ahead of this caller
+  long long ticket = 0;    // in line over several servers: the ticket to keep (0: none)
 };
 
 using AcquireOutcome = std::variant<Acquired, Busy>;
@@ -126,7 +132,8 @@ class Locker {
   // Takes waiter `id` out of the line of `name` on every server (its wait is
   // over), waking whoever it held up. Failures are ignored: an entry that
   // is not removed dies with its lease.
-  void leave(const std::string& name, const std::string& id);
+  // Only the `targets` servers, if given.
+  void leave(const std::string& name, const std::string& id, const std::vector<bool>& targets = {});
   // Drops one level of the lock held by `token`.
   [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
   // Ends the hold of `token`: one level, or every level with `whole`. When

@@ -42,6 +42,7 @@ struct Tally {
   size_t busy = 0;
   bool mismatch = false;
   bool upgrade = false;
+  std::vector<long long> tickets;  // busy, in line: the caller's ticket on each such server
 };
 
 Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
@@ -65,6 +66,9 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         }
         d.place = std::max(d.place, v.place);
         d.ahead = std::max(d.ahead, v.ahead);
+        if (v.ticket > 0) {
+          t.tickets.push_back(v.ticket);
+        }
         break;
       case Kind::k_mismatch:
         t.mismatch = true;
@@ -83,6 +87,11 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         d.failures.push_back(v.failure.value_or(redis::Failure{}));
         break;
     }
+  }
+  if (!t.tickets.empty()) {
+    auto middle = t.tickets.begin() + static_cast<std::ptrdiff_t>((t.tickets.size() - 1) / 2);
+    std::nth_element(t.tickets.begin(), middle, t.tickets.end());
+    d.ticket = *middle;
   }
   return t;
 }
@@ -253,7 +262,7 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
     return a.since_ms != b.since_ms ? a.since_ms < b.since_ms : a.fence < b.fence;
   });
   // The line as the first server with one has it; a waiter only another
-  // server lists (Redlock waiters race, each server lines up its own) after.
+  // server lists (it joined that line only, so far) after.
   for (const auto& s : v.views) {
     for (const auto& w : s.waiters) {
       if (std::none_of(v.waiters.begin(), v.waiters.end(), [&](const WaiterView& x) { return x.id == w.id; })) {

@@ -45,6 +45,7 @@ struct AcquireVote {
   std::string host, pid;                  // busy: who holds it, if the server said
   long long place = 0;                    // busy: the caller's place in line (0: not in line)
   long long ahead = 0;                    // busy: waiters ahead of the caller
+  long long ticket = 0;                   // busy, in line: the caller's ticket on this server
   std::string held_mode;                  // mismatch / upgrade: "exclusive", "semaphore", "shared"
   std::string held_limit;                 // mismatch: a semaphore's limit
   std::string foreign_type;               // foreign: what the key holds
@@ -76,6 +77,10 @@ struct AcquireDecision {
   Millis ttl_left{0};
   std::string host, pid;
   long long place = 0, ahead = 0;  // the caller's place in line, and how many are ahead (largest seen)
+  // The caller's ticket in line to keep on every server: the lower median of
+  // the tickets the servers gave it (one server's clock off by much moves it
+  // little), 0 if it is in no line.
+  long long ticket = 0;
   // Mismatch / upgrade: the mode (and limit) NAME is held in.
   std::string held_mode, held_limit;
   size_t foreign = 0;  // servers with a foreign key

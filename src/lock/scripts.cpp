@@ -82,61 +82,61 @@ namespace {
 //   st, admits now, in order: FIFO over a semaphore's places, readers that
 //   queued together go together, and nobody passes a waiter that cannot go.
 // - wake(channel, st, line): PUBLISH 'released <id>...' naming those heads.
-#define REDLOCK_QUEUE                                                                                      \
-  "local function queue_bad(key)\n"                                                                        \
-  "  local qt = redis.call('TYPE', key)['ok']\n"                                                           \
-  "  if qt == 'none' then return nil end\n"                                                                \
-  "  if qt == 'hash' and redis.call('HMGET', key, 'schema')[1] == 'redlock/1' then return nil end\n"       \
-  "  return qt .. ' at ' .. key\n"                                                                         \
-  "end\n"                                                                                                  \
-  "local function line_of(key, prune)\n"                                                                   \
-  "  local out = {}\n"                                                                                     \
-  "  local all = redis.call('HGETALL', key)\n"                                                             \
-  "  for i = 1, #all, 2 do\n"                                                                              \
-  "    if string.sub(all[i], 1, 2) == 'w:' then\n"                                                         \
-  "      local v = cjson.decode(all[i + 1])\n"                                                             \
-  "      if v.expiry > now then v.id = string.sub(all[i], 3); out[#out + 1] = v\n"                         \
-  "      elseif prune then redis.call('HDEL', key, all[i]) end\n"                                          \
-  "    end\n"                                                                                              \
-  "  end\n"                                                                                                \
-  "  table.sort(out, function(a, b) return a.ticket < b.ticket end)\n"                                     \
-  "  return out\n"                                                                                         \
-  "end\n"                                                                                                  \
-  "local function lock_state()\n"                                                                          \
-  "  if t == 'none' then return {count = 0} end\n"                                                         \
-  "  if not multi then return {mode = 'exclusive', count = 1, limit = '1'} end\n"                          \
-  "  local n = 0\n"                                                                                        \
-  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                         \
-  "  for i = 1, #all, 2 do\n"                                                                              \
-  "    if string.sub(all[i], 1, 2) == 'h:' and cjson.decode(all[i + 1]).expiry > now then n = n + 1 end\n" \
-  "  end\n"                                                                                                \
-  "  if n == 0 then return {count = 0} end\n"                                                              \
-  "  return {mode = multi, count = n, limit = h[7]}\n"                                                     \
-  "end\n"                                                                                                  \
-  "local function admits(st, m, lim)\n"                                                                    \
-  "  if st.count == 0 then return true end\n"                                                              \
-  "  if st.mode ~= m then return false end\n"                                                              \
-  "  if m == 'shared' then return true end\n"                                                              \
-  "  return m == 'semaphore' and st.limit == lim and st.count < tonumber(lim)\n"                           \
-  "end\n"                                                                                                  \
-  "local function admit(st, m, lim)\n"                                                                     \
-  "  if st.count == 0 then st.mode = m; st.limit = lim end\n"                                              \
-  "  st.count = st.count + 1\n"                                                                            \
-  "end\n"                                                                                                  \
-  "local function heads(st, line)\n"                                                                       \
-  "  local ids = {}\n"                                                                                     \
-  "  for _, w in ipairs(line) do\n"                                                                        \
-  "    if not admits(st, w.mode, w.limit) then break end\n"                                                \
-  "    admit(st, w.mode, w.limit)\n"                                                                       \
-  "    ids[#ids + 1] = w.id\n"                                                                             \
-  "  end\n"                                                                                                \
-  "  return ids\n"                                                                                         \
-  "end\n"                                                                                                  \
-  "local function wake(channel, st, line)\n"                                                               \
-  "  local ids = heads(st, line)\n"                                                                        \
-  "  local msg = 'released'\n"                                                                             \
-  "  if #ids > 0 then msg = msg .. ' ' .. table.concat(ids, ' ') end\n"                                    \
-  "  redis.call('PUBLISH', channel, msg)\n"                                                                \
+#define REDLOCK_QUEUE                                                                                            \
+  "local function queue_bad(key)\n"                                                                              \
+  "  local qt = redis.call('TYPE', key)['ok']\n"                                                                 \
+  "  if qt == 'none' then return nil end\n"                                                                      \
+  "  if qt == 'hash' and redis.call('HMGET', key, 'schema')[1] == 'redlock/1' then return nil end\n"             \
+  "  return qt .. ' at ' .. key\n"                                                                               \
+  "end\n"                                                                                                        \
+  "local function line_of(key, prune)\n"                                                                         \
+  "  local out = {}\n"                                                                                           \
+  "  local all = redis.call('HGETALL', key)\n"                                                                   \
+  "  for i = 1, #all, 2 do\n"                                                                                    \
+  "    if string.sub(all[i], 1, 2) == 'w:' then\n"                                                               \
+  "      local v = cjson.decode(all[i + 1])\n"                                                                   \
+  "      if v.expiry > now then v.id = string.sub(all[i], 3); out[#out + 1] = v\n"                               \
+  "      elseif prune then redis.call('HDEL', key, all[i]) end\n"                                                \
+  "    end\n"                                                                                                    \
+  "  end\n"                                                                                                      \
+  "  table.sort(out, function(a, b) return a.ticket < b.ticket or (a.ticket == b.ticket and a.id < b.id) end)\n" \
+  "  return out\n"                                                                                               \
+  "end\n"                                                                                                        \
+  "local function lock_state()\n"                                                                                \
+  "  if t == 'none' then return {count = 0} end\n"                                                               \
+  "  if not multi then return {mode = 'exclusive', count = 1, limit = '1'} end\n"                                \
+  "  local n = 0\n"                                                                                              \
+  "  local all = redis.call('HGETALL', KEYS[1])\n"                                                               \
+  "  for i = 1, #all, 2 do\n"                                                                                    \
+  "    if string.sub(all[i], 1, 2) == 'h:' and cjson.decode(all[i + 1]).expiry > now then n = n + 1 end\n"       \
+  "  end\n"                                                                                                      \
+  "  if n == 0 then return {count = 0} end\n"                                                                    \
+  "  return {mode = multi, count = n, limit = h[7]}\n"                                                           \
+  "end\n"                                                                                                        \
+  "local function admits(st, m, lim)\n"                                                                          \
+  "  if st.count == 0 then return true end\n"                                                                    \
+  "  if st.mode ~= m then return false end\n"                                                                    \
+  "  if m == 'shared' then return true end\n"                                                                    \
+  "  return m == 'semaphore' and st.limit == lim and st.count < tonumber(lim)\n"                                 \
+  "end\n"                                                                                                        \
+  "local function admit(st, m, lim)\n"                                                                           \
+  "  if st.count == 0 then st.mode = m; st.limit = lim end\n"                                                    \
+  "  st.count = st.count + 1\n"                                                                                  \
+  "end\n"                                                                                                        \
+  "local function heads(st, line)\n"                                                                             \
+  "  local ids = {}\n"                                                                                           \
+  "  for _, w in ipairs(line) do\n"                                                                              \
+  "    if not admits(st, w.mode, w.limit) then break end\n"                                                      \
+  "    admit(st, w.mode, w.limit)\n"                                                                             \
+  "    ids[#ids + 1] = w.id\n"                                                                                   \
+  "  end\n"                                                                                                      \
+  "  return ids\n"                                                                                               \
+  "end\n"                                                                                                        \
+  "local function wake(channel, st, line)\n"                                                                     \
+  "  local ids = heads(st, line)\n"                                                                              \
+  "  local msg = 'released'\n"                                                                                   \
+  "  if #ids > 0 then msg = msg .. ' ' .. table.concat(ids, ' ') end\n"                                          \
+  "  redis.call('PUBLISH', channel, msg)\n"                                                                      \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its
@@ -161,15 +161,21 @@ namespace {
 // ms, host, pid, cmd, token to re-enter ('' for none), mode ('exclusive',
 // 'semaphore' or 'shared'), limit, minimum hold ms, waiter id ('' to not
 // wait in line),
-// 'fair' or 'unfair', the entry's lease ms, ms left to wait (-1: forever).
+// 'fair' or 'unfair', the entry's lease ms, ms left to wait (-1: forever),
+// the waiter's ticket: '' (one server: the next number of the line's own
+// sequence), 'clock' (Redlock: the server's clock in ms, when it first
+// joins) or a number (Redlock: the ticket the waiter settled on, the same
+// on every server, so that every server's line has the same order).
 // Replies {'acquired'|'reentered', token, fence, count, ttl}, {'busy',
 // holder's ttl, host, pid, place in line (0: not in line), waiters ahead
-// of a newcomer}, {'mismatch'|'upgrade', mode, limit} or {'foreign', what}.
+// of a newcomer, the waiter's ticket}, {'mismatch'|'upgrade', mode, limit}
+// or {'foreign', what}.
 constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
 local hold = tonumber(ARGV[9]) or 0
 local fair = ARGV[11] == 'fair'
+local ticket = tonumber(ARGV[14])
 if fair then
   local bad = queue_bad(KEYS[3])
   if bad then return {'foreign', bad} end
@@ -182,8 +188,13 @@ local function busy(left, host, pid)
   local v = nil
   for _, w in ipairs(line) do if w.id == ARGV[10] then v = w end end
   if not v then
-    v = {ticket = redis.call('HINCRBY', KEYS[3], 'seq', 1), since = now, host = ARGV[3], pid = tonumber(ARGV[4]),
-         cmd = ARGV[5], mode = mode, limit = ARGV[8]}
+    local first = ticket
+    if not first and ARGV[14] == 'clock' then first = now end
+    if not first then first = redis.call('HINCRBY', KEYS[3], 'seq', 1) end
+    v = {ticket = first, since = now, host = ARGV[3], pid = tonumber(ARGV[4]), cmd = ARGV[5], mode = mode,
+         limit = ARGV[8]}
+  elseif ticket then
+    v.ticket = ticket
   end
   local lease = tonumber(ARGV[12])
   v.expiry = now + lease
@@ -193,8 +204,12 @@ local function busy(left, host, pid)
   redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
   local place = 1
-  for _, w in ipairs(line) do if w.ticket < v.ticket then place = place + 1 end end
-  return {'busy', left, host, pid, place, place - 1}
+  for _, w in ipairs(line) do
+    if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < ARGV[10])) then
+      place = place + 1
+    end
+  end
+  return {'busy', left, host, pid, place, place - 1, v.ticket}
 end
 local function dequeue()
   if not fair or ARGV[10] == '' then return end
@@ -253,6 +268,9 @@ if fair then
   if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
   for _, w in ipairs(line_of(KEYS[3], false)) do
     if w.id == ARGV[10] then break end
+    -- A Redlock waiter whose entry here went (its grant on this server was
+    -- undone) keeps its place by its ticket.
+    if ticket and (w.ticket > ticket or (w.ticket == ticket and w.id > ARGV[10])) then break end
     if not admits(st, w.mode, w.limit) then return busy(soonest, '', '') end
     admit(st, w.mode, w.limit)
   end

@@ -117,18 +117,40 @@ bool nap_for(Millis d, int cancel_fd) {
   return n <= 0;
 }
 
-// This waiter's place in the lock's line. Fair waiting is for one server
-// (or one Sentinel- or Cluster-managed master): over several Redlock
-// servers, whose lines could order waiters differently, waiters race for
-// the lock as it frees. A waiter that does not wait takes no place.
+// This waiter's place in the lock's line. One server numbers its line
+// itself. Over several (Redlock) servers each has a line of its own, and
+// they must agree on the order, or each could be waiting for a different
+// head and none would have a quorum: a waiter joins every line at the time
+// on that server's clock, then keeps one ticket on all of them (see
+// settle()). A waiter that does not wait takes no place.
 Place place_for(const Locker& locker, bool fair, std::optional<Millis> wait) {
   Place place;
-  place.fair = fair && locker.size() == 1;
+  place.fair = fair;
   place.lease = k_waiter_lease;
   if (place.fair && (!wait || *wait > Millis(0))) {
     place.id = random_token();
+    place.ticket = locker.size() > 1 ? "clock" : "";
   }
   return place;
+}
+
+// Over several servers: the ticket the servers' first answers settle on
+// (their median), kept from then on at every try, which is also the
+// heartbeat, so a server that missed the waiter, or undid its grant, lines
+// it up in the same place as the others.
+void settle(Place& place, const Busy& busy) {
+  if (place.ticket == "clock" && busy.ticket > 0) {
+    place.ticket = std::to_string(busy.ticket);
+  }
+}
+
+// Over several servers, one that said busy while the others granted the
+// lock (its release came late) kept this waiter in its line, at the head:
+// it leaves that line, or it would hold it up for its lease.
+void leave_lines_behind(Locker& locker, const std::string& name, const Place& place, const Acquired& got) {
+  if (!place.id.empty() && std::find(got.busy.begin(), got.busy.end(), true) != got.busy.end()) {
+    locker.leave(name, place.id, got.busy);
+  }
 }
 
 // What is left of --wait (nothing: waiting forever).
@@ -210,9 +232,11 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     answered = true;
     backoff = Millis(50);
     if (auto* got = std::get_if<Acquired>(&outcome)) {
+      leave_lines_behind(locker, name, place, *got);
       return *got;
     }
     const Busy& busy = std::get<Busy>(outcome);
+    settle(place, busy);
     if (deadline && redis::Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;

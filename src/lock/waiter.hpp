@@ -32,9 +32,10 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // `fair` (the default) waits in line: the waiter joins the line of waiters
 // on the server, keeps its entry alive by heartbeat, sleeps until a release
 // names it (direct handoff) and leaves the line when its wait runs out; a
-// one-try acquire is refused while anyone is in line. Unfair waiters race
-// for the lock whenever it frees, as before fair waiting existed; so do
-// waiters on several (Redlock) servers.
+// one-try acquire is refused while anyone is in line. Over several (Redlock)
+// servers a waiter keeps one ticket in every server's line, so the lines
+// agree. Unfair waiters race for the lock whenever it frees, as before fair
+// waiting existed.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
                                           int cancel_fd, const Claim& claim = Claim{}, bool fair = true);

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
 
 #include "exec_support.hpp"
 #include "lock_support.hpp"
+#include "servers.hpp"
 
 using namespace redlock::test;
 
@@ -21,6 +23,45 @@ std::string words_of(const std::string& path) {
   std::string out;
   for (std::string w; in >> w;) {
     out += (out.empty() ? "" : " ") + w;
+  }
+  return out;
+}
+
+// Starts a waiter on several servers and returns once every running one
+// has it in line.
+std::unique_ptr<Child> queue_up_on(const Servers& servers, const std::string& name,
+                                   const std::vector<std::string>& args) {
+  std::vector<long long> before;
+  for (const auto& s : servers.all) {
+    before.push_back(s->running() ? in_line(*s, name) : 0);
+  }
+  auto c = std::make_unique<Child>(args, servers.env());
+  EXPECT_TRUE(eventually(
+      [&] {
+        for (size_t i = 0; i < servers.all.size(); ++i) {
+          if (servers.all[i]->running() && in_line(*servers.all[i], name) <= before[i]) {
+            return !c->alive();
+          }
+        }
+        return true;
+      },
+      Seconds(10)))
+      << "the waiter never joined every line";
+  EXPECT_TRUE(c->alive()) << c->err_so_far();
+  return c;
+}
+
+// Waiter id -> ticket in NAME's line on one server.
+std::map<std::string, std::string> tickets_on(const RedisServer& redis, const std::string& name) {
+  std::map<std::string, std::string> out;
+  const auto all = redis.cmd({"HGETALL", lock_key(name) + ":queue"});
+  for (size_t i = 0; i + 1 < all.elements.size(); i += 2) {
+    const std::string& field = all.elements[i].str;
+    const std::string& json = all.elements[i + 1].str;
+    const auto at = json.find("\"ticket\":");
+    if (field.rfind("w:", 0) == 0 && at != std::string::npos) {
+      out[field] = json.substr(at + 9, json.find_first_of(",}", at) - at - 9);
+    }
   }
   return out;
 }
@@ -229,4 +270,59 @@ TEST(Fair, ExecsEndWakesOnlyTheNextInLine) {
   const std::string message = heard.substr(at, heard.find('\n', at) - at);
   EXPECT_EQ(message.rfind("released ", 0), 0u) << "exec's end woke every waiter: " << heard;
   EXPECT_EQ(message.find(' ', 9), std::string::npos) << "one waiter is next, not several: " << message;
+}
+
+TEST(Fair, OverThreeServersWaitersGetTheLockInTheOrderTheyQueued) {
+  // Redlock: every server keeps a line, and a waiter keeps one ticket on all
+  // of them, so the head of every line is the same waiter.
+  Servers servers(3);
+  TempDir dir;
+  const std::string log = dir.path() + "/order";
+  Result holder = run({"acquire", "--ttl", "60s", "fifo"}, servers.env());
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  std::vector<std::unique_ptr<Child>> waiters;
+  for (int i = 1; i <= 5; ++i) {
+    waiters.push_back(queue_up_on(servers, "fifo",
+                                  {"exec", "--wait", "60s", "fifo", "-c", "echo " + std::to_string(i) + " >> " + log}));
+  }
+  // After a heartbeat every line gives each waiter the same ticket.
+  EXPECT_TRUE(eventually(
+      [&] {
+        const auto first = tickets_on(*servers.all[0], "fifo");
+        return first.size() == 5 && tickets_on(*servers.all[1], "fifo") == first &&
+               tickets_on(*servers.all[2], "fifo") == first;
+      },
+      Seconds(5)))
+      << "the servers' lines disagree";
+  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "fifo"}, servers.env()).status, 0);
+  for (auto& w : waiters) {
+    Result r = w->wait(Seconds(30));
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(words_of(log), "1 2 3 4 5");
+  for (const auto& s : servers.all) {
+    EXPECT_TRUE(line_gone(*s, "fifo")) << "nothing of the line outlives its last member";
+  }
+}
+
+TEST(Fair, OverThreeServersTheLineMovesOnWithOneServerStopped) {
+  Servers servers(3);
+  TempDir dir;
+  const std::string log = dir.path() + "/order";
+  Result holder = run({"acquire", "--ttl", "60s", "fifo"}, servers.env());
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  std::vector<std::unique_ptr<Child>> waiters;
+  for (int i = 1; i <= 3; ++i) {
+    waiters.push_back(queue_up_on(
+        servers, "fifo",
+        {"--timeout", "200ms", "exec", "--wait", "60s", "fifo", "-c", "echo " + std::to_string(i) + " >> " + log}));
+  }
+  servers.all[2]->pause();
+  ASSERT_EQ(run({"--timeout", "200ms", "release", "--token", first_line(holder.out), "fifo"}, servers.env()).status, 0);
+  for (auto& w : waiters) {
+    Result r = w->wait(Seconds(30));
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  servers.all[2]->resume();
+  EXPECT_EQ(words_of(log), "1 2 3");
 }

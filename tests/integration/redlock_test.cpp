@@ -312,9 +312,10 @@ TEST(Redlock, AWaiterOnAHolderWithTwoOfThreeServersSleepsInsteadOfSpinning) {
   EXPECT_EQ(waiter.status, 75) << waiter.err;
   EXPECT_GT(waiter.seconds, 2.5);
   const long long commands = s[2].commands_run() - before;
-  // Its tries and their undoing, a few a second, and leaving at the end:
-  // about 60. A spinning waiter sends thousands.
-  EXPECT_LT(commands, 100) << "commands sent to the free server during a 3 s wait";
+  // Its tries (one per heartbeat of its place in line, every half second,
+  // each won here and undone) and leaving at the end: under 200, counting
+  // the commands the scripts run. A spinning waiter sends thousands.
+  EXPECT_LT(commands, 300) << "commands sent to the free server during a 3 s wait";
   EXPECT_EQ(s[2].calls("publish") - published_before, 0);
   EXPECT_EQ(s[2].cmd({"EXISTS", "redlock:{spin}"}).integer, 0) << "nothing left on the free server";
 }

@@ -197,6 +197,24 @@ TEST(Quorum, AQuorumWhoseValidityRanOutIsALostRaceThatWakesWaiters) {
   EXPECT_FALSE(busy.announce_release);
 }
 
+TEST(Quorum, AWaiterInLineOnSeveralServersKeepsTheMedianOfItsTickets) {
+  // Each server put the waiter in line at the time on its own clock; one
+  // clock far off moves the ticket it keeps on all of them little.
+  auto v = votes("BBBBx");
+  const long long tickets[] = {1'000'020, 1'000'010, 9'999'999, 1'000'015};
+  for (size_t i = 0; i < 4; ++i) {
+    v[i].ticket = tickets[i];
+  }
+  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(500));
+  EXPECT_EQ(d.verdict, Verdict::k_busy);
+  EXPECT_EQ(d.ticket, 1'000'015);
+  // A server that did not put the caller in line (0) has no say.
+  auto w = votes("BBB");
+  w[0].ticket = 7;
+  EXPECT_EQ(decide_acquire(w, Claim{}, false, Millis(500)).ticket, 7);
+  EXPECT_EQ(decide_acquire(votes("BBB"), Claim{}, false, Millis(500)).ticket, 0);
+}
+
 TEST(Quorum, GrantedTakesTheLargestFenceAndCount) {
   auto v = votes("GGG");
   v[1].fence = 99;
