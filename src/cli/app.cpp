@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
-#include <openssl/crypto.h>
+#include <openssl/opensslv.h>
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -22,8 +22,10 @@
 namespace redlock::cli {
 
 std::string version_text() {
-  return fmt::format("redlock {}\nhiredis {}.{}.{}\n{}", REDLOCK_VERSION, HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH,
-                     OpenSSL_version(OPENSSL_VERSION));
+  // OpenSSL is loaded only for rediss:// (see redis/openssl.hpp): the
+  // version it was built against, without loading it here.
+  return fmt::format("redlock {}\nhiredis {}.{}.{}\n{} (libssl.so.{}, loaded for rediss://)", REDLOCK_VERSION,
+                     HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, OPENSSL_VERSION_TEXT, OPENSSL_VERSION_MAJOR);
 }
 
 std::unique_ptr<CLI::App> build_app(AllOptions& o) {

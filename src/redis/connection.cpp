@@ -6,9 +6,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +16,7 @@
 #include <tuple>
 
 #include "redis/fanout.hpp"
+#include "redis/openssl.hpp"
 #include "util/log.hpp"
 
 namespace redlock::redis {
@@ -49,7 +47,7 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
     : m_endpoint(std::move(endpoint)),
       m_timeouts(timeouts),
       m_tls(std::move(tls)),
-      m_ssl(nullptr, SSL_free),
+      m_ssl(nullptr, [](SSL* s) { openssl().SSL_free(s); }),
       m_reader(nullptr, redisReaderFree) {}
 
 void Connection::close_socket() {
@@ -440,20 +438,22 @@ void Connection::finish_connect() {
       fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
       return;
     }
-    m_ssl.reset(SSL_new(m_tls->get()));
-    SSL_set_fd(m_ssl.get(), m_fd.get());
+    const OpenSsl& ssl = openssl();
+    m_ssl.reset(ssl.SSL_new(m_tls->get()));
+    ssl.SSL_set_fd(m_ssl.get(), m_fd.get());
     const std::string& name = m_tls->options().server_name.empty() ? m_endpoint.host : m_tls->options().server_name;
     unsigned char ip[16];
     const bool is_ip = inet_pton(AF_INET, name.c_str(), ip) == 1 || inet_pton(AF_INET6, name.c_str(), ip) == 1;
     if (!is_ip) {
-      SSL_set_tlsext_host_name(m_ssl.get(), name.c_str());
+      (void)ssl.SSL_ctrl(m_ssl.get(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                         const_cast<char*>(name.c_str()));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
     }
     if (!m_tls->options().insecure) {
-      X509_VERIFY_PARAM* param = SSL_get0_param(m_ssl.get());
+      X509_VERIFY_PARAM* param = ssl.SSL_get0_param(m_ssl.get());
       if (is_ip) {
-        X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
+        ssl.X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
       } else {
-        X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
+        ssl.X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
       }
     }
     m_state = State::k_handshake;
@@ -478,15 +478,16 @@ bool is_refusal(unsigned long e) {
 }  // namespace
 
 void Connection::handshake() {
-  ERR_clear_error();
-  int r = SSL_connect(m_ssl.get());
+  const OpenSsl& ssl = openssl();
+  ssl.ERR_clear_error();
+  int r = ssl.SSL_connect(m_ssl.get());
   if (r == 1) {
     m_tls_want = 0;
     m_state = State::k_ready;
     m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
     return;
   }
-  int err = SSL_get_error(m_ssl.get(), r);
+  int err = ssl.SSL_get_error(m_ssl.get(), r);
   if (err == SSL_ERROR_WANT_READ) {
     m_tls_want = POLLIN;
     return;
@@ -495,14 +496,14 @@ void Connection::handshake() {
     m_tls_want = POLLOUT;
     return;
   }
-  long verify = SSL_get_verify_result(m_ssl.get());
+  long verify = ssl.SSL_get_verify_result(m_ssl.get());
   if (verify != X509_V_OK) {
     fail(ExitStatus::k_refused, fmt::format("TLS verification of Redis at {} failed: {} (see --tls-ca, "
                                             "--tls-server-name)",
-                                            m_endpoint.display(), X509_verify_cert_error_string(verify)));
+                                            m_endpoint.display(), ssl.X509_verify_cert_error_string(verify)));
     return;
   }
-  unsigned long e = ERR_peek_error();
+  unsigned long e = ssl.ERR_peek_error();
   ExitStatus status = is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable;
   std::string why = err == SSL_ERROR_SYSCALL && e == 0 ? "the server closed the connection" : tls_error_text();
   fail(status, fmt::format("TLS handshake with Redis at {} failed: {}", m_endpoint.display(), why));
@@ -531,13 +532,14 @@ ssize_t Connection::transport_read(char* buf, size_t len) {
   if (!m_ssl) {
     return plain_io([&] { return ::recv(m_fd.get(), buf, len, 0); });
   }
-  ERR_clear_error();
-  int n = SSL_read(m_ssl.get(), buf, static_cast<int>(len));
+  const OpenSsl& ssl = openssl();
+  ssl.ERR_clear_error();
+  int n = ssl.SSL_read(m_ssl.get(), buf, static_cast<int>(len));
   if (n > 0) {
     m_tls_want = 0;
     return n;
   }
-  int err = SSL_get_error(m_ssl.get(), n);
+  int err = ssl.SSL_get_error(m_ssl.get(), n);
   if (err == SSL_ERROR_WANT_READ) {
     return -1;
   }
@@ -545,10 +547,10 @@ ssize_t Connection::transport_read(char* buf, size_t len) {
     m_tls_want = POLLOUT;
     return -1;
   }
-  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)) {
+  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && ssl.ERR_peek_error() == 0)) {
     return 0;
   }
-  unsigned long e = ERR_peek_error();
+  unsigned long e = ssl.ERR_peek_error();
   fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
        fmt::format("TLS error from Redis at {}: {}", m_endpoint.display(), tls_error_text()));
   return -2;
@@ -558,24 +560,25 @@ ssize_t Connection::transport_write(const char* buf, size_t len) {
   if (!m_ssl) {
     return plain_io([&] { return ::send(m_fd.get(), buf, len, MSG_NOSIGNAL); });
   }
-  ERR_clear_error();
-  int n = SSL_write(m_ssl.get(), buf, static_cast<int>(len));
+  const OpenSsl& ssl = openssl();
+  ssl.ERR_clear_error();
+  int n = ssl.SSL_write(m_ssl.get(), buf, static_cast<int>(len));
   if (n > 0) {
     return n;
   }
-  int err = SSL_get_error(m_ssl.get(), n);
+  int err = ssl.SSL_get_error(m_ssl.get(), n);
   if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
     return -1;
   }
   // The server may have closed after an alert (e.g. TLS 1.3's "certificate
   // required", sent after the client's side of the handshake is done): read
   // it, so the failure names the real cause.
-  unsigned long e = ERR_peek_error();
+  unsigned long e = ssl.ERR_peek_error();
   if (e == 0) {
     char scratch[256];
-    ERR_clear_error();
-    (void)SSL_read(m_ssl.get(), scratch, sizeof(scratch));
-    e = ERR_peek_error();
+    ssl.ERR_clear_error();
+    (void)ssl.SSL_read(m_ssl.get(), scratch, sizeof(scratch));
+    e = ssl.ERR_peek_error();
   }
   std::string why = e == 0 ? std::string("the server closed the connection") : tls_error_text();
   fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,

@@ -1,38 +1,40 @@
 #include "redis/tls.hpp"
 
 #include <fmt/format.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 
+#include "redis/openssl.hpp"
 #include "util/exit_status.hpp"
 
 namespace redlock::redis {
 
 std::string tls_error_text() {
-  unsigned long e = ERR_get_error();
-  ERR_clear_error();
+  const OpenSsl& ssl = openssl();
+  unsigned long e = ssl.ERR_get_error();
+  ssl.ERR_clear_error();
   if (e == 0) {
     return "unknown TLS error";
   }
   char buf[256];
-  ERR_error_string_n(e, buf, sizeof(buf));
+  ssl.ERR_error_string_n(e, buf, sizeof(buf));
   return buf;
 }
 
 std::shared_ptr<TlsContext> TlsContext::create(const TlsOptions& options) {
-  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  const OpenSsl& ssl = openssl();
+  SSL_CTX* ctx = ssl.SSL_CTX_new(ssl.TLS_client_method());
   if (ctx == nullptr) {
     throw Error(ExitStatus::k_unavailable, "cannot create a TLS context: " + tls_error_text());
   }
   std::shared_ptr<TlsContext> out(new TlsContext(ctx, options));
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  (void)ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
+  (void)ssl.SSL_CTX_ctrl(ctx, SSL_CTRL_MODE, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER,
+                         nullptr);
   if (options.insecure) {
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+    ssl.SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   } else {
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-    int ok = options.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx)
-                                     : SSL_CTX_load_verify_locations(ctx, options.ca_file.c_str(), nullptr);
+    ssl.SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    int ok = options.ca_file.empty() ? ssl.SSL_CTX_set_default_verify_paths(ctx)
+                                     : ssl.SSL_CTX_load_verify_locations(ctx, options.ca_file.c_str(), nullptr);
     if (ok != 1) {
       throw UsageError(fmt::format("cannot load TLS CA certificates from '{}': {}",
                                    options.ca_file.empty() ? "the system store" : options.ca_file, tls_error_text()));
@@ -42,13 +44,13 @@ std::shared_ptr<TlsContext> TlsContext::create(const TlsOptions& options) {
     throw UsageError("--tls-cert and --tls-key go together");
   }
   if (!options.cert_file.empty()) {
-    if (SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
+    if (ssl.SSL_CTX_use_certificate_chain_file(ctx, options.cert_file.c_str()) != 1) {
       throw UsageError(fmt::format("cannot load --tls-cert '{}': {}", options.cert_file, tls_error_text()));
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    if (ssl.SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
       throw UsageError(fmt::format("cannot load --tls-key '{}': {}", options.key_file, tls_error_text()));
     }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    if (ssl.SSL_CTX_check_private_key(ctx) != 1) {
       throw UsageError("--tls-key does not match --tls-cert");
     }
   }
@@ -56,7 +58,7 @@ std::shared_ptr<TlsContext> TlsContext::create(const TlsOptions& options) {
 }
 
 TlsContext::~TlsContext() {
-  SSL_CTX_free(m_ctx);
+  openssl().SSL_CTX_free(m_ctx);
 }
 
 }  // namespace redlock::redis

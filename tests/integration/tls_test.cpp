@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 
 #include "harness.hpp"
@@ -167,4 +169,40 @@ TEST_F(Tls, ANestedRedlockInsideExecUsesTheSameCertificates) {
                                                 "\nREDLOCK_TLS_KEY=" + s_certs->file("client.key") + "\n");
   EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{outer}"}).integer, 0);
   EXPECT_EQ(redis.cmd({"EXISTS", "redlock:{inner}"}).integer, 0);
+}
+
+TEST_F(Tls, OpenSslIsLoadedOnlyForRediss) {
+  // A plain call never maps libssl (it is loaded when an endpoint is
+  // rediss://): CMD looks at its parent redlock's memory map.
+  const std::vector<std::string> count_libssl = {"--", "sh", "-c", "grep -c libssl /proc/$PPID/maps || true"};
+  RedisServer tls(s_certs->server());
+  std::vector<std::string> args = {"exec", "--tls-ca", s_certs->file("ca.pem"), "maps"};
+  args.insert(args.end(), count_libssl.begin(), count_libssl.end());
+  Result with_tls = run(args, {{"REDLOCK_URL", tls.url()}});
+  ASSERT_EQ(with_tls.status, 0) << with_tls.err;
+  EXPECT_NE(with_tls.out, "0\n") << "rediss:// without libssl mapped?";
+  RedisServer plain;
+  args = {"exec", "maps"};
+  args.insert(args.end(), count_libssl.begin(), count_libssl.end());
+  Result without = run(args, {{"REDLOCK_URL", plain.url()}});
+  ASSERT_EQ(without.status, 0) << without.err;
+  EXPECT_EQ(without.out, "0\n");
+}
+
+TEST_F(Tls, AnOpenSslThatCannotBeLoadedIs69SayingWhatToInstall) {
+  RedisServer tls(s_certs->server());
+  TempDir dir;
+  {
+    std::ofstream broken(dir.path() + "/libssl.so.3");  // not a library: dlopen fails
+  }
+  Result r = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "noload"},
+                 {{"REDLOCK_URL", tls.url()}, {"LD_LIBRARY_PATH", dir.path()}});
+  EXPECT_EQ(r.status, 69) << r.err;
+  EXPECT_NE(r.err.find("install libssl3"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(tls.cmd({"EXISTS", "redlock:{noload}"}).integer, 0);
+  // A plain call does not need it.
+  RedisServer plain;
+  Result p = run({"acquire", "noload"}, {{"REDLOCK_URL", plain.url()}, {"LD_LIBRARY_PATH", dir.path()}});
+  EXPECT_EQ(p.status, 0) << p.err;
 }

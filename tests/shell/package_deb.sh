@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installing and packaging: `cmake --install` into a DESTDIR and `cpack -G
 # DEB` into a temporary directory put every file where the issue says; the
-# binary links hiredis, OpenSSL, fmt and the C++ runtime statically, so it
-# needs only the C library at run time, the .deb's Depends names libc6 and no
-# library that is linked in, and the description says so; the binary unpacked
-# from the .deb runs and prints redlock's, hiredis's and OpenSSL's versions.
+# binary links hiredis, fmt and the C++ runtime statically, so it loads only
+# the C library at start-up, the .deb's Depends names libc6 and no library
+# that is linked in, and the description says so; OpenSSL is loaded only for
+# rediss://, so Depends names libssl3 (dpkg-shlibdeps cannot see a dlopen);
+# the binary unpacked from the .deb runs and prints redlock's, hiredis's and
+# OpenSSL's versions.
 # Usage: package_deb.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 src=$2 build=$3
@@ -80,7 +82,8 @@ grep -qE '^[^<]+ <[^@>]+@[^>]+>$' <<<"$(field Maintainer)" || fail "Maintainer i
 
 depends=$(field Depends)
 grep -qE "(^|, )libc6( |,|\$)" <<<"$depends" || fail "Depends lacks libc6: $depends"
-for lib in libhiredis libssl libfmt libstdc++ libgcc-s; do
+grep -qE "(^|, )libssl3( |,|\$)" <<<"$depends" || fail "Depends lacks libssl3 (loaded for rediss://): $depends"
+for lib in libhiredis libfmt libstdc++ libgcc-s; do
   grep -qF "$lib" <<<"$depends" && fail "Depends names $lib, which is linked into the binary: $depends"
 done
 grep -qi 'linked statically' <<<"$(field Description)" ||
