@@ -2,7 +2,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -11,16 +10,6 @@
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
-  auto* sub = app.add_subcommand("acquire", "take the lock and print its token");
-  add_take_options(*sub, o.take, "how long the lock lives unless renewed (default 30s)");
-  sub->add_flag("--shared", o.shared,
-                "take a reader's share of a readers/writer lock; renew and release it by its token");
-  sub->add_flag("--json", o.json, "print token, fence, ttl_ms and validity_ms as JSON");
-  sub->footer("Example:\n  tok=$(redlock acquire --ttl 60s --wait 10s migrate) || exit 1");
-  return sub;
-}
 
 namespace {
 

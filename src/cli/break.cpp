@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -10,16 +9,6 @@
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-CLI::App* add_break(CLI::App& app, BreakOptions& o) {
-  auto* sub = app.add_subcommand("break", "free a lock whoever holds it, and wake its waiters (for operators)");
-  sub->add_option("NAME", o.names, "the locks to break")->required();
-  sub->add_flag("--json", o.json, "print a JSON array of what was broken");
-  sub->footer(
-      "The holder finds out at its next renewal (exec ends with 74); until then it may still run.\n"
-      "Example:\n  redlock break deploy");
-  return sub;
-}
 
 namespace {
 

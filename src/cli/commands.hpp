@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +16,14 @@ namespace redlock::cli {
 
 // One options struct and one run_X() per subcommand; each run_X validates
 // everything before the first network traffic and returns the exit status.
+// The options themselves (flags, help, how a value is read) are defined in
+// cli/options.cpp, the one file that knows CLI11.
 
 struct AcquireOptions {
   TakeOptions take;
   bool shared = false;
   bool json = false;
 };
-CLI::App* add_acquire(CLI::App& app, AcquireOptions& o);
 ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g);
 
 struct ReleaseOptions {
@@ -28,7 +31,6 @@ struct ReleaseOptions {
   std::string token;
   Millis hold_at_least{0};  // 0: none
 };
-CLI::App* add_release(CLI::App& app, ReleaseOptions& o);
 ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g);
 
 struct RenewOptions {
@@ -37,7 +39,6 @@ struct RenewOptions {
   Millis ttl{30'000};
   bool json = false;
 };
-CLI::App* add_renew(CLI::App& app, RenewOptions& o);
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g);
 
 enum class StatusFormat { k_table, k_json, k_prometheus };
@@ -48,14 +49,12 @@ struct StatusOptions {
   bool watch = false;                  // redraw every `interval` until a stop signal
   std::optional<Millis> interval;      // --watch's period (none: 2s)
 };
-CLI::App* add_status(CLI::App& app, StatusOptions& o);
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g);
 
 struct BreakOptions {
   std::vector<std::string> names;
   bool json = false;
 };
-CLI::App* add_break(CLI::App& app, BreakOptions& o);
 ExitCode run_break(const BreakOptions& o, const GlobalOptions& g);
 
 struct ExecOptions {
@@ -68,7 +67,6 @@ struct ExecOptions {
   std::vector<std::string> command;  // after --
   bool saw_double_dash = false;      // set by the caller from argv
 };
-CLI::App* add_exec(CLI::App& app, ExecOptions& o);
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g);
 
 // Every subcommand's options, as the command line fills them.
@@ -85,6 +83,18 @@ struct AllOptions {
 // The whole command-line definition (also read by the tests that keep the
 // man page and completions in step with it).
 [[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
+
+enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec };
+
+// What reading argv decided: the subcommand to run with the options it
+// filled in, or an exit status when reading it ended the call (--help and
+// --version print and give 0, or 74 if standard output fails; a usage
+// error prints one line, unless -qq or --silent, and gives 64).
+struct CommandLine {
+  std::optional<int> exit_now;
+  std::optional<Subcommand> subcommand;  // none: none was given
+};
+[[nodiscard]] CommandLine read_command_line(AllOptions& o, int argc, char** argv);
 
 // Parses argv, runs the subcommand, and turns every error into one line on
 // stderr and an exit status; nothing escapes it.

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -16,83 +15,10 @@
 #include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
-#include "util/number.hpp"
 #include "util/text.hpp"
 #include "util/token.hpp"
 
 namespace redlock::cli {
-
-CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
-                               const std::function<void(const std::string&)>& parse, const std::string& help) {
-  return app.add_option_function<std::string>(flags, parse, help)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-}
-
-int parse_whole_number(const std::string& text, const char* option, int lo, int hi) {
-  const std::optional<long long> n = parse_integer(text);
-  if (!n || *n < lo || *n > hi) {
-    throw UsageError(
-        fmt::format("invalid {} '{}': a whole number from {} to {}", option, escape_for_terminal(text), lo, hi));
-  }
-  return static_cast<int>(*n);
-}
-
-Millis parse_ttl(const std::string& text) {
-  Millis ttl = parse_duration(text, "--ttl");
-  if (ttl < Millis(10)) {
-    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", escape_for_terminal(text)));
-  }
-  return ttl;
-}
-
-namespace {
-
-Millis parse_timeout(const std::string& text, const char* what) {
-  Millis d = parse_duration(text, what);
-  if (d < Millis(1)) {
-    throw UsageError(fmt::format("{} must be at least 1ms", what));
-  }
-  return d;
-}
-
-}  // namespace
-
-void add_global_options(CLI::App& app, GlobalOptions& g) {
-  app.add_option("-r,--redis", g.redis,
-                 "Redis URL; repeat for the Redlock algorithm over N masters "
-                 "(default: $REDLOCK_URL, else redis://127.0.0.1:6379)")
-      ->allow_extra_args(false)  // one URL per -r: `release -r URL NAME` must leave NAME alone
-      ->type_name("URL");
-  app.add_option("--prefix", g.prefix, "key prefix (default: $REDLOCK_PREFIX, else redlock:)")->type_name("STR");
-  add_parsed_option(
-      app, "--connect-timeout",
-      [&g](const std::string& v) { g.connect_timeout = parse_timeout(v, "--connect-timeout"); },
-      "per-connection timeout (default 1s)")
-      ->type_name("D");
-  add_parsed_option(
-      app, "--timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--timeout"); },
-      "per-command round-trip timeout (default 1s)")
-      ->type_name("D");
-  app.add_option("--tls-ca", g.tls_ca, "CA certificates for rediss:// (default: system store)")->type_name("FILE");
-  app.add_option("--tls-cert", g.tls_cert, "client certificate for rediss://")->type_name("FILE");
-  app.add_option("--tls-key", g.tls_key, "client key for rediss://")->type_name("FILE");
-  app.add_option("--tls-server-name", g.tls_server_name, "name to verify the server certificate against")
-      ->type_name("NAME");
-  app.add_flag("--insecure", g.insecure, "do not verify TLS certificates (says so on stderr)");
-  app.add_option("--password-file", g.password_file,
-                 "read the Redis password from FILE (default: $REDLOCK_PASSWORD_FILE)")
-      ->type_name("FILE");
-  add_parsed_option(
-      app, "--min-replicas",
-      [&g](const std::string& v) { g.min_replicas = parse_whole_number(v, "--min-replicas", 0, 1'000'000); },
-      "after acquire/renew, WAIT for N replicas or treat the lock as not held")
-      ->type_name("N");
-  app.add_flag("-q,--quiet", g.quiet,
-               "say nothing when the lock is busy and nothing while waiting; errors still get their line "
-               "(-qq: nothing at all)");
-  app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
-  app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
-}
 
 namespace {
 
@@ -262,41 +188,6 @@ std::string required_token(const std::string& flag, const char* verb) {
     throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
   }
   return token;
-}
-
-CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
-                               std::string& name, std::string& token) {
-  auto* sub = app.add_subcommand(verb, description);
-  sub->add_option("NAME", name, "the lock's name")->required();
-  sub->add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
-  sub->footer(fmt::format("Example:\n  {}", example));
-  return sub;
-}
-
-void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
-  sub.add_option("NAME", o.name, "the lock's name")->required();
-  add_parsed_option(
-      sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); }, ttl_help)
-      ->type_name("D");
-  add_parsed_option(
-      sub, "--wait", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
-      "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
-      ->type_name("D");
-  sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
-      ->type_name("T");
-  add_parsed_option(
-      sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1'000'000); },
-      "a counting semaphore: up to N holders at once (default 1, a plain lock)")
-      ->type_name("N");
-  add_parsed_option(
-      sub, "--conflict-exit-code",
-      [&o](const std::string& v) {
-        o.conflict_exit_code = ExitCode::passed_on(parse_whole_number(v, "--conflict-exit-code", 0, 255));
-      },
-      "exit status when the lock is busy (default 75)")
-      ->type_name("N");
-  sub.add_flag("--unfair", o.unfair,
-               "race for the lock when it frees instead of waiting in line (first come first served)");
 }
 
 Take parse_take(const TakeOptions& o, bool shared) {

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,26 +12,10 @@
 #include "util/fd.hpp"
 #include "util/signals.hpp"
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
-
 namespace redlock::cli {
 
-// An option whose value `parse` turns into its typed value as the command
-// line is read: a bad value is a UsageError in redlock's own words (exit 64),
-// never CLI11's. Given twice, the last one counts, as with getopt.
-CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
-                               const std::function<void(const std::string&)>& parse, const std::string& help);
-
-// A whole number from `lo` to `hi` given to `option` (a UsageError otherwise).
-[[nodiscard]] int parse_whole_number(const std::string& text, const char* option, int lo, int hi);
-
-// --ttl: a duration of at least 10ms.
-[[nodiscard]] Millis parse_ttl(const std::string& text);
-
-// Options every subcommand accepts, before or after the subcommand's name.
+// Options every subcommand accepts, before or after the subcommand's name
+// (each subcommand's options are defined in cli/options.cpp).
 struct GlobalOptions {
   std::vector<std::string> redis;  // --redis, repeatable
   std::optional<std::string> prefix;
@@ -46,8 +29,6 @@ struct GlobalOptions {
   bool silent = false;  // --silent: -qq
   bool verbose = false;
 };
-
-void add_global_options(CLI::App& app, GlobalOptions& g);
 
 // Everything the lock core needs, validated (no network traffic yet):
 // endpoints from --redis / $REDLOCK_URL / the default, the password from the
@@ -70,11 +51,6 @@ struct Resolved {
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);
 
-// A subcommand that acts on a lock held by a token (release, renew): its
-// NAME and --token, and `example` as its help's footer.
-CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
-                               std::string& name, std::string& token);
-
 // The token for release/renew: required, from --token or $REDLOCK_TOKEN
 // (a UsageError naming `verb` when neither is given).
 [[nodiscard]] std::string required_token(const std::string& flag, const char* verb);
@@ -89,7 +65,6 @@ struct TakeOptions {
   ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool unfair = false;
 };
-void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help);
 
 // TakeOptions validated (UsageError otherwise), with --shared from exec.
 struct Take {

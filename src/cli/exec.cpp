@@ -2,7 +2,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdlib>
 
 #include "cli/commands.hpp"
@@ -15,45 +14,6 @@
 extern char** environ;
 
 namespace redlock::cli {
-
-namespace {
-
-exec::OnLost parse_on_lost(const std::string& s) {
-  if (s == "term") {
-    return exec::OnLost::k_term;
-  }
-  if (s == "kill") {
-    return exec::OnLost::k_kill;
-  }
-  if (s == "ignore") {
-    return exec::OnLost::k_ignore;
-  }
-  throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
-}
-
-}  // namespace
-
-CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
-  auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
-  add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
-  sub->add_option("CMD", o.command, "the command and its arguments, after --");
-  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
-  add_parsed_option(
-      *sub, "--on-lost", [&o](const std::string& v) { o.on_lost = parse_on_lost(v); },
-      "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
-      ->type_name("POLICY");
-  add_parsed_option(
-      *sub, "--kill-after", [&o](const std::string& v) { o.kill_after = parse_duration(v, "--kill-after"); },
-      "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
-      ->type_name("D");
-  add_parsed_option(
-      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
-      "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per schedule)")
-      ->type_name("D");
-  sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
-  sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
-  return sub;
-}
 
 namespace {
 

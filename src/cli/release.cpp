@@ -1,23 +1,11 @@
 #include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
-
 #include "cli/commands.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
-  auto* sub = add_token_subcommand(app, "release", "release the lock held by a token (one level of re-entry)",
-                                   "redlock release --token \"$tok\" migrate", o.name, o.token);
-  add_parsed_option(
-      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
-      "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
-      ->type_name("D");
-  return sub;
-}
 
 ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g) {
   validate_name(o.name);

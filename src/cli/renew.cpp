@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -10,18 +9,6 @@
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
-  auto* sub = add_token_subcommand(app, "renew", "extend the lock held by a token",
-                                   "redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2",
-                                   o.name, o.token);
-  add_parsed_option(
-      *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
-      "the new time to live, from now (default 30s)")
-      ->type_name("D");
-  sub->add_flag("--json", o.json, "print ttl_ms and validity_ms as JSON");
-  return sub;
-}
 
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g) {
   validate_name(o.name);

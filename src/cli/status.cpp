@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <ctime>
 #include <functional>
@@ -18,51 +17,6 @@
 #include "util/text.hpp"
 
 namespace redlock::cli {
-
-namespace {
-
-StatusFormat parse_format(const std::string& text) {
-  if (text == "table") {
-    return StatusFormat::k_table;
-  }
-  if (text == "json") {
-    return StatusFormat::k_json;
-  }
-  if (text == "prometheus") {
-    return StatusFormat::k_prometheus;
-  }
-  throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
-}
-
-Millis parse_interval(const std::string& text) {
-  const Millis interval = parse_duration(text, "--interval");
-  if (interval < Millis(100)) {
-    throw UsageError("--interval must be at least 100ms");
-  }
-  return interval;
-}
-
-}  // namespace
-
-CLI::App* add_status(CLI::App& app, StatusOptions& o) {
-  auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
-  sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
-  sub->add_flag("--json", o.json, "print a JSON array instead of a table (as --format json)");
-  add_parsed_option(
-      *sub, "--format", [&o](const std::string& v) { o.format = parse_format(v); },
-      "table (the default), json, or prometheus (metrics, for a textfile collector)")
-      ->type_name("F");
-  sub->add_flag("--watch", o.watch, "show it again every --interval until interrupted, like watch(1)");
-  add_parsed_option(
-      *sub, "--interval", [&o](const std::string& v) { o.interval = parse_interval(v); },
-      "how often --watch shows it (default 2s)")
-      ->type_name("D");
-  sub->footer(
-      "Example:\n  redlock status                 # every lock, as a table\n"
-      "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
-      "  redlock status --watch         # redrawn every 2s; Ctrl-C ends it");
-  return sub;
-}
 
 namespace {
 

@@ -1,0 +1,504 @@
+// The command line: every subcommand's options, each with its help and the
+// parser of its value, and the reading of argv. This is the one file that
+// includes CLI11: each file that includes it costs seconds of compile, and
+// every one has its own copies of CLI11's static objects, built at every
+// start of redlock. The subcommands' files get their options as plain
+// structs (cli/commands.hpp).
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/number.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+namespace {
+
+// An option whose value `parse` turns into its typed value as the command
+// line is read: a bad value is a UsageError in redlock's own words (exit 64),
+// never CLI11's. Given twice, the last one counts, as with getopt.
+CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
+                               const std::function<void(const std::string&)>& parse, const std::string& help) {
+  return app.add_option_function<std::string>(flags, parse, help)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+// A whole number from `lo` to `hi` given to `option` (a UsageError otherwise).
+int parse_whole_number(const std::string& text, const char* option, int lo, int hi) {
+  const std::optional<long long> n = parse_integer(text);
+  if (!n || *n < lo || *n > hi) {
+    throw UsageError(
+        fmt::format("invalid {} '{}': a whole number from {} to {}", option, escape_for_terminal(text), lo, hi));
+  }
+  return static_cast<int>(*n);
+}
+
+// --ttl: a duration of at least 10ms.
+Millis parse_ttl(const std::string& text) {
+  Millis ttl = parse_duration(text, "--ttl");
+  if (ttl < Millis(10)) {
+    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", escape_for_terminal(text)));
+  }
+  return ttl;
+}
+
+// --connect-timeout and --timeout: a duration of at least 1ms.
+Millis parse_timeout(const std::string& text, const char* what) {
+  Millis d = parse_duration(text, what);
+  if (d < Millis(1)) {
+    throw UsageError(fmt::format("{} must be at least 1ms", what));
+  }
+  return d;
+}
+
+// Options every subcommand accepts, before or after the subcommand's name.
+void add_global_options(CLI::App& app, GlobalOptions& g) {
+  app.add_option("-r,--redis", g.redis,
+                 "Redis URL; repeat for the Redlock algorithm over N masters "
+                 "(default: $REDLOCK_URL, else redis://127.0.0.1:6379)")
+      ->allow_extra_args(false)  // one URL per -r: `release -r URL NAME` must leave NAME alone
+      ->type_name("URL");
+  app.add_option("--prefix", g.prefix, "key prefix (default: $REDLOCK_PREFIX, else redlock:)")->type_name("STR");
+  add_parsed_option(
+      app, "--connect-timeout",
+      [&g](const std::string& v) { g.connect_timeout = parse_timeout(v, "--connect-timeout"); },
+      "per-connection timeout (default 1s)")
+      ->type_name("D");
+  add_parsed_option(
+      app, "--timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--timeout"); },
+      "per-command round-trip timeout (default 1s)")
+      ->type_name("D");
+  app.add_option("--tls-ca", g.tls_ca, "CA certificates for rediss:// (default: system store)")->type_name("FILE");
+  app.add_option("--tls-cert", g.tls_cert, "client certificate for rediss://")->type_name("FILE");
+  app.add_option("--tls-key", g.tls_key, "client key for rediss://")->type_name("FILE");
+  app.add_option("--tls-server-name", g.tls_server_name, "name to verify the server certificate against")
+      ->type_name("NAME");
+  app.add_flag("--insecure", g.insecure, "do not verify TLS certificates (says so on stderr)");
+  app.add_option("--password-file", g.password_file,
+                 "read the Redis password from FILE (default: $REDLOCK_PASSWORD_FILE)")
+      ->type_name("FILE");
+  add_parsed_option(
+      app, "--min-replicas",
+      [&g](const std::string& v) { g.min_replicas = parse_whole_number(v, "--min-replicas", 0, 1'000'000); },
+      "after acquire/renew, WAIT for N replicas or treat the lock as not held")
+      ->type_name("N");
+  app.add_flag("-q,--quiet", g.quiet,
+               "say nothing when the lock is busy and nothing while waiting; errors still get their line "
+               "(-qq: nothing at all)");
+  app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
+  app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
+}
+
+// How acquire and exec take a lock: the options they share.
+void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
+  sub.add_option("NAME", o.name, "the lock's name")->required();
+  add_parsed_option(
+      sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); }, ttl_help)
+      ->type_name("D");
+  add_parsed_option(
+      sub, "--wait", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
+      "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
+      ->type_name("D");
+  sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
+      ->type_name("T");
+  add_parsed_option(
+      sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1'000'000); },
+      "a counting semaphore: up to N holders at once (default 1, a plain lock)")
+      ->type_name("N");
+  add_parsed_option(
+      sub, "--conflict-exit-code",
+      [&o](const std::string& v) {
+        o.conflict_exit_code = ExitCode::passed_on(parse_whole_number(v, "--conflict-exit-code", 0, 255));
+      },
+      "exit status when the lock is busy (default 75)")
+      ->type_name("N");
+  sub.add_flag("--unfair", o.unfair,
+               "race for the lock when it frees instead of waiting in line (first come first served)");
+}
+
+// A subcommand that acts on a lock held by a token (release, renew): its
+// NAME and --token, and `example` as its help's footer.
+CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
+                               std::string& name, std::string& token) {
+  auto* sub = app.add_subcommand(verb, description);
+  sub->add_option("NAME", name, "the lock's name")->required();
+  sub->add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
+  sub->footer(fmt::format("Example:\n  {}", example));
+  return sub;
+}
+
+// acquire NAME: the options it shares with exec, and its own.
+CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
+  auto* sub = app.add_subcommand("acquire", "take the lock and print its token");
+  add_take_options(*sub, o.take, "how long the lock lives unless renewed (default 30s)");
+  sub->add_flag("--shared", o.shared,
+                "take a reader's share of a readers/writer lock; renew and release it by its token");
+  sub->add_flag("--json", o.json, "print token, fence, ttl_ms and validity_ms as JSON");
+  sub->footer("Example:\n  tok=$(redlock acquire --ttl 60s --wait 10s migrate) || exit 1");
+  return sub;
+}
+
+// release NAME --token T.
+CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
+  auto* sub = add_token_subcommand(app, "release", "release the lock held by a token (one level of re-entry)",
+                                   "redlock release --token \"$tok\" migrate", o.name, o.token);
+  add_parsed_option(
+      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
+      "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
+      ->type_name("D");
+  return sub;
+}
+
+// renew NAME --token T --ttl D.
+CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
+  auto* sub = add_token_subcommand(app, "renew", "extend the lock held by a token",
+                                   "redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2",
+                                   o.name, o.token);
+  add_parsed_option(
+      *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
+      "the new time to live, from now (default 30s)")
+      ->type_name("D");
+  sub->add_flag("--json", o.json, "print ttl_ms and validity_ms as JSON");
+  return sub;
+}
+
+// status [NAME...]: how it shows the locks (--format and its parser, --watch).
+StatusFormat parse_format(const std::string& text) {
+  if (text == "table") {
+    return StatusFormat::k_table;
+  }
+  if (text == "json") {
+    return StatusFormat::k_json;
+  }
+  if (text == "prometheus") {
+    return StatusFormat::k_prometheus;
+  }
+  throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
+}
+
+Millis parse_interval(const std::string& text) {
+  const Millis interval = parse_duration(text, "--interval");
+  if (interval < Millis(100)) {
+    throw UsageError("--interval must be at least 100ms");
+  }
+  return interval;
+}
+
+CLI::App* add_status(CLI::App& app, StatusOptions& o) {
+  auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
+  sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
+  sub->add_flag("--json", o.json, "print a JSON array instead of a table (as --format json)");
+  add_parsed_option(
+      *sub, "--format", [&o](const std::string& v) { o.format = parse_format(v); },
+      "table (the default), json, or prometheus (metrics, for a textfile collector)")
+      ->type_name("F");
+  sub->add_flag("--watch", o.watch, "show it again every --interval until interrupted, like watch(1)");
+  add_parsed_option(
+      *sub, "--interval", [&o](const std::string& v) { o.interval = parse_interval(v); },
+      "how often --watch shows it (default 2s)")
+      ->type_name("D");
+  sub->footer(
+      "Example:\n  redlock status                 # every lock, as a table\n"
+      "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
+      "  redlock status --watch         # redrawn every 2s; Ctrl-C ends it");
+  return sub;
+}
+
+// break NAME...
+CLI::App* add_break(CLI::App& app, BreakOptions& o) {
+  auto* sub = app.add_subcommand("break", "free a lock whoever holds it, and wake its waiters (for operators)");
+  sub->add_option("NAME", o.names, "the locks to break")->required();
+  sub->add_flag("--json", o.json, "print a JSON array of what was broken");
+  sub->footer(
+      "The holder finds out at its next renewal (exec ends with 74); until then it may still run.\n"
+      "Example:\n  redlock break deploy");
+  return sub;
+}
+
+// exec NAME -- CMD: the options it shares with acquire, and what happens to CMD
+// (--on-lost and its parser, --kill-after, -c). CMD itself is cut out of argv
+// before CLI11 reads it (prescan, below).
+exec::OnLost parse_on_lost(const std::string& s) {
+  if (s == "term") {
+    return exec::OnLost::k_term;
+  }
+  if (s == "kill") {
+    return exec::OnLost::k_kill;
+  }
+  if (s == "ignore") {
+    return exec::OnLost::k_ignore;
+  }
+  throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
+}
+
+CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
+  auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
+  add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
+  sub->add_option("CMD", o.command, "the command and its arguments, after --");
+  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
+  add_parsed_option(
+      *sub, "--on-lost", [&o](const std::string& v) { o.on_lost = parse_on_lost(v); },
+      "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
+      ->type_name("POLICY");
+  add_parsed_option(
+      *sub, "--kill-after", [&o](const std::string& v) { o.kill_after = parse_duration(v, "--kill-after"); },
+      "SIGKILL this long after SIGTERM (default 5s, at most ttl/3)")
+      ->type_name("D");
+  add_parsed_option(
+      *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
+      "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per schedule)")
+      ->type_name("D");
+  sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
+  sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
+  return sub;
+}
+
+}  // namespace
+
+// The whole command line: redlock's own options and footer, then each
+// subcommand's (in the order --help lists them).
+std::unique_ptr<CLI::App> build_app(AllOptions& o) {
+  auto app =
+      std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
+  app->set_version_flag("--version", version_text());
+  app->require_subcommand(1);
+  app->fallthrough();
+  // Given twice, an option's last value counts (as with getopt), so a
+  // wrapper's --ttl can be overridden by adding another.
+  app->option_defaults()->take_last();
+  add_global_options(*app, o.global);
+  app->footer(
+      "Examples:\n"
+      "  redlock exec --ttl 2m nightly-report -- /opt/report.sh\n"
+      "  tok=$(redlock acquire --ttl 60s migrate) && redlock release --token \"$tok\" migrate\n"
+      "  redlock status\n"
+      "See redlock(1) for exit statuses and safety notes.");
+  add_acquire(*app, o.acquire);
+  add_release(*app, o.release);
+  add_renew(*app, o.renew);
+  add_status(*app, o.status);
+  add_break(*app, o.brk);
+  add_exec(*app, o.exec);
+  return app;
+}
+
+// Reading argv: what CLI11 cannot be left to do (exec's CMD, `redlock help`,
+// silence and secrets in its error messages), and its errors as exit 64.
+namespace {
+
+// The subcommand argv names: its first word that is neither an option nor
+// the value of a global option ("-r URL exec" is exec), or "".
+std::string subcommand_in(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--") {
+      break;
+    }
+    if (word.size() > 1 && word[0] == '-') {
+      const CLI::Option* opt = app.get_option_no_throw(std::string(word));
+      if (opt && opt->get_type_size_min() > 0) {
+        ++i;  // its value, even if that looks like a subcommand
+      }
+      continue;
+    }
+    return std::string(word);
+  }
+  return "";
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// A parse error echoes what it could not place, and that may be a secret:
+// a URL's password, the word after --password, PASSWORD=…. Each argument
+// that redact_arguments() changes is replaced by its redacted form wherever
+// the message shows it whole.
+std::string without_secrets(std::string text, int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<std::string> redacted = redact_arguments(args);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& secret = args[i];
+    if (redacted[i] == secret || secret.empty()) {
+      continue;
+    }
+    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
+      size_t end = at + secret.size();
+      if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) {
+        at = end;
+        continue;
+      }
+      text.replace(at, secret.size(), redacted[i]);
+      at += redacted[i].size();
+    }
+  }
+  return redact_url_passwords(text);
+}
+
+// How much quieter one word of argv asks redlock to be: -q and --quiet 1,
+// -qq 2, --silent 2.
+int quiet_level(std::string_view word) {
+  if (word == "--silent") {
+    return 2;
+  }
+  if (word == "--quiet") {
+    return 1;
+  }
+  const bool q_only = word.size() > 1 && word[0] == '-' && word.find_first_not_of('q', 1) == std::string_view::npos;
+  return q_only ? static_cast<int>(word.size() - 1) : 0;
+}
+
+// `redlock help [SUBCOMMAND]` is `redlock [SUBCOMMAND] --help` (as in git and
+// cargo); returns the words to parse instead, or nothing. `help NOSUCH`
+// becomes `NOSUCH`, which fails as the unknown subcommand it is.
+std::optional<std::vector<char*>> help_words(CLI::App& app, int argc, char** argv) {
+  static char help_flag[] = "--help";
+  if (argc < 2 || std::strcmp(argv[1], "help") != 0 || argc > 3) {
+    return std::nullopt;
+  }
+  std::vector<char*> words{argv[0]};
+  if (argc == 3) {
+    words.push_back(argv[2]);
+  }
+  const bool known =
+      argc == 2 || !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[2]; }).empty();
+  if (known) {
+    words.push_back(help_flag);
+  }
+  words.push_back(nullptr);
+  return words;
+}
+
+// What the parser cannot tell us when it fails, read from argv first: -qq or
+// --silent (so that even a usage error stays silent; -q alone never hides
+// one), whether CMD came after "--", and where redlock's own words end.
+struct Prescan {
+  bool silent = false;
+  int own_argc = 0;  // exec's CMD after "--" is cut off before CLI11 sees it
+};
+
+Prescan prescan(CLI::App& app, ExecOptions& exec, int argc, char** argv) {
+  int quiet = 0;
+  Prescan p;
+  p.own_argc = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) {
+      exec.saw_double_dash = true;
+      // exec's CMD is everything after the first "--", byte for byte. CLI11
+      // never sees it: it would apply its bracket syntax ("[1,2]" becomes
+      // "1" "2", "[0-9]" becomes "0-9"). A "--" is never an option's value
+      // here ("-c --" is -c without one). Other subcommands keep "--" for
+      // what it usually means: the names after it are not options.
+      if (subcommand_in(app, i, argv) == "exec") {
+        p.own_argc = i;
+        exec.command.assign(argv + i + 1, argv + argc);
+      }
+      break;
+    }
+    quiet += quiet_level(argv[i]);
+  }
+  p.silent = quiet >= 2;
+  return p;
+}
+
+// --help or --version: prints it; 0, or 74 if standard output failed.
+int print_requested(CLI::App& app, const CLI::ParseError& e) {
+  (void)app.exit(e);
+  std::cout.flush();
+  if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    write_stderr("redlock: could not write to standard output\n");
+    return to_int(ExitStatus::k_output);
+  }
+  return 0;
+}
+
+// A usage error: one line (unless --silent) without secrets, and 64.
+int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int argc, char** argv) {
+  std::string what = e.what();
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  if (app.get_subcommands().empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    for (const auto& word : app.remaining()) {
+      if (!word.empty() && word[0] != '-') {
+        what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status, break or exec)", word);
+        break;
+      }
+    }
+  }
+  what = escape_for_terminal(without_secrets(what, argc, argv));
+  if (!silent) {
+    write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
+  }
+  return to_int(ExitStatus::k_usage);
+}
+
+// Parses redlock's own words; the exit status when that ends the call
+// (--help, --version, a usage error).
+std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
+  try {
+    std::vector<std::string> after_dashes = std::move(o.exec.command);
+    o.exec.command.clear();
+    app.parse(p.own_argc, argv);
+    if (p.own_argc < argc) {
+      if (!o.exec.command.empty()) {
+        // exec a b -- cmd: CLI11 took b for CMD.
+        throw CLI::ParseError(
+            fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]", o.exec.command.front()),
+            CLI::ExitCodes::ExtrasError);
+      }
+      o.exec.command = std::move(after_dashes);
+    }
+  } catch (const CLI::ParseError& e) {
+    return e.get_exit_code() == 0 ? print_requested(app, e) : report_usage_error(app, e, p.silent, argc, argv);
+  } catch (const UsageError& e) {
+    // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
+    if (!p.silent) {
+      write_stderr(fmt::format("redlock: {}\n", e.what()));
+    }
+    return to_int(ExitStatus::k_usage);
+  }
+  return std::nullopt;
+}
+
+// The subcommand the parsed command line names (none if none was given).
+std::optional<Subcommand> subcommand_of(const CLI::App& app) {
+  const std::pair<const char*, Subcommand> subcommands[] = {
+      {"acquire", Subcommand::k_acquire}, {"release", Subcommand::k_release}, {"renew", Subcommand::k_renew},
+      {"status", Subcommand::k_status},   {"break", Subcommand::k_break},     {"exec", Subcommand::k_exec},
+  };
+  for (const auto& [name, subcommand] : subcommands) {
+    if (app.got_subcommand(name)) {
+      return subcommand;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CommandLine read_command_line(AllOptions& o, int argc, char** argv) {
+  auto app = build_app(o);
+  std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
+  if (help) {
+    argc = static_cast<int>(help->size()) - 1;
+    argv = help->data();
+  }
+  const Prescan p = prescan(*app, o.exec, argc, argv);
+  if (const std::optional<int> ended = parse(*app, o, p, argc, argv)) {
+    return {ended, std::nullopt};
+  }
+  return {std::nullopt, subcommand_of(*app)};
+}
+
+}  // namespace redlock::cli
