@@ -180,10 +180,10 @@ if fair then
   local bad = queue_bad(KEYS[3])
   if bad then return {'foreign', bad} end
 end
-local function busy(left, host, pid)
-  if not fair then return {'busy', left, host, pid, 0, 0} end
-  local line = line_of(KEYS[3], ARGV[10] ~= '')
-  if ARGV[10] == '' then return {'busy', left, host, pid, 0, #line} end
+-- Puts the caller (waiter ARGV[10]) in line, or refreshes its entry (the
+-- heartbeat); returns its entry and the live line.
+local function enter()
+  local line = line_of(KEYS[3], true)
   local key = 'w:' .. ARGV[10]
   local v = nil
   for _, w in ipairs(line) do if w.id == ARGV[10] then v = w end end
@@ -203,6 +203,12 @@ local function busy(left, host, pid)
   v.id = nil
   redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
+  return v, line
+end
+local function busy(left, host, pid)
+  if not fair then return {'busy', left, host, pid, 0, 0} end
+  if ARGV[10] == '' then return {'busy', left, host, pid, 0, #line_of(KEYS[3], false)} end
+  local v, line = enter()
   local place = 1
   for _, w in ipairs(line) do
     if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < ARGV[10])) then
@@ -212,7 +218,10 @@ local function busy(left, host, pid)
   return {'busy', left, host, pid, place, place - 1, v.ticket}
 end
 local function dequeue()
-  if not fair or ARGV[10] == '' then return end
+  -- Over several servers the waiter keeps its place until it has its
+  -- majority (then it leaves every line): a grant here that is undone must
+  -- not let the next waiter overtake it on this server alone.
+  if not fair or ARGV[10] == '' or (ARGV[14] or '') ~= '' then return end
   redis.call('HDEL', KEYS[3], 'w:' .. ARGV[10])
   if #line_of(KEYS[3], true) == 0 then redis.call('DEL', KEYS[3]) end
 end
@@ -261,6 +270,10 @@ elseif t == 'hash' then
   return busy(redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or '')
 end
 if fair then
+  -- Over several servers a waiter is in every line on every try, even where
+  -- the lock is free: a grant here that the others outvote and that is
+  -- undone leaves it in its place.
+  if ARGV[10] ~= '' and (ARGV[14] or '') ~= '' then enter() end
   -- Free (or with room): it is this caller's turn only if everyone ahead of
   -- it in line would be let in too.
   local st = lock_state()

@@ -144,13 +144,20 @@ void settle(Place& place, const Busy& busy) {
   }
 }
 
-// Over several servers, one that said busy while the others granted the
-// lock (its release came late) kept this waiter in its line, at the head:
-// it leaves that line, or it would hold it up for its lease.
+// Over several servers a waiter stays in every line until it has its
+// majority (a grant that is undone must not let the next waiter overtake
+// it on that server), so then it leaves them all: every server that
+// answered (one that did not would only cost a timeout; its entry dies with
+// its lease).
 void leave_lines_behind(Locker& locker, const std::string& name, const Place& place, const Acquired& got) {
-  if (!place.id.empty() && std::find(got.busy.begin(), got.busy.end(), true) != got.busy.end()) {
-    locker.leave(name, place.id, got.busy);
+  if (place.id.empty() || place.ticket.empty()) {
+    return;
   }
+  std::vector<bool> answered(got.voted.size(), false);
+  for (size_t i = 0; i < answered.size(); ++i) {
+    answered[i] = got.voted[i] || (i < got.busy.size() && got.busy[i]);
+  }
+  locker.leave(name, place.id, answered);
 }
 
 // What is left of --wait (nothing: waiting forever).
