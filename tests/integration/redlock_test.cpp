@@ -255,10 +255,12 @@ TEST(Redlock, FencesIncreaseAcrossRestartsOfSingleServers) {
     if (i % 10 == 5) {
       size_t victim = static_cast<size_t>(i / 10) % 3;
       s[victim].kill();
-      std::this_thread::sleep_for(std::chrono::milliseconds(400));  // > --ttl
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // > --ttl
       s[victim].start();
     }
-    Result a = run({"acquire", "--ttl", "300ms", "--connect-timeout", "300ms", "--json", "fenced"}, s.env());
+    // A TTL that outlives a slow release (under the sanitizers, on a busy
+    // machine): the release must find the lock.
+    Result a = run({"acquire", "--ttl", "1s", "--connect-timeout", "300ms", "--json", "fenced"}, s.env());
     ASSERT_EQ(a.status, 0) << i << ": " << a.err;
     json j = json::parse(a.out);
     long long fence = j["fence"];
