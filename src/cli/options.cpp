@@ -267,9 +267,10 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
 
 }  // namespace
 
-// The whole command line: redlock's own options and footer, then each
-// subcommand's (in the order --help lists them).
-std::unique_ptr<CLI::App> build_app(AllOptions& o) {
+namespace {
+
+// redlock's own options and footer, without the subcommands.
+std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   auto app =
       std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
   app->set_version_flag("--version", version_text());
@@ -285,12 +286,32 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
       "  tok=$(redlock acquire --ttl 60s migrate) && redlock release --token \"$tok\" migrate\n"
       "  redlock status\n"
       "See redlock(1) for exit statuses and safety notes.");
-  add_acquire(*app, o.acquire);
-  add_release(*app, o.release);
-  add_renew(*app, o.renew);
-  add_status(*app, o.status);
-  add_break(*app, o.brk);
-  add_exec(*app, o.exec);
+  return app;
+}
+
+// Each subcommand, in the order --help lists them.
+struct SubcommandDef {
+  const char* name;
+  CLI::App* (*add)(CLI::App&, AllOptions&);
+};
+constexpr SubcommandDef k_subcommands[] = {
+    {"acquire", [](CLI::App& app, AllOptions& o) { return add_acquire(app, o.acquire); }},
+    {"release", [](CLI::App& app, AllOptions& o) { return add_release(app, o.release); }},
+    {"renew", [](CLI::App& app, AllOptions& o) { return add_renew(app, o.renew); }},
+    {"status", [](CLI::App& app, AllOptions& o) { return add_status(app, o.status); }},
+    {"break", [](CLI::App& app, AllOptions& o) { return add_break(app, o.brk); }},
+    {"exec", [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
+};
+
+}  // namespace
+
+// The whole command line: redlock's own options and footer, then each
+// subcommand's.
+std::unique_ptr<CLI::App> build_app(AllOptions& o) {
+  auto app = top_level(o);
+  for (const auto& s : k_subcommands) {
+    (void)s.add(*app, o);
+  }
   return app;
 }
 
@@ -485,9 +506,66 @@ std::optional<Subcommand> subcommand_of(const CLI::App& app) {
   return std::nullopt;
 }
 
+// The common case, at a fraction of the cost: argv names a subcommand, and
+// only that one is built in full (the others are bare names, so that CLI11
+// tells the words apart as it would with all of them) and parsed, printing
+// nothing. Anything else (`help`, --help, --version, any error, another
+// subcommand among the words) returns nothing, and the whole command line
+// is then built and read from the start: what it prints is always the whole
+// command line's.
+std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
+    return std::nullopt;
+  }
+  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--version" || word == "--help" || word == "-h") {
+      return std::nullopt;  // printed from the whole command line
+    }
+  }
+  auto app = top_level(o);
+  const std::string wanted = subcommand_in(*app, argc, argv);
+  const SubcommandDef* def = nullptr;
+  for (const auto& s : k_subcommands) {
+    def = wanted == s.name ? &s : def;
+  }
+  if (def == nullptr) {
+    return std::nullopt;
+  }
+  for (const auto& s : k_subcommands) {
+    if (&s == def) {
+      (void)s.add(*app, o);
+    } else {
+      (void)app->add_subcommand(s.name);
+    }
+  }
+  const Prescan p = prescan(*app, o.exec, argc, argv);
+  try {
+    std::vector<std::string> after_dashes = std::move(o.exec.command);
+    o.exec.command.clear();
+    app->parse(p.own_argc, argv);
+    if (p.own_argc < argc) {
+      if (!o.exec.command.empty()) {
+        return std::nullopt;  // exec a b -- cmd
+      }
+      o.exec.command = std::move(after_dashes);
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // said by the whole command line
+  }
+  if (app->get_subcommands().size() != 1 || !app->got_subcommand(def->name)) {
+    return std::nullopt;
+  }
+  return CommandLine{std::nullopt, subcommand_of(*app)};
+}
+
 }  // namespace
 
 CommandLine read_command_line(AllOptions& o, int argc, char** argv) {
+  if (std::optional<CommandLine> quick = read_quickly(o, argc, argv)) {
+    return *quick;
+  }
+  o = AllOptions{};  // whatever the quick reading filled in
   auto app = build_app(o);
   std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
   if (help) {
