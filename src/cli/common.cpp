@@ -263,30 +263,30 @@ ExitCode status_without_lock(const TakeOutcome& outcome) {
 }
 
 TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals) {
-  // One try first: a wait, and what it says, starts only if the lock is busy.
-  const auto started = std::chrono::steady_clock::now();
+  // What a wait says starts with its first busy answer: the first try
+  // already takes a place in line (one round trip, not a try and then
+  // another to queue).
   std::optional<HolderInfo> first_holder;
   std::optional<WaitReport> report;
-  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, Millis(0), signals.fd(),
-                                       take.claim, take.fair);
-  const bool may_wait = !take.wait || *take.wait > Millis(0);
-  if (auto* busy = std::get_if<lock::Busy>(&outcome); busy && may_wait) {
+  bool waiting = false;
+  const auto on_busy = [&](const lock::Busy& busy) {
+    if (waiting) {
+      return;
+    }
+    waiting = true;
     if (verbosity() >= Verbosity::k_normal) {
-      first_holder = holder_of(locker, take.name, *busy);
+      first_holder = holder_of(locker, take.name, busy);
       report.emplace(take.name, take.wait, *first_holder);
     }
-    std::optional<Millis> left = take.wait;
-    if (left) {
-      left =
-          std::max(Millis(0), *left - std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started));
-    }
-    outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, left, signals.fd(), take.claim,
-                                    take.fair);
-    if (report) {
-      const Millis waited = report->stop();
-      if (std::holds_alternative<lock::Acquired>(outcome)) {
-        log_notice("acquired {} after {}", escape_for_terminal(take.name), format_duration(waited));
-      }
+  };
+  const bool may_wait = !take.wait || *take.wait > Millis(0);
+  auto outcome =
+      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(), take.claim,
+                            take.fair, may_wait ? on_busy : std::function<void(const lock::Busy&)>());
+  if (report) {
+    const Millis waited = report->stop();
+    if (std::holds_alternative<lock::Acquired>(outcome)) {
+      log_notice("acquired {} after {}", escape_for_terminal(take.name), format_duration(waited));
     }
   }
   if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {

@@ -144,6 +144,12 @@ void settle(Place& place, const Busy& busy) {
   }
 }
 
+void tell(const std::function<void(const Busy&)>& on_busy, const Busy& busy) {
+  if (on_busy) {
+    on_busy(busy);
+  }
+}
+
 // Over several servers a waiter stays in every line until it has its
 // majority (a grant that is undone must not let the next waiter overtake
 // it on that server), so then it leaves them all: every server that
@@ -209,7 +215,7 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
                             const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
-                            bool fair) {
+                            bool fair, const std::function<void(const Busy&)>& on_busy) {
   const std::optional<redis::TimePoint> deadline =
       wait ? std::optional<redis::TimePoint>(redis::Clock::now() + *wait) : std::nullopt;
   Place place = place_for(locker, fair, wait);
@@ -244,6 +250,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     }
     const Busy& busy = std::get<Busy>(outcome);
     settle(place, busy);
+    tell(on_busy, busy);
     if (deadline && redis::Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <variant>
 
@@ -36,8 +37,11 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // servers a waiter keeps one ticket in every server's line, so the lines
 // agree. Unfair waiters race for the lock whenever it frees, as before fair
 // waiting existed.
+// `on_busy` (if any) hears every busy answer before the wait goes on (the
+// first one starts what a waiting acquire says).
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
-                                          int cancel_fd, const Claim& claim = Claim{}, bool fair = true);
+                                          int cancel_fd, const Claim& claim = Claim{}, bool fair = true,
+                                          const std::function<void(const Busy&)>& on_busy = {});
 
 }  // namespace redlock::lock
