@@ -32,6 +32,10 @@ class Renewer {
   [[nodiscard]] static Millis interval_for(Millis ttl);
 
   void start();
+  [[nodiscard]] bool started() const { return m_thread.joinable(); }
+  // When to start() at the latest: half the interval before the first
+  // renewal is due. A command that ends sooner never needs the thread.
+  [[nodiscard]] TimePoint start_by() const { return m_acquired_at + interval_for(m_ttl) / 2; }
   // Stops at once (an in-flight renewal is abandoned) and joins. After
   // stop(), the Locker may be used again by the caller.
   void stop();

@@ -269,6 +269,7 @@ class Supervisor {
     while (!m_group_gone) {
       const auto now = Clock::now();
       TimePoint wake = now + std::chrono::hours(24);
+      check_renewer(now, wake);
       check_validity(now, wake);
       act_on_loss(now);
       check_kill_deadline(now, wake);
@@ -290,6 +291,19 @@ class Supervisor {
   }
 
  private:
+  // The renewer's thread starts when it is soon needed (see start_by()):
+  // a command that ends in milliseconds never creates it.
+  void check_renewer(TimePoint now, TimePoint& wake) {
+    if (m_renewer.started() || m_lease != Lease::k_held) {
+      return;
+    }
+    if (now >= m_renewer.start_by()) {
+      m_renewer.start();
+    } else {
+      wake = std::min(wake, m_renewer.start_by());
+    }
+  }
+
   // No confirmed renewal by validity - kill_after counts as lost.
   void check_validity(TimePoint now, TimePoint& wake) {
     if (m_lease != Lease::k_held) {
@@ -450,9 +464,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
-  // Started before the renewer's thread exists.
+  // Started before the renewer's thread exists (the supervisor starts it
+  // when it is soon needed).
   auto [guard, guard_pipe] = start_group_guard(child);
-  renewer.start();
   Finished done = Supervisor(child, renewer, policy, signals).run();
   renewer.stop();
   stop_group_guard(guard, guard_pipe);

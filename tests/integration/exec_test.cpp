@@ -455,3 +455,16 @@ TEST(Exec, RedisOptionAfterTheSubcommandTakesOneUrl) {
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
+
+TEST(Exec, TheRenewerThreadStartsOnlyWhenItIsSoonNeeded) {
+  // A command that ends long before the first renewal (ttl/3) never costs
+  // redlock a thread; one that runs on has the renewer by ttl/6.
+  ExecFixture f;
+  const std::string threads = "ls /proc/$PPID/task | wc -l";
+  Result quick = run({"exec", "--ttl", "30s", "threads", "--", "sh", "-c", threads}, f.env());
+  ASSERT_EQ(quick.status, 0) << quick.err;
+  EXPECT_EQ(quick.out, "1\n");
+  Result slow = run({"exec", "--ttl", "600ms", "threads", "--", "sh", "-c", "sleep 0.4; " + threads}, f.env());
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  EXPECT_EQ(slow.out, "2\n");
+}
