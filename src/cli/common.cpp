@@ -250,6 +250,42 @@ ExitCode report_busy(lock::Locker& locker, const std::string& name, const lock::
   return conflict_exit_code;
 }
 
+// What a waiting take says: from its first busy answer, who holds the lock
+// and how long it may wait (WaitReport), then its progress lines.
+class TakeListener final : public lock::WaitListener {
+ public:
+  TakeListener(lock::Locker& locker, const Take& take) : m_locker(locker), m_take(take) {}
+
+  void busy(const lock::Busy& busy) override {
+    if (m_waiting) {
+      return;
+    }
+    m_waiting = true;
+    if (verbosity() >= Verbosity::k_normal) {
+      m_first_holder = holder_of(m_locker, m_take.name, busy);
+      m_report.emplace(m_take.name, m_take.wait, *m_first_holder);
+    }
+  }
+  [[nodiscard]] std::optional<redis::TimePoint> next_tick() const override {
+    return m_report ? m_report->next_tick() : std::nullopt;
+  }
+  void tick() override {
+    if (m_report) {
+      m_report->tick();
+    }
+  }
+
+  std::optional<WaitReport>& report() { return m_report; }
+  [[nodiscard]] const std::optional<HolderInfo>& first_holder() const { return m_first_holder; }
+
+ private:
+  lock::Locker& m_locker;
+  const Take& m_take;
+  bool m_waiting = false;
+  std::optional<HolderInfo> m_first_holder;
+  std::optional<WaitReport> m_report;
+};
+
 }  // namespace
 
 ExitCode status_without_lock(const TakeOutcome& outcome) {
@@ -266,23 +302,12 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   // What a wait says starts with its first busy answer: the first try
   // already takes a place in line (one round trip, not a try and then
   // another to queue).
-  std::optional<HolderInfo> first_holder;
-  std::optional<WaitReport> report;
-  bool waiting = false;
-  const auto on_busy = [&](const lock::Busy& busy) {
-    if (waiting) {
-      return;
-    }
-    waiting = true;
-    if (verbosity() >= Verbosity::k_normal) {
-      first_holder = holder_of(locker, take.name, busy);
-      report.emplace(take.name, take.wait, *first_holder);
-    }
-  };
+  TakeListener listener(locker, take);
+  std::optional<WaitReport>& report = listener.report();
+  const std::optional<HolderInfo>& first_holder = listener.first_holder();
   const bool may_wait = !take.wait || *take.wait > Millis(0);
-  auto outcome =
-      lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(), take.claim,
-                            take.fair, may_wait ? on_busy : std::function<void(const lock::Busy&)>());
+  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
+                                       take.claim, take.fair, may_wait ? &listener : nullptr);
   if (report) {
     const Millis waited = report->stop();
     if (std::holds_alternative<lock::Acquired>(outcome)) {

@@ -80,12 +80,8 @@ WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo 
   log_notice("{} is held{}{}; waiting {}", escape_for_terminal(m_name), who.empty() ? "" : " by " + who, lease,
              m_wait ? "up to " + format_duration(*m_wait) : std::string("for as long as it takes (--wait inf)"));
   if (verbosity() >= Verbosity::k_normal) {
-    m_thread = std::thread([this] { loop(); });
+    m_next = m_start + period();
   }
-}
-
-WaitReport::~WaitReport() {
-  (void)stop();
 }
 
 std::string WaitReport::progress(Millis elapsed) const {
@@ -94,40 +90,38 @@ std::string WaitReport::progress(Millis elapsed) const {
                      who.empty() ? "" : ", held by " + who);
 }
 
-void WaitReport::loop() {
-  std::unique_lock<std::mutex> lock(m_mutex);
-  const auto period = m_tty ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_tty_period)
-                            : std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_log_period);
-  auto next = m_start + period;
-  while (!m_stopped) {
-    if (m_wake.wait_until(lock, next, [this] { return m_stopped; })) {
-      break;
-    }
-    const auto elapsed = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - m_start);
-    try {
-      if (m_tty) {
-        write_stderr(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
-      } else {
-        write_stderr(fmt::format("redlock: still {}\n", progress(elapsed)));
-      }
-    } catch (...) {  // only std::bad_alloc: a progress line is not worth dying for
-    }
-    next += period;
+std::chrono::steady_clock::duration WaitReport::period() const {
+  return m_tty ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_tty_period)
+               : std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_log_period);
+}
+
+void WaitReport::tick() {
+  if (!m_next) {
+    return;
   }
-  if (m_tty) {
-    write_stderr("\r\033[K");
+  const auto now = std::chrono::steady_clock::now();
+  const auto elapsed = std::chrono::duration_cast<Millis>(now - m_start);
+  try {
+    if (m_tty) {
+      write_stderr(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
+    } else {
+      write_stderr(fmt::format("redlock: still {}\n", progress(elapsed)));
+    }
+  } catch (const std::exception&) {  // a progress line is not worth dying for
+  }
+  // The next line a period after this one's time; a wait that woke late
+  // (a slow try) skips the lines it missed rather than writing them at once.
+  *m_next += period();
+  while (*m_next <= now) {
+    *m_next += period();
   }
 }
 
 Millis WaitReport::stop() {
-  {
-    std::lock_guard<std::mutex> guard(m_mutex);
-    m_stopped = true;
+  if (m_next && m_tty) {
+    write_stderr("\r\033[K");
   }
-  m_wake.notify_all();
-  if (m_thread.joinable()) {
-    m_thread.join();
-  }
+  m_next.reset();
   return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - m_start);
 }
 

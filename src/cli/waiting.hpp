@@ -3,11 +3,9 @@
 // What a waiting acquire or exec says on stderr. Every line here is waiting
 // chatter: -q silences it all.
 
-#include <condition_variable>
-#include <mutex>
+#include <chrono>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "lock/locker.hpp"
 
@@ -33,31 +31,32 @@ struct HolderInfo {
 // From construction to stop(): one line saying who holds `name` (host, pid,
 // command), for how long at most unless renewed, and how long redlock will
 // wait; then, on a terminal, one live line updated every second (elapsed /
-// bound, holder), and in a log at most one line a minute. Its thread only
-// writes to stderr.
+// bound, holder), and in a log at most one line a minute. The wait calls
+// tick() when next_tick() comes (lock::WaitListener).
 class WaitReport {
  public:
   WaitReport(std::string name, std::optional<Millis> wait, HolderInfo holder);
-  ~WaitReport();
+  ~WaitReport() { (void)stop(); }
   WaitReport(const WaitReport&) = delete;
   WaitReport& operator=(const WaitReport&) = delete;
 
-  // Ends the live line (and the thread); returns how long the wait lasted.
+  // When the next progress line is due (nullopt: none, under -q).
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> next_tick() const { return m_next; }
+  // Writes the progress line that is due.
+  void tick();
+  // Ends the live line; returns how long the wait lasted.
   Millis stop();
 
  private:
-  void loop();
   [[nodiscard]] std::string progress(Millis elapsed) const;
+  [[nodiscard]] std::chrono::steady_clock::duration period() const;
 
   std::string m_name;
   std::optional<Millis> m_wait;
   HolderInfo m_holder;
   std::chrono::steady_clock::time_point m_start;
   bool m_tty = false;
-  bool m_stopped = false;
-  std::mutex m_mutex;
-  std::condition_variable m_wake;
-  std::thread m_thread;
+  std::optional<std::chrono::steady_clock::time_point> m_next;
 };
 
 }  // namespace redlock::cli

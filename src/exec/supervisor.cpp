@@ -170,12 +170,13 @@ int guard_main(void* /*unused*/) {
   return 0;
 }
 
-// Returns the guard's pid and the pipe's write end, or -1 if none could be
-// started.
-std::pair<pid_t, Fd> start_group_guard(pid_t group) {
+}  // namespace
+
+bool GroupGuard::start(pid_t group) {
+  stop();
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
-    return {-1, Fd()};
+    return false;
   }
   g_guard = GuardArgs{p[0], group};
   pid_t guard;
@@ -186,22 +187,27 @@ std::pair<pid_t, Fd> start_group_guard(pid_t group) {
   close(p[0]);
   if (guard < 0) {
     close(p[1]);
-    return {-1, Fd()};
+    return false;
   }
-  return {guard, Fd(p[1])};
+  m_pid = guard;
+  m_pipe = Fd(p[1]);
+  return true;
 }
 
-void stop_group_guard(pid_t guard, Fd& pipe) {
-  if (guard <= 0) {
+void GroupGuard::stop() {
+  if (m_pid <= 0) {
     return;
   }
   char done = 'd';
-  (void)!write(pipe.get(), &done, 1);
-  pipe.reset();
+  (void)!write(m_pipe.get(), &done, 1);
+  m_pipe.reset();
   int ws;
-  while (waitpid(guard, &ws, 0) < 0 && errno == EINTR) {
+  while (waitpid(m_pid, &ws, 0) < 0 && errno == EINTR) {
   }
+  m_pid = -1;
 }
+
+namespace {
 
 const char* signal_name(int sig) {
   const char* d = sigabbrev_np(sig);
@@ -438,7 +444,7 @@ class Supervisor {
 
 }  // namespace
 
-Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals) {
+Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals, GroupGuard& guard) {
   std::vector<char*> argv;
   for (const auto& a : cmd.argv) {
     argv.push_back(const_cast<char*>(a.c_str()));
@@ -466,10 +472,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   }
   // Started before the renewer's thread exists (the supervisor starts it
   // when it is soon needed).
-  auto [guard, guard_pipe] = start_group_guard(child);
+  (void)guard.start(child);
   Finished done = Supervisor(child, renewer, policy, signals).run();
   renewer.stop();
-  stop_group_guard(guard, guard_pipe);
   if (take_terminal) {
     tcsetpgrp(STDIN_FILENO, getpgrp());
   }

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
 #include "exec/renewer.hpp"
+#include "util/fd.hpp"
 #include "util/signals.hpp"
 
 namespace redlock::exec {
@@ -25,6 +28,27 @@ struct Finished {
   bool lost = false;  // the lock was lost while CMD ran (already reported on stderr)
 };
 
+// A small process that SIGKILLs CMD's whole process group if redlock ends
+// without saying "done" (even by SIGKILL). supervise() starts it; stop()
+// (or the destructor) says "done" and reaps it. exec stops it only after
+// the lock is released: the release goes out sooner, and the guard's
+// SIGCHLD cannot cut the release's round short.
+class GroupGuard {
+ public:
+  GroupGuard() = default;
+  ~GroupGuard() { stop(); }
+  GroupGuard(const GroupGuard&) = delete;
+  GroupGuard& operator=(const GroupGuard&) = delete;
+
+  // Guards `group`; false (no guard) if no process could be started.
+  bool start(pid_t group);
+  void stop();
+
+ private:
+  pid_t m_pid = -1;
+  Fd m_pipe;
+};
+
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
 // and supervises it from one poll loop that Redis can never stall (the
 // renewals run on the renewer's thread):
@@ -32,12 +56,13 @@ struct Finished {
 // - when the renewer reports the lock lost, or no renewal has been confirmed
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
 // - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG), and so does the
-//   rest of its process group (a guard process that outlives redlock);
+//   rest of its process group (`guard`, which the caller stops);
 // - it returns only when CMD's whole process group is gone: processes CMD
 //   left behind get SIGTERM (SIGKILL after policy.kill_after) while the
 //   lock is still held, and after a lost lock the SIGKILL still reaches
 //   them when CMD itself has already exited. Nothing of CMD runs unlocked.
 // `signals` must already block SIGCHLD and the forwarded signals.
-[[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals);
+[[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals,
+                                 GroupGuard& guard);
 
 }  // namespace redlock::exec

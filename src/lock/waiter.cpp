@@ -107,14 +107,37 @@ class Subscribers {
   bool m_lost = false;
 };
 
-// Sleeps for `d` unless `cancel_fd` becomes readable first (returns false then).
-bool nap_for(Millis d, int cancel_fd) {
-  pollfd p{cancel_fd, POLLIN, 0};
-  int n;
-  do {
-    n = ::poll(&p, cancel_fd >= 0 ? 1 : 0, static_cast<int>(d.count()));
-  } while (n < 0 && errno == EINTR);
-  return n <= 0;
+// When the listener's next tick comes before `until`, that tick; else
+// nullopt.
+std::optional<redis::TimePoint> tick_before(const WaitListener* listener, redis::TimePoint until) {
+  if (listener == nullptr) {
+    return std::nullopt;
+  }
+  const std::optional<redis::TimePoint> tick = listener->next_tick();
+  return tick && *tick < until ? tick : std::nullopt;
+}
+
+// Sleeps for `d` unless `cancel_fd` becomes readable first (returns false
+// then), ticking the listener on time.
+bool nap_for(Millis d, int cancel_fd, WaitListener* listener) {
+  const redis::TimePoint until = redis::Clock::now() + d;
+  while (true) {
+    const std::optional<redis::TimePoint> tick = tick_before(listener, until);
+    const redis::TimePoint wake = tick ? *tick : until;
+    pollfd p{cancel_fd, POLLIN, 0};
+    int n;
+    do {
+      const auto left = std::chrono::ceil<Millis>(wake - redis::Clock::now());
+      n = ::poll(&p, cancel_fd >= 0 ? 1 : 0, static_cast<int>(std::max(Millis(0), left).count()));
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+      return false;
+    }
+    if (!tick) {
+      return true;
+    }
+    listener->tick();
+  }
 }
 
 // This waiter's place in the lock's line. One server numbers its line
@@ -144,9 +167,9 @@ void settle(Place& place, const Busy& busy) {
   }
 }
 
-void tell(const std::function<void(const Busy&)>& on_busy, const Busy& busy) {
-  if (on_busy) {
-    on_busy(busy);
+void tell(WaitListener* listener, const Busy& busy) {
+  if (listener != nullptr) {
+    listener->busy(busy);
   }
 }
 
@@ -200,7 +223,7 @@ Millis nap_for_busy(const Busy& busy, const Place& place) {
 // Sleeps on a busy lock until a release for this waiter, its holder's TTL,
 // the next heartbeat of its place, or the deadline. False when cancelled.
 bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy, const Place& place,
-                   std::optional<redis::TimePoint> deadline, int cancel_fd) {
+                   std::optional<redis::TimePoint> deadline, int cancel_fd, WaitListener* listener) {
   const auto now = redis::Clock::now();
   redis::TimePoint until = now + nap_for_busy(busy, place);
   if (deadline) {
@@ -208,14 +231,24 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
   }
   log_debug("{} is busy; sleeping up to {} for a release", name,
             format_duration(std::chrono::duration_cast<Millis>(until - now)));
-  return subs.sleep(until, cancel_fd, place.id) != redis::RunResult::k_cancelled;
+  while (true) {
+    const std::optional<redis::TimePoint> tick = tick_before(listener, until);
+    const redis::RunResult r = subs.sleep(tick ? *tick : until, cancel_fd, place.id);
+    if (r == redis::RunResult::k_cancelled) {
+      return false;
+    }
+    if (!tick || r != redis::RunResult::k_deadline || subs.lost()) {
+      return true;
+    }
+    listener->tick();
+  }
 }
 
 }  // namespace
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
                             const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
-                            bool fair, const std::function<void(const Busy&)>& on_busy) {
+                            bool fair, WaitListener* listener) {
   const std::optional<redis::TimePoint> deadline =
       wait ? std::optional<redis::TimePoint>(redis::Clock::now() + *wait) : std::nullopt;
   Place place = place_for(locker, fair, wait);
@@ -236,7 +269,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       }
       log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(backoff));
       subs.reset();
-      if (!nap_for(backoff, cancel_fd)) {
+      if (!nap_for(backoff, cancel_fd, listener)) {
         return Interrupted{place.id};
       }
       backoff = std::min(backoff * 2, Millis(1000));
@@ -250,7 +283,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     }
     const Busy& busy = std::get<Busy>(outcome);
     settle(place, busy);
-    tell(on_busy, busy);
+    tell(listener, busy);
     if (deadline && redis::Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;
@@ -261,14 +294,14 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel);
       continue;
     }
-    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel_fd)) {
+    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel_fd, listener)) {
       return Interrupted{place.id};
     }
     if (subs->lost()) {
       // Subscribe anew after a short pause: a server that keeps closing
       // connections must not make the waiter spin.
       subs.reset();
-      if (!nap_for(random_millis(5, 50), cancel_fd)) {
+      if (!nap_for(random_millis(5, 50), cancel_fd, listener)) {
         return Interrupted{place.id};
       }
     }

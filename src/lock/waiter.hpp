@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <variant>
 
@@ -24,6 +23,21 @@ inline constexpr Millis k_heartbeat{500};
 
 using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 
+// Hears what a wait goes through: every busy answer (the first one starts
+// what a waiting acquire says), and the clock: while the wait sleeps,
+// tick() is called once next_tick() has come (its progress lines). The
+// wait wakes for it; nothing runs beside the waiting thread.
+class WaitListener {
+ public:
+  WaitListener() = default;
+  WaitListener(const WaitListener&) = delete;
+  WaitListener& operator=(const WaitListener&) = delete;
+  virtual ~WaitListener() = default;
+  virtual void busy(const Busy& busy) = 0;
+  [[nodiscard]] virtual std::optional<redis::TimePoint> next_tick() const = 0;
+  virtual void tick() = 0;
+};
+
 // Tries to acquire `name`, waiting up to `wait` (nullopt: forever) without
 // polling (safety promise 4): after a busy answer it subscribes to the lock's
 // release channel on every server and sleeps until a release message
@@ -37,11 +51,11 @@ using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 // servers a waiter keeps one ticket in every server's line, so the lines
 // agree. Unfair waiters race for the lock whenever it frees, as before fair
 // waiting existed.
-// `on_busy` (if any) hears every busy answer before the wait goes on (the
-// first one starts what a waiting acquire says).
+// `listener` (if any) hears every busy answer before the wait goes on, and
+// ticks while it sleeps.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
                                           int cancel_fd, const Claim& claim = Claim{}, bool fair = true,
-                                          const std::function<void(const Busy&)>& on_busy = {});
+                                          WaitListener* listener = nullptr);
 
 }  // namespace redlock::lock
