@@ -212,12 +212,10 @@ Take parse_take(const TakeOptions& o, bool shared) {
 namespace {
 
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
-// After a wait it names the holder and does not suggest --wait again.
-// `known` is the holder the wait started behind: named again without a
-// round trip when it is still the one.
-ExitCode report_busy(lock::Locker& locker, const std::string& name, const lock::Busy& busy,
-                     std::optional<Millis> waited, ExitCode conflict_exit_code,
-                     const std::optional<HolderInfo>& known) {
+// After a wait it names the holder with its command and does not suggest
+// --wait again.
+ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
+                     ExitCode conflict_exit_code) {
   if (verbosity() < Verbosity::k_normal) {
     return conflict_exit_code;  // -q: busy is not news (and costs no round trip)
   }
@@ -228,13 +226,7 @@ ExitCode report_busy(lock::Locker& locker, const std::string& name, const lock::
                         : std::string("; try again or use --wait"));
     return conflict_exit_code;
   }
-  HolderInfo holder{busy.host, busy.pid, "", busy.ttl_left, 0, false};
-  if (did_wait && known && known->host == busy.host && known->pid == busy.pid) {
-    holder = *known;
-    holder.ttl_left = busy.ttl_left;
-  } else if (did_wait) {
-    holder = holder_of(locker, name, busy);
-  }
+  const HolderInfo holder = did_wait ? holder_of(busy) : HolderInfo{busy.host, busy.pid, "", busy.ttl_left, 0, false};
   const std::string who = describe(holder);
   std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
   if (busy.ahead > 0) {
@@ -254,7 +246,7 @@ ExitCode report_busy(lock::Locker& locker, const std::string& name, const lock::
 // and how long it may wait (WaitReport), then its progress lines.
 class TakeListener final : public lock::WaitListener {
  public:
-  TakeListener(lock::Locker& locker, const Take& take) : m_locker(locker), m_take(take) {}
+  explicit TakeListener(const Take& take) : m_take(take) {}
 
   void busy(const lock::Busy& busy) override {
     if (m_waiting) {
@@ -262,8 +254,7 @@ class TakeListener final : public lock::WaitListener {
     }
     m_waiting = true;
     if (verbosity() >= Verbosity::k_normal) {
-      m_first_holder = holder_of(m_locker, m_take.name, busy);
-      m_report.emplace(m_take.name, m_take.wait, *m_first_holder);
+      m_report.emplace(m_take.name, m_take.wait, holder_of(busy));
     }
   }
   [[nodiscard]] std::optional<redis::TimePoint> next_tick() const override {
@@ -276,13 +267,10 @@ class TakeListener final : public lock::WaitListener {
   }
 
   std::optional<WaitReport>& report() { return m_report; }
-  [[nodiscard]] const std::optional<HolderInfo>& first_holder() const { return m_first_holder; }
 
  private:
-  lock::Locker& m_locker;
   const Take& m_take;
   bool m_waiting = false;
-  std::optional<HolderInfo> m_first_holder;
   std::optional<WaitReport> m_report;
 };
 
@@ -302,9 +290,8 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   // What a wait says starts with its first busy answer: the first try
   // already takes a place in line (one round trip, not a try and then
   // another to queue).
-  TakeListener listener(locker, take);
+  TakeListener listener(take);
   std::optional<WaitReport>& report = listener.report();
-  const std::optional<HolderInfo>& first_holder = listener.first_holder();
   const bool may_wait = !take.wait || *take.wait > Millis(0);
   auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
                                        take.claim, take.fair, may_wait ? &listener : nullptr);
@@ -322,7 +309,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
     return Stopped{sig};
   }
   if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
-    return Conflict{report_busy(locker, take.name, *busy, take.wait, take.conflict_exit_code, first_holder)};
+    return Conflict{report_busy(take.name, *busy, take.wait, take.conflict_exit_code)};
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
   for (int sig; (sig = signals.take()) != 0;) {

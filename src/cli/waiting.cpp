@@ -10,21 +10,10 @@
 
 namespace redlock::cli {
 
-HolderInfo holder_of(lock::Locker& locker, const std::string& name, const lock::Busy& busy) {
-  HolderInfo h{busy.host, busy.pid, "", busy.ttl_left, 0};
-  try {
-    const lock::StatusVerdict v = lock::judge(name, locker.inspect(name));
-    if (!v.holders.empty()) {
-      const auto& first = v.holders.front();
-      h.host = first.host;
-      h.pid = std::to_string(first.pid);
-      h.cmd = first.cmd;
-      h.ttl_left = Millis(std::max(0LL, first.ttl_ms));
-      h.others = v.holders.size() - 1;
-      h.kept = first.kept;
-    }
-  } catch (const Error& e) {
-    log_debug("cannot read who holds {}: {}", escape_for_terminal(name), e.what());
+HolderInfo holder_of(const lock::Busy& busy) {
+  HolderInfo h{busy.host, busy.pid, busy.cmd, busy.ttl_left, 0, busy.kept};
+  if (busy.holders > 1) {
+    h.others = static_cast<size_t>(busy.holders - 1);
   }
   return h;
 }

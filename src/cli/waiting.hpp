@@ -21,9 +21,9 @@ struct HolderInfo {
   bool kept = false;   // its holder finished: held only for its minimum hold
 };
 
-// The holder as `busy` names it, completed (command, other holders) from
-// one `status` read of `name`; a read that fails leaves `busy`'s view.
-[[nodiscard]] HolderInfo holder_of(lock::Locker& locker, const std::string& name, const lock::Busy& busy);
+// The holder as `busy` names it (the acquire script's busy answer says
+// who holds the lock, with its command: no round trip of its own).
+[[nodiscard]] HolderInfo holder_of(const lock::Busy& busy);
 
 // "web-3 pid 4411 (./deploy.sh)", or "" when nobody is named.
 [[nodiscard]] std::string describe(const HolderInfo& h);

@@ -58,6 +58,11 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
     v.place = e.size() > 4 ? reply_integer(e[4]) : 0;  // fair waiting: a place in line
     v.ahead = e.size() > 5 ? reply_integer(e[5]) : 0;
     v.ticket = e.size() > 6 ? reply_integer(e[6]) : 0;
+    if (e.size() > 9) {  // who holds it, in full
+      v.cmd = e[7].text();
+      v.holders = reply_integer(e[8]);
+      v.kept = e[9].text() == "kept";
+    }
   } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
     v.held_mode = e[1].text();

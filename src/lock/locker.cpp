@@ -351,6 +351,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   busy.ttl_left = d.ttl_left;
   busy.host = d.host;
   busy.pid = d.pid;
+  busy.cmd = d.cmd;
+  busy.holders = d.holders;
+  busy.kept = d.kept;
   busy.place = d.place;
   busy.ahead = d.ahead;
   busy.ticket = d.ticket;

@@ -63,6 +63,9 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         if (d.host.empty() && !v.host.empty()) {
           d.host = v.host;
           d.pid = v.pid;
+          d.cmd = v.cmd;
+          d.holders = v.holders;
+          d.kept = v.kept;
         }
         d.place = std::max(d.place, v.place);
         d.ahead = std::max(d.ahead, v.ahead);

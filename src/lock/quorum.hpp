@@ -43,6 +43,9 @@ struct AcquireVote {
   long long count = 0;                    // granted / reentered: re-entry depth now
   Millis ttl_left{0};                     // busy: the holder's PTTL (0 if unknown)
   std::string host, pid;                  // busy: who holds it, if the server said
+  std::string cmd;                        // busy: the holder's command, if the server said
+  long long holders = 0;                  // busy: how many hold it (a semaphore's or readers': several)
+  bool kept = false;                      // busy: held only for a finished holder's minimum hold
   long long place = 0;                    // busy: the caller's place in line (0: not in line)
   long long ahead = 0;                    // busy: waiters ahead of the caller
   long long ticket = 0;                   // busy, in line: the caller's ticket on this server
@@ -75,7 +78,10 @@ struct AcquireDecision {
   bool announce_release = false;    // a quorum was reached, but too late: tell waiters
   // Busy / lost race: about the holder.
   Millis ttl_left{0};
-  std::string host, pid;
+  std::string host, pid;           // the first server that named a holder: who, ...
+  std::string cmd;                 // ... its command,
+  long long holders = 0;           // ... how many hold it there,
+  bool kept = false;               // ... and whether only a minimum hold keeps it
   long long place = 0, ahead = 0;  // the caller's place in line, and how many are ahead (largest seen)
   // The caller's ticket in line to keep on every server: the lower median of
   // the tickets the servers gave it (one server's clock off by much moves it

@@ -168,8 +168,10 @@ namespace {
 // on every server, so that every server's line has the same order).
 // Replies {'acquired'|'reentered', token, fence, count, ttl}, {'busy',
 // holder's ttl, host, pid, place in line (0: not in line), waiters ahead
-// of a newcomer, the waiter's ticket}, {'mismatch'|'upgrade', mode, limit}
-// or {'foreign', what}.
+// of a newcomer, the waiter's ticket (0: none), the holder's command, how
+// many hold it, 'kept' or ''} (a waiting acquire's first line names the
+// holder from it, with no round trip of its own), {'mismatch'|'upgrade',
+// mode, limit} or {'foreign', what}.
 constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
@@ -205,17 +207,24 @@ local function enter()
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
   return v, line
 end
-local function busy(left, host, pid)
-  if not fair then return {'busy', left, host, pid, 0, 0} end
-  if ARGV[10] == '' then return {'busy', left, host, pid, 0, #line_of(KEYS[3], false)} end
-  local v, line = enter()
-  local place = 1
-  for _, w in ipairs(line) do
-    if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < ARGV[10])) then
-      place = place + 1
+-- who: the holder named (host, pid, cmd, how many hold, and 'kept' when it
+-- is held only for a finished holder's minimum hold), or nil.
+local function busy(left, who)
+  who = who or {'', '', '', 0, ''}
+  local place, ahead, mine = 0, 0, 0
+  if fair and ARGV[10] == '' then
+    ahead = #line_of(KEYS[3], false)
+  elseif fair then
+    local v, line = enter()
+    place = 1
+    for _, w in ipairs(line) do
+      if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < ARGV[10])) then
+        place = place + 1
+      end
     end
+    ahead, mine = place - 1, v.ticket
   end
-  return {'busy', left, host, pid, place, place - 1, v.ticket}
+  return {'busy', left, who[1], who[2], place, ahead, mine, who[3], who[4], who[5]}
 end
 local function dequeue()
   -- Over several servers the waiter keeps its place until it has its
@@ -249,12 +258,12 @@ if multi then
   if #list > 0 then
     if mode ~= multi or (multi == 'semaphore' and h[7] ~= ARGV[8]) then
       if multi == 'shared' and mode == 'exclusive' then
-        return busy(soonest, first.host, tostring(first.pid))
+        return busy(soonest, {first.host, tostring(first.pid), first.cmd or '', #list, ''})
       end
       return {'mismatch', multi, h[7] or ''}
     end
     if multi == 'semaphore' and #list >= tonumber(h[7]) then
-      return busy(soonest, first.host, tostring(first.pid))
+      return busy(soonest, {first.host, tostring(first.pid), first.cmd or '', #list, ''})
     end
   else
     redis.call('DEL', KEYS[1])
@@ -267,7 +276,9 @@ elseif t == 'hash' then
     return {'reentered', h[1], tonumber(h[3]), count, extend(math.max(ttl, since + hold - now))}
   end
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
-  return busy(redis.call('PTTL', KEYS[1]), h[4] or '', h[5] or '')
+  local kept = ''
+  if h[1] == '' then kept = 'kept' end
+  return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})
 end
 if fair then
   -- Over several servers a waiter is in every line on every try, even where
@@ -284,10 +295,10 @@ if fair then
     -- A Redlock waiter whose entry here went (its grant on this server was
     -- undone) keeps its place by its ticket.
     if ticket and (w.ticket > ticket or (w.ticket == ticket and w.id > ARGV[10])) then break end
-    if not admits(st, w.mode, w.limit) then return busy(soonest, '', '') end
+    if not admits(st, w.mode, w.limit) then return busy(soonest) end
     admit(st, w.mode, w.limit)
   end
-  if not admits(st, mode, ARGV[8]) then return busy(soonest, '', '') end
+  if not admits(st, mode, ARGV[8]) then return busy(soonest) end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0

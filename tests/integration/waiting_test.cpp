@@ -14,6 +14,7 @@
 
 #include "exec/wait_status.hpp"
 #include "exec_support.hpp"
+#include "lock/scripts.hpp"
 
 using namespace redlock::test;
 
@@ -58,6 +59,37 @@ TEST(Waiting, OneLineWhenTheWaitStartsAndOneWhenTheLockIsTaken) {
   EXPECT_NE(lines[0].find("waiting up to 20s"), std::string::npos) << lines[0];
   EXPECT_EQ(lines[1].rfind("redlock: acquired deploy after ", 0), 0u) << lines[1];
   EXPECT_EQ(holder->wait().status, 0);
+}
+
+// The holder is named from the busy answers themselves: a wait costs no
+// read of the lock as `status` makes it (two more round trips per waiter).
+TEST(Waiting, TheHolderIsNamedFromTheBusyAnswerWithoutReadingTheLockAgain) {
+  ExecFixture f;
+  auto holder = hold(f, "deploy", "3");
+  ASSERT_EQ(f.redis.cmd({"SCRIPT", "FLUSH"}).text(), "OK");
+  Result r = run({"acquire", "--wait", "300ms", "deploy"}, f.env());
+  EXPECT_EQ(r.status, 75) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 2u) << r.err;
+  EXPECT_NE(lines[0].find("deploy is held by " + hostname() + " pid " + std::to_string(holder->pid()) + " (sleep 3)"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find("gave up waiting for deploy after 300ms: it is still held by " + hostname()),
+            std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[1].find("(sleep 3)"), std::string::npos) << lines[1];
+  // A flushed script comes back only when someone runs it (EVALSHA is
+  // answered NOSCRIPT, then EVAL loads it): status's never did.
+  const redlock::redis::Reply exists =
+      f.redis.cmd({"SCRIPT", "EXISTS", std::string(redlock::lock::script(redlock::lock::ScriptName::k_acquire).sha1),
+                   std::string(redlock::lock::script(redlock::lock::ScriptName::k_inspect).sha1),
+                   std::string(redlock::lock::script(redlock::lock::ScriptName::k_line).sha1)});
+  ASSERT_EQ(exists.elements.size(), 3u);
+  EXPECT_EQ(exists.elements[0].integer, 1) << "the waiter's own tries load the acquire script";
+  EXPECT_EQ(exists.elements[1].integer, 0) << "the waiter read the lock as status does";
+  EXPECT_EQ(exists.elements[2].integer, 0) << "the waiter read the line as status does";
+  holder->signal(SIGTERM);
+  (void)holder->wait();
 }
 
 TEST(Waiting, ExecSaysTheSame) {
