@@ -53,12 +53,15 @@ int become_command(void* arg) {
   if (getppid() != l.parent) {
     return 128 + SIGKILL;
   }
-  // redlock's handlers must not run in CMD: every signal back to its default
-  // before any is unblocked (they all are blocked since before the clone).
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) {
-    sigaction(s, &dfl, nullptr);
+  // CMD gets the signal dispositions redlock was started with, as from
+  // flock(1) or nohup: a signal ignored then stays ignored; caught ones are
+  // reset by execve (redlock catches none: its signals come through a
+  // signalfd). The one redlock changed, SIGPIPE, goes back before any signal
+  // is unblocked (they all are blocked since before the clone).
+  if (!sigpipe_ignored_at_start()) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &dfl, nullptr);
   }
   sigset_t none;
   sigemptyset(&none);

@@ -14,8 +14,16 @@ Verbosity& verbosity() {
   return v;
 }
 
+namespace {
+bool g_sigpipe_ignored_at_start = false;
+}  // namespace
+
+bool sigpipe_ignored_at_start() noexcept {
+  return g_sigpipe_ignored_at_start;
+}
+
 void protect_standard_streams() noexcept {
-  signal(SIGPIPE, SIG_IGN);
+  g_sigpipe_ignored_at_start = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
   for (int fd = 0; fd < 3; ++fd) {
     if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
       // Not O_CLOEXEC: CMD inherits the same "closed" stream.

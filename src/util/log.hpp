@@ -19,6 +19,10 @@ Verbosity& verbosity();
 // take its number and receive log lines meant for a person.
 void protect_standard_streams() noexcept;
 
+// Whether SIGPIPE was ignored before protect_standard_streams() ignored it
+// (redlock was started so): what CMD gets back.
+[[nodiscard]] bool sigpipe_ignored_at_start() noexcept;
+
 // Writes `text` to stderr. Never throws and never reports: a full disk or a
 // closed stderr must not change what redlock does or the status it exits with.
 void write_stderr(std::string_view text) noexcept;

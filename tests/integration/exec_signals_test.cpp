@@ -320,3 +320,41 @@ TEST_P(ExecReleaseInterrupted, StopSignalDuringTheFinalReleaseEndsRedlockAtOnce)
 
 INSTANTIATE_TEST_SUITE_P(Exec, ExecReleaseInterrupted, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
                          [](const auto& param_info) { return name_of(param_info.param); });
+
+namespace {
+
+// SigIgn of CMD (grep reading its own status) when redlock is started by
+// `sh -c "<prelude> exec redlock exec job -- grep ..."`.
+unsigned long long command_ignores(Fixture& f, const std::string& prelude) {
+  Child c({"-c", prelude + " exec \"$0\" exec job -- grep ^SigIgn: /proc/self/status", redlock_binary()}, f.env(),
+          "sh");
+  Result r = c.wait(Seconds(10));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const size_t at = r.out.find("SigIgn:");
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no SigIgn line: " << r.out;
+    return 0;
+  }
+  return std::stoull(r.out.substr(at + 7), nullptr, 16);
+}
+
+bool has(unsigned long long mask, int sig) {
+  return ((mask >> (sig - 1)) & 1ULL) != 0;
+}
+
+}  // namespace
+
+// CMD gets the signal dispositions redlock was started with, as under
+// flock(1): `nohup redlock exec …` leaves CMD immune to SIGHUP, and the
+// SIGPIPE redlock ignores for itself does not leak into CMD.
+TEST(ExecSignals, CommandKeepsTheSignalsRedlockWasStartedWithIgnored) {
+  Fixture f;
+  const unsigned long long plain = command_ignores(f, "");
+  EXPECT_FALSE(has(plain, SIGHUP));
+  EXPECT_FALSE(has(plain, SIGPIPE)) << "redlock's own SIGPIPE ignore leaked into CMD";
+  const unsigned long long nohup = command_ignores(f, "trap '' HUP;");
+  EXPECT_TRUE(has(nohup, SIGHUP)) << "CMD lost the SIGHUP ignore redlock was started with";
+  EXPECT_FALSE(has(nohup, SIGPIPE));
+  const unsigned long long pipe = command_ignores(f, "trap '' PIPE;");
+  EXPECT_TRUE(has(pipe, SIGPIPE)) << "CMD lost the SIGPIPE ignore redlock was started with";
+}
