@@ -81,7 +81,10 @@ namespace {
 // - heads(st, line): the ids at the head of the line that the lock, in state
 //   st, admits now, in order: FIFO over a semaphore's places, readers that
 //   queued together go together, and nobody passes a waiter that cannot go.
-// - wake(channel, st, line): PUBLISH 'released <id>...' naming those heads.
+// - wake(channel, st, line): PUBLISH 'released <id>...' naming those heads,
+//   on the lock's channel (for waiters not in line, and redlocks that listen
+//   there only) and on each named waiter's own channel '<channel>:<id>',
+//   where it listens (the waiters not named are not woken at all).
 #define REDLOCK_QUEUE                                                                                            \
   "local function queue_bad(key)\n"                                                                              \
   "  local qt = redis.call('TYPE', key)['ok']\n"                                                                 \
@@ -137,6 +140,7 @@ namespace {
   "  local msg = 'released'\n"                                                                                   \
   "  if #ids > 0 then msg = msg .. ' ' .. table.concat(ids, ' ') end\n"                                          \
   "  redis.call('PUBLISH', channel, msg)\n"                                                                      \
+  "  for _, id in ipairs(ids) do redis.call('PUBLISH', channel .. ':' .. id, msg) end\n"                         \
   "end\n"
 
 // Acquire or re-enter. Atomic so that the lock never exists without its

@@ -20,23 +20,42 @@ Millis random_millis(long long lo, long long hi) {
   return Millis(lo + static_cast<long long>(r % static_cast<unsigned int>(hi - lo + 1)));
 }
 
-// One subscriber connection per server, listening on the lock's release
-// channel. A server that cannot be subscribed to is left out: waiting then
-// falls back on the holder's TTL for it.
+// One subscriber connection per server, listening for releases. A server
+// that cannot be subscribed to is left out: waiting then falls back on the
+// holder's TTL (or the heartbeat) for it.
+// A waiter in line (`me`, its id) listens on a channel of its own,
+// '<channel>:<me>', which only the releases that name it reach: the others
+// sleep on (no herd of processes waking to read a release that is not
+// theirs). It stays subscribed to the lock's channel too, as every waiter
+// is (PUBSUB NUMSUB counts them), on a second connection that it only
+// reads when it wakes anyway.
 class Subscribers {
  public:
-  Subscribers(const Locker& locker, const std::string& channel) {
+  Subscribers(const Locker& locker, const std::string& channel, const std::string& me) {
+    std::string own = channel;
+    if (!me.empty()) {
+      own.append(":").append(me);
+    }
     for (const auto& ep : locker.endpoints()) {
       m_conns.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls));
-      m_conns.back()->queue({"SUBSCRIBE", channel});
-    }
-    std::vector<redis::Connection*> all = live();
-    redis::run_all(all);
-    for (auto& c : m_conns) {
-      if (c->failure()) {
-        log_debug("cannot subscribe on {}: {}", c->endpoint().display(), c->failure()->message);
+      m_conns.back()->queue({"SUBSCRIBE", own});
+      if (!me.empty()) {
+        m_seen.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls));
+        m_seen.back()->queue({"SUBSCRIBE", channel});
       }
-      (void)c->take_replies();
+    }
+    std::vector<redis::Connection*> all = live(m_conns);
+    for (auto* c : live(m_seen)) {
+      all.push_back(c);
+    }
+    redis::run_all(all);
+    for (auto* set : {&m_conns, &m_seen}) {
+      for (auto& c : *set) {
+        if (c->failure()) {
+          log_debug("cannot subscribe on {}: {}", c->endpoint().display(), c->failure()->message);
+        }
+        (void)c->take_replies();
+      }
     }
   }
 
@@ -47,7 +66,8 @@ class Subscribers {
   // (nobody was in line) and any message for an unfair waiter (`me` empty)
   // wake it.
   redis::RunResult sleep(redis::TimePoint until, int cancel_fd, const std::string& me) {
-    std::vector<redis::Connection*> conns = live();
+    keep_up();
+    std::vector<redis::Connection*> conns = live(m_conns);
     redis::RunResult r;
     bool released = false;
     bool any = false;
@@ -93,9 +113,20 @@ class Subscribers {
   [[nodiscard]] bool lost() const { return m_lost; }
 
  private:
-  std::vector<redis::Connection*> live() {
+  // Reads and drops what the lock's channel brought the second connection
+  // since the last wake.
+  void keep_up() {
+    std::vector<redis::Connection*> seen = live(m_seen);
+    redis::read_arrived(seen);
+    for (auto* c : seen) {
+      m_lost = m_lost || c->closed();
+      (void)c->take_replies();
+    }
+  }
+
+  static std::vector<redis::Connection*> live(std::vector<std::unique_ptr<redis::Connection>>& conns) {
     std::vector<redis::Connection*> out;
-    for (auto& c : m_conns) {
+    for (auto& c : conns) {
       if (!c->failure()) {
         out.push_back(c.get());
       }
@@ -103,7 +134,8 @@ class Subscribers {
     return out;
   }
 
-  std::vector<std::unique_ptr<redis::Connection>> m_conns;
+  std::vector<std::unique_ptr<redis::Connection>> m_conns;  // listened to
+  std::vector<std::unique_ptr<redis::Connection>> m_seen;   // on the lock's channel, not listened to
   bool m_lost = false;
 };
 
@@ -291,7 +323,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     if (!subs) {
       // Subscribe, then try once more at once: a release published between
       // the busy answer and the subscription would otherwise be missed.
-      subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel);
+      subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel, place.id);
       continue;
     }
     if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel_fd, listener)) {

@@ -154,6 +154,21 @@ RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> 
   return drive(conns, until, cancel_fd, Mode::k_any);
 }
 
+void read_arrived(std::span<Connection* const> conns) {
+  PollSet set;
+  set.clear(std::nullopt);
+  for (Connection* c : conns) {
+    set.watch(c);
+  }
+  int n;
+  do {
+    n = ::poll(set.fds.data(), set.fds.size(), 0);
+  } while (n < 0 && errno == EINTR);
+  if (n > 0) {
+    set.dispatch();
+  }
+}
+
 Reply call(Connection& conn, const std::vector<std::string>& argv) {
   conn.queue(argv);
   Connection* one[] = {&conn};

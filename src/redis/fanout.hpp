@@ -28,6 +28,10 @@ RunResult run_all(std::span<Connection* const> conns, int cancel_fd = -1);
 // (k_deadline), or `cancel_fd` is readable (k_cancelled). For subscribers.
 RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd = -1);
 
+// Reads what has already arrived on `conns`, without waiting (poll() with
+// no timeout): a subscriber that is not waited on keeps up.
+void read_arrived(std::span<Connection* const> conns);
+
 // One command on one connection, waited for: the reply, or a thrown Error
 // (69 unavailable, 77 refused; 69 too when cancelled by the stop
 // descriptor). Error replies are returned, not thrown.

@@ -302,6 +302,51 @@ TEST(Fair, ExecsEndWakesOnlyTheNextInLine) {
   EXPECT_EQ(message.find(' ', 9), std::string::npos) << "one waiter is next, not several: " << message;
 }
 
+namespace {
+
+// How often `pid` has gone to sleep and been woken (voluntary context switches).
+long long wakeups(pid_t pid) {
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const size_t at = status.find("voluntary_ctxt_switches:");
+  return at == std::string::npos ? -1 : std::stoll(status.substr(at + 24));
+}
+
+}  // namespace
+
+// A release wakes the waiter it names and no other process: a waiter
+// further back sleeps through releases that are not for it (only its
+// heartbeat wakes it, twice a second), yet every waiter is still seen on
+// the lock's channel.
+TEST(Fair, AWaiterSleepsThroughReleasesThatNameAnother) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  auto head = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+  auto back = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+  ASSERT_TRUE(await_waiters(redis, "job", 2, Seconds(10))) << "every waiter listens on the lock's channel";
+  // The head, frozen, stays the head for its lease (2 s): each release
+  // below names it, and only it.
+  head->signal(SIGSTOP);
+  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "job"}, env).status, 0);
+  const long long before = wakeups(back->pid());
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 30; ++i) {
+    Result racer = run({"acquire", "--unfair", "--ttl", "60s", "job"}, env);
+    ASSERT_EQ(racer.status, 0) << racer.err;
+    ASSERT_EQ(run({"release", "--token", first_line(racer.out), "job"}, env).status, 0);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const long long woken = wakeups(back->pid()) - before;
+  // A heartbeat (a try: the wake, the reply) is a few switches, one every
+  // half second; the 30 releases would be 30 more.
+  ASSERT_LT(seconds, 2.0) << "too slow to tell the heartbeats from the releases";
+  EXPECT_LT(woken, 4 * (seconds / 0.5 + 1) + 2) << "30 releases naming the head woke the waiter behind it";
+  head->signal(SIGKILL);
+  back->signal(SIGTERM);
+  (void)back->wait();
+}
+
 TEST(Fair, OverThreeServersWaitersGetTheLockInTheOrderTheyQueued) {
   // Redlock: every server keeps a line, and a waiter keeps one ticket on all
   // of them, so the head of every line is the same waiter.
