@@ -185,7 +185,9 @@ bool GroupGuard::start(pid_t group) {
   pid_t guard;
   {
     AllSignalsBlocked blocked;  // and so they stay in the guard
-    guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), CLONE_VM | SIGCHLD, nullptr);
+    // No exit signal: its end must not read as news on redlock's signal
+    // descriptor (reaped with __WALL).
+    guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), CLONE_VM, nullptr);
   }
   close(p[0]);
   if (guard < 0) {
@@ -197,15 +199,22 @@ bool GroupGuard::start(pid_t group) {
   return true;
 }
 
+void GroupGuard::done() {
+  if (m_pipe.get() < 0) {
+    return;
+  }
+  char d = 'd';
+  (void)!write(m_pipe.get(), &d, 1);
+  m_pipe.reset();
+}
+
 void GroupGuard::stop() {
   if (m_pid <= 0) {
     return;
   }
-  char done = 'd';
-  (void)!write(m_pipe.get(), &done, 1);
-  m_pipe.reset();
+  done();
   int ws;
-  while (waitpid(m_pid, &ws, 0) < 0 && errno == EINTR) {
+  while (waitpid(m_pid, &ws, __WALL) < 0 && errno == EINTR) {
   }
   m_pid = -1;
 }
@@ -477,6 +486,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   // when it is soon needed).
   (void)guard.start(child);
   Finished done = Supervisor(child, renewer, policy, signals).run();
+  guard.done();  // the group is gone
   renewer.stop();
   if (take_terminal) {
     tcsetpgrp(STDIN_FILENO, getpgrp());

@@ -29,10 +29,11 @@ struct Finished {
 };
 
 // A small process that SIGKILLs CMD's whole process group if redlock ends
-// without saying "done" (even by SIGKILL). supervise() starts it; stop()
-// (or the destructor) says "done" and reaps it. exec stops it only after
-// the lock is released: the release goes out sooner, and the guard's
-// SIGCHLD cannot cut the release's round short.
+// without saying "done" (even by SIGKILL). supervise() starts it and says
+// "done" once the group is gone; stop() (or the destructor) reaps it, which
+// waits until it has run: exec does that after the lock is released, so the
+// release goes out sooner. It ends without a signal to redlock (no
+// SIGCHLD), so it cannot cut a round short.
 class GroupGuard {
  public:
   GroupGuard() = default;
@@ -42,6 +43,9 @@ class GroupGuard {
 
   // Guards `group`; false (no guard) if no process could be started.
   bool start(pid_t group);
+  // The group is gone: the guard may end (at once, without waiting for it).
+  void done();
+  // done(), and reaps the guard.
   void stop();
 
  private:

@@ -173,3 +173,54 @@ TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
   EXPECT_EQ(r.err.find("left"), std::string::npos) << r.err;
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
+
+namespace {
+
+// Live (not zombie) children of `parent`, from /proc.
+std::vector<pid_t> live_children(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) {
+    return out;
+  }
+  while (dirent* e = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') {
+      continue;
+    }
+    const std::string stat = read_file(std::string("/proc/") + e->d_name + "/stat");
+    const auto close = stat.rfind(')');
+    char state = 0;
+    long ppid = 0;
+    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 &&
+        ppid == parent && state != 'Z') {
+      out.push_back(static_cast<pid_t>(pid));
+    }
+  }
+  closedir(proc);
+  return out;
+}
+
+}  // namespace
+
+// The guard that would kill the command's group if redlock died ends as
+// soon as the group is gone, not after the release: a release held up by
+// a stopped server leaves no guard that could SIGKILL a later process
+// group reusing the number.
+TEST(ExecLeftovers, TheGroupGuardEndsWithTheGroupNotAfterTheRelease) {
+  Fixture f;
+  Child c({"--timeout", "3s", "exec", "job", "--", "sh", "-c",
+           "touch \"$D/ran\"; while [ ! -e \"$D/go\" ]; do sleep 0.01; done"},
+          f.env());
+  ASSERT_GE(seconds_until_file(f.path("ran"), Seconds(10)), 0) << c.err_so_far();
+  EXPECT_FALSE(live_children(c.pid()).empty()) << "the command and the guard run";
+  f.redis.pause();
+  write_file(f.path("go"), "");
+  EXPECT_TRUE(eventually([&] { return live_children(c.pid()).empty(); }, Seconds(1)))
+      << "a child of redlock outlived the command's group while the release waited";
+  EXPECT_TRUE(c.alive()) << "redlock should still be waiting for the stopped server";
+  f.redis.resume();
+  Result r = c.wait(Seconds(10));
+  EXPECT_EQ(r.status, 0) << r.err;
+}
