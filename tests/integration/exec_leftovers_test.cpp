@@ -174,36 +174,6 @@ TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 
-namespace {
-
-// Live (not zombie) children of `parent`, from /proc.
-std::vector<pid_t> live_children(pid_t parent) {
-  std::vector<pid_t> out;
-  DIR* proc = opendir("/proc");
-  if (!proc) {
-    return out;
-  }
-  while (dirent* e = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') {
-      continue;
-    }
-    const std::string stat = read_file(std::string("/proc/") + e->d_name + "/stat");
-    const auto close = stat.rfind(')');
-    char state = 0;
-    long ppid = 0;
-    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 &&
-        ppid == parent && state != 'Z') {
-      out.push_back(static_cast<pid_t>(pid));
-    }
-  }
-  closedir(proc);
-  return out;
-}
-
-}  // namespace
-
 // The guard that would kill the command's group if redlock died ends as
 // soon as the group is gone, not after the release: a release held up by
 // a stopped server leaves no guard that could SIGKILL a later process

@@ -62,8 +62,10 @@ inline double seconds_until_gone(pid_t pid, Seconds limit) {
   return now_seconds() - start;
 }
 
-// Live (not zombie) processes whose process group is `pgid`, from /proc.
-inline std::vector<pid_t> group_members(pid_t pgid) {
+// Live (not zombie) processes, from /proc, whose parent and process group
+// pass keep(ppid, pgrp).
+template <typename Keep>
+std::vector<pid_t> live_processes(Keep keep) {
   std::vector<pid_t> out;
   DIR* proc = opendir("/proc");
   if (!proc) {
@@ -83,13 +85,23 @@ inline std::vector<pid_t> group_members(pid_t pgid) {
     // After "pid (comm) ": state ppid pgrp ...
     char state = 0;
     long ppid = 0, pgrp = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-        state != 'Z') {
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && state != 'Z' &&
+        keep(ppid, pgrp)) {
       out.push_back(static_cast<pid_t>(pid));
     }
   }
   closedir(proc);
   return out;
+}
+
+// Live processes whose process group is `pgid`.
+inline std::vector<pid_t> group_members(pid_t pgid) {
+  return live_processes([pgid](long /*ppid*/, long pgrp) { return pgrp == pgid; });
+}
+
+// Live children of `parent`.
+inline std::vector<pid_t> live_children(pid_t parent) {
+  return live_processes([parent](long ppid, long /*pgrp*/) { return ppid == parent; });
 }
 
 // True if process `pid` ignores signal `sig` (SigIgn in /proc/PID/status).
