@@ -143,7 +143,8 @@ Resolved resolve(const GlobalOptions& g) {
     const redis::TlsOptions tls = resolve_tls(g, r);
     r.options.tls = redis::TlsContext::create(tls);
     if (tls.insecure) {
-      log_warning("--insecure: TLS certificates are not verified; anyone on the path can impersonate Redis");
+      log_warning("{}: TLS certificates are not verified; anyone on the path can impersonate Redis",
+                  g.insecure ? "--insecure" : "REDLOCK_TLS_INSECURE=1");
     }
   }
   r.options.prefix = g.prefix ? *g.prefix : (std::getenv("REDLOCK_PREFIX") ? env("REDLOCK_PREFIX") : "redlock:");

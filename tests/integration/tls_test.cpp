@@ -94,6 +94,16 @@ TEST_F(Tls, InsecureSkipsVerificationAndSaysSo) {
   EXPECT_NE(a.err.find("--insecure"), std::string::npos) << a.err;
 }
 
+// Set from the environment (as exec passes it on to a nested redlock), the
+// warning names the variable: there is no --insecure on the command line.
+TEST_F(Tls, InsecureFromTheEnvironmentSaysWhereItCameFrom) {
+  RedisServer redis(s_certs->server());
+  Result a = run({"acquire", "loose"}, {{"REDLOCK_URL", redis.url()}, {"REDLOCK_TLS_INSECURE", "1"}});
+  EXPECT_EQ(a.status, 0) << a.err;
+  EXPECT_NE(a.err.find("REDLOCK_TLS_INSECURE=1: TLS certificates are not verified"), std::string::npos) << a.err;
+  EXPECT_EQ(a.err.find("--insecure"), std::string::npos) << a.err;
+}
+
 TEST_F(Tls, ClientCertificateWhenTheServerDemandsOne) {
   RedisServer redis(s_certs->server(true));
   Env env{{"REDLOCK_URL", redis.url()}};
