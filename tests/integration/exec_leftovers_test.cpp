@@ -180,14 +180,14 @@ TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
 // group reusing the number.
 TEST(ExecLeftovers, TheGroupGuardEndsWithTheGroupNotAfterTheRelease) {
   Fixture f;
-  Child c({"--timeout", "3s", "exec", "job", "--", "sh", "-c",
+  Child c({"--timeout", "20s", "exec", "job", "--", "sh", "-c",
            "touch \"$D/ran\"; while [ ! -e \"$D/go\" ]; do sleep 0.01; done"},
           f.env());
   ASSERT_GE(seconds_until_file(f.path("ran"), Seconds(10)), 0) << c.err_so_far();
   EXPECT_FALSE(live_children(c.pid()).empty()) << "the command and the guard run";
   f.redis.pause();
   write_file(f.path("go"), "");
-  EXPECT_TRUE(eventually([&] { return live_children(c.pid()).empty(); }, Seconds(1)))
+  EXPECT_TRUE(eventually([&] { return live_children(c.pid()).empty(); }, Seconds(5)))
       << "a child of redlock outlived the command's group while the release waited";
   EXPECT_TRUE(c.alive()) << "redlock should still be waiting for the stopped server";
   f.redis.resume();
