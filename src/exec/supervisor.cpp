@@ -56,8 +56,10 @@ int become_command(void* arg) {
   // CMD gets the signal dispositions redlock was started with, as from
   // flock(1) or nohup: a signal ignored then stays ignored; caught ones are
   // reset by execve (redlock catches none: its signals come through a
-  // signalfd). The one redlock changed, SIGPIPE, goes back before any signal
-  // is unblocked (they all are blocked since before the clone).
+  // signalfd; a sanitized build's fault handlers would run only if this
+  // child crashed before its exec). The one redlock changed, SIGPIPE, goes
+  // back before any signal is unblocked (they all are blocked since before
+  // the clone).
   if (!sigpipe_ignored_at_start()) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
