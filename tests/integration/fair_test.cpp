@@ -119,18 +119,33 @@ TEST(Fair, SixWaitersGetTheLockInTheOrderTheyQueued) {
   EXPECT_TRUE(line_gone(redis, "fifo")) << "nothing of the line outlives its last member";
 }
 
-TEST(Fair, AKilledWaiterHoldsUpTheLineForAtMostItsLease) {
+namespace {
+
+// `job` held for a minute (by `token`), with two waiters in line behind it.
+struct HeldWithTwoInLine {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
-  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
-  ASSERT_EQ(holder.status, 0) << holder.err;
-  auto first = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
-  auto second = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
-  first->signal(SIGKILL);
-  (void)first->wait();
+  std::string token;
+  std::unique_ptr<Child> first, second;
+
+  HeldWithTwoInLine() {
+    Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
+    EXPECT_EQ(holder.status, 0) << holder.err;
+    token = first_line(holder.out);
+    first = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+    second = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
+  }
+};
+
+}  // namespace
+
+TEST(Fair, AKilledWaiterHoldsUpTheLineForAtMostItsLease) {
+  HeldWithTwoInLine f;
+  f.first->signal(SIGKILL);
+  (void)f.first->wait();
   const double released = now_seconds();
-  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "job"}, env).status, 0);
-  Result r = second->wait(Seconds(20));
+  ASSERT_EQ(run({"release", "--token", f.token, "job"}, f.env).status, 0);
+  Result r = f.second->wait(Seconds(20));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_LT(now_seconds() - released, 3.5) << "the dead waiter's place lapses within its heartbeat lease";
 }
@@ -318,13 +333,11 @@ long long wakeups(pid_t pid) {
 // heartbeat wakes it, twice a second), yet every waiter is still seen on
 // the lock's channel.
 TEST(Fair, AWaiterSleepsThroughReleasesThatNameAnother) {
-  RedisServer redis;
-  Env env{{"REDLOCK_URL", redis.url()}};
-  Result holder = run({"acquire", "--ttl", "60s", "job"}, env);
-  ASSERT_EQ(holder.status, 0) << holder.err;
-  auto head = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
-  auto back = queue_up(redis, "job", {"acquire", "--wait", "60s", "job"}, env);
-  ASSERT_TRUE(await_waiters(redis, "job", 2, Seconds(10))) << "every waiter listens on the lock's channel";
+  HeldWithTwoInLine f;
+  auto& head = f.first;
+  auto& back = f.second;
+  const Env& env = f.env;
+  ASSERT_TRUE(await_waiters(f.redis, "job", 2, Seconds(10))) << "every waiter listens on the lock's channel";
   // The head, frozen, stays the head for its lease (2 s): each release
   // below names it, and only it.
   // Its last heartbeat may be half a second old: the releases below stay
@@ -334,7 +347,7 @@ TEST(Fair, AWaiterSleepsThroughReleasesThatNameAnother) {
   const auto since_stop = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
   };
-  ASSERT_EQ(run({"release", "--token", first_line(holder.out), "job"}, env).status, 0);
+  ASSERT_EQ(run({"release", "--token", f.token, "job"}, env).status, 0);
   const long long before = wakeups(back->pid());
   const double start = since_stop();
   int releases = 0;
