@@ -292,15 +292,16 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
 // Each subcommand, in the order --help lists them.
 struct SubcommandDef {
   const char* name;
+  Subcommand id;
   CLI::App* (*add)(CLI::App&, AllOptions&);
 };
 constexpr SubcommandDef k_subcommands[] = {
-    {"acquire", [](CLI::App& app, AllOptions& o) { return add_acquire(app, o.acquire); }},
-    {"release", [](CLI::App& app, AllOptions& o) { return add_release(app, o.release); }},
-    {"renew", [](CLI::App& app, AllOptions& o) { return add_renew(app, o.renew); }},
-    {"status", [](CLI::App& app, AllOptions& o) { return add_status(app, o.status); }},
-    {"break", [](CLI::App& app, AllOptions& o) { return add_break(app, o.brk); }},
-    {"exec", [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
+    {"acquire", Subcommand::k_acquire, [](CLI::App& app, AllOptions& o) { return add_acquire(app, o.acquire); }},
+    {"release", Subcommand::k_release, [](CLI::App& app, AllOptions& o) { return add_release(app, o.release); }},
+    {"renew", Subcommand::k_renew, [](CLI::App& app, AllOptions& o) { return add_renew(app, o.renew); }},
+    {"status", Subcommand::k_status, [](CLI::App& app, AllOptions& o) { return add_status(app, o.status); }},
+    {"break", Subcommand::k_break, [](CLI::App& app, AllOptions& o) { return add_break(app, o.brk); }},
+    {"exec", Subcommand::k_exec, [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
 };
 
 }  // namespace
@@ -464,22 +465,29 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int
   return to_int(ExitStatus::k_usage);
 }
 
+// CLI11 reads redlock's own words (exec's CMD, cut off by prescan(), is
+// put back after). Throws what CLI11 throws, and a UsageError for a value
+// that does not parse.
+void parse_own_words(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
+  std::vector<std::string> after_dashes = std::move(o.exec.command);
+  o.exec.command.clear();
+  app.parse(p.own_argc, argv);
+  if (p.own_argc < argc) {
+    if (!o.exec.command.empty()) {
+      // exec a b -- cmd: CLI11 took b for CMD.
+      throw CLI::ParseError(
+          fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]", o.exec.command.front()),
+          CLI::ExitCodes::ExtrasError);
+    }
+    o.exec.command = std::move(after_dashes);
+  }
+}
+
 // Parses redlock's own words; the exit status when that ends the call
 // (--help, --version, a usage error).
 std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
   try {
-    std::vector<std::string> after_dashes = std::move(o.exec.command);
-    o.exec.command.clear();
-    app.parse(p.own_argc, argv);
-    if (p.own_argc < argc) {
-      if (!o.exec.command.empty()) {
-        // exec a b -- cmd: CLI11 took b for CMD.
-        throw CLI::ParseError(
-            fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]", o.exec.command.front()),
-            CLI::ExitCodes::ExtrasError);
-      }
-      o.exec.command = std::move(after_dashes);
-    }
+    parse_own_words(app, o, p, argc, argv);
   } catch (const CLI::ParseError& e) {
     return e.get_exit_code() == 0 ? print_requested(app, e) : report_usage_error(app, e, p.silent, argc, argv);
   } catch (const UsageError& e) {
@@ -494,13 +502,9 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
 
 // The subcommand the parsed command line names (none if none was given).
 std::optional<Subcommand> subcommand_of(const CLI::App& app) {
-  const std::pair<const char*, Subcommand> subcommands[] = {
-      {"acquire", Subcommand::k_acquire}, {"release", Subcommand::k_release}, {"renew", Subcommand::k_renew},
-      {"status", Subcommand::k_status},   {"break", Subcommand::k_break},     {"exec", Subcommand::k_exec},
-  };
-  for (const auto& [name, subcommand] : subcommands) {
-    if (app.got_subcommand(name)) {
-      return subcommand;
+  for (const auto& s : k_subcommands) {
+    if (app.got_subcommand(s.name)) {
+      return s.id;
     }
   }
   return std::nullopt;
@@ -541,15 +545,7 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
   }
   const Prescan p = prescan(*app, o.exec, argc, argv);
   try {
-    std::vector<std::string> after_dashes = std::move(o.exec.command);
-    o.exec.command.clear();
-    app->parse(p.own_argc, argv);
-    if (p.own_argc < argc) {
-      if (!o.exec.command.empty()) {
-        return std::nullopt;  // exec a b -- cmd
-      }
-      o.exec.command = std::move(after_dashes);
-    }
+    parse_own_words(*app, o, p, argc, argv);
   } catch (const std::exception&) {
     return std::nullopt;  // said by the whole command line
   }
