@@ -213,12 +213,12 @@ Take parse_take(const TakeOptions& o, bool shared) {
 namespace {
 
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
-// After a wait it names the holder with its command and does not suggest
-// --wait again.
+// It names the holder with its command (from the busy answer itself), and
+// after a wait does not suggest --wait again.
 ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
                      ExitCode conflict_exit_code) {
   if (verbosity() < Verbosity::k_normal) {
-    return conflict_exit_code;  // -q: busy is not news (and costs no round trip)
+    return conflict_exit_code;  // -q: busy is not news
   }
   const bool did_wait = waited && *waited > Millis(0);
   if (busy.lost_race && busy.host.empty()) {
@@ -227,7 +227,7 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optio
                         : std::string("; try again or use --wait"));
     return conflict_exit_code;
   }
-  const HolderInfo holder = did_wait ? holder_of(busy) : HolderInfo{busy.host, busy.pid, "", busy.ttl_left, 0, false};
+  const HolderInfo holder = holder_of(busy);
   const std::string who = describe(holder);
   std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
   if (busy.ahead > 0) {

@@ -142,6 +142,10 @@ TEST(Waiting, ANoWaitBusyLockStillSuggestsWait) {
   EXPECT_EQ(r.status, 75);
   ASSERT_EQ(lines_of(r.err).size(), 1u) << r.err;
   EXPECT_NE(r.err.find("use --wait"), std::string::npos) << r.err;
+  // The busy answer names the holder in full: its command too, at no cost.
+  EXPECT_NE(r.err.find("deploy is held by " + hostname() + " pid " + std::to_string(holder->pid()) + " (sleep 30)"),
+            std::string::npos)
+      << r.err;
   holder->signal(SIGTERM);
 }
 
