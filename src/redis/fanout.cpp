@@ -160,6 +160,9 @@ void read_arrived(std::span<Connection* const> conns) {
   for (Connection* c : conns) {
     set.watch(c);
   }
+  if (set.fds.empty()) {
+    return;
+  }
   int n;
   do {
     n = ::poll(set.fds.data(), set.fds.size(), 0);
