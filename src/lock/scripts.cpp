@@ -186,13 +186,20 @@ if fair then
   local bad = queue_bad(KEYS[3])
   if bad then return {'foreign', bad} end
 end
+-- The live line, read (and its dead entries pruned) once per call of the
+-- script; enter() makes it read again.
+local read_line = nil
+local function live_line()
+  if not read_line then read_line = line_of(KEYS[3], true) end
+  return read_line
+end
 -- Puts the caller (waiter ARGV[10]) in line, or refreshes its entry (the
 -- heartbeat); returns its entry and the live line. Once per call of the
 -- script: a second call returns what the first did.
 local entered = nil
 local function enter()
   if entered then return entered[1], entered[2] end
-  local line = line_of(KEYS[3], true)
+  local line = live_line()
   local key = 'w:' .. ARGV[10]
   local v = nil
   for _, w in ipairs(line) do if w.id == ARGV[10] then v = w end end
@@ -213,6 +220,7 @@ local function enter()
   redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
   entered = {v, line}
+  read_line = nil
   return v, line
 end
 -- who: the holder named (host, pid, cmd, how many hold, and 'kept' when it
@@ -221,7 +229,7 @@ local function busy(left, who)
   who = who or {'', '', '', 0, ''}
   local place, ahead, mine = 0, 0, 0
   if fair and ARGV[10] == '' then
-    ahead = #line_of(KEYS[3], false)
+    ahead = #live_line()
   elseif fair then
     local v, line = enter()
     place = 1
@@ -240,7 +248,8 @@ local function dequeue()
   -- not let the next waiter overtake it on this server alone.
   if not fair or ARGV[10] == '' or (ARGV[14] or '') ~= '' then return end
   redis.call('HDEL', KEYS[3], 'w:' .. ARGV[10])
-  if #line_of(KEYS[3], true) == 0 then redis.call('DEL', KEYS[3]) end
+  for _, w in ipairs(live_line()) do if w.id ~= ARGV[10] then return end end
+  redis.call('DEL', KEYS[3])
 end
 if multi then
   local list = holders()
@@ -298,7 +307,7 @@ if fair then
   local st = lock_state()
   local soonest = 0
   if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
-  for _, w in ipairs(line_of(KEYS[3], false)) do
+  for _, w in ipairs(live_line()) do
     if w.id == ARGV[10] then break end
     -- A Redlock waiter whose entry here went (its grant on this server was
     -- undone) keeps its place by its ticket.
