@@ -75,11 +75,16 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
-  // Braces would let two (prefix, name) pairs share a key ("a" + "b}{c" and
-  // "a{b}" + "c") and move a name's keys out of their one hash slot.
-  if (name.find_first_of("{}") != std::string_view::npos) {
-    throw UsageError(fmt::format("invalid lock name '{}': it contains '{{' or '}}' (they mark Redis hash tags)",
-                                 escape_for_terminal(name)));
+  // The keys are <prefix>{NAME}..., with no brace in the prefix: their hash
+  // tag runs from that '{' to the first '}' after it, so it is NAME up to
+  // its first '}' for every key of the lock (one Cluster slot), and two
+  // names never share a key. A name that starts with '}' would leave the tag
+  // empty: Redis would hash each whole key, scattering the lock's keys over
+  // several slots.
+  if (name.front() == '}') {
+    throw UsageError(
+        fmt::format("invalid lock name '{}': it starts with '}}', which would leave its keys without a Redis hash tag",
+                    escape_for_terminal(name)));
   }
   for (size_t i = 0; i < name.size(); ++i) {
     auto c = static_cast<unsigned char>(name[i]);

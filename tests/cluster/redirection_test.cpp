@@ -49,3 +49,28 @@ TEST(Cluster, ExecAndWaitingWorkThroughRedirections) {
     EXPECT_EQ(c.holders("redlock:{" + name + "}"), 0) << name;
   }
 }
+
+// Braces in a name: the lock's keys still meet in one slot (tagged by the
+// name up to its first '}'), so every script, waiting included, runs
+// without CROSSSLOT.
+TEST(Cluster, NamesWithBracesKeepTheirKeysInOneSlot) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  for (const std::string name : {"{a}", "a}b", "b{c}d", "}{"}) {
+    if (name.front() == '}') {
+      EXPECT_EQ(run({"acquire", name}, env).status, 64) << "no hash tag: its keys would be scattered";
+      continue;
+    }
+    const std::string key = "redlock:{" + name + "}";
+    const long long slot = c.node(0).cmd({"CLUSTER", "KEYSLOT", key}).integer;
+    for (const std::string suffix : {":fence", ":queue"}) {
+      EXPECT_EQ(c.node(0).cmd({"CLUSTER", "KEYSLOT", key + suffix}).integer, slot) << name << suffix;
+    }
+    Result holder = run({"acquire", "--ttl", "800ms", "--json", name}, env);
+    ASSERT_EQ(holder.status, 0) << name << ": " << holder.err;
+    EXPECT_EQ(c.holders(key), 1) << name;
+    Result r = run({"exec", "--wait", "10s", "--ttl", "2s", name, "--", "true"}, env);
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_EQ(c.holders(key), 0) << name;
+  }
+}

@@ -355,3 +355,34 @@ TEST_F(Acquire, AFenceCounterThatIsNotANumberExits76AndWritesNothing) {
   EXPECT_FALSE(exists(key("fs")));
   EXPECT_EQ(redis.cmd({"GET", key("fs") + ":fence"}).str, "not a number");
 }
+
+// ---------------------------------------------------------------- names
+
+// A name is any UTF-8 without control characters, braces included: the
+// prefix has none, so every key of a lock is tagged by the name up to its
+// first '}', and no two names share a key, not even one that looks like
+// another lock's fence or line.
+TEST_F(Acquire, NamesWithBracesAreLocksOfTheirOwn) {
+  const std::vector<std::string> names = {"a", "{a}", "a}", "a{b}c", "a}:fence", "a}:queue", "x{", "job{1}"};
+  std::map<std::string, std::string> tokens;
+  for (const auto& name : names) {
+    Result r = rl({"acquire", "--ttl", "60s", name});
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    tokens[name] = first_line(r.out);
+    EXPECT_EQ(hgetall(key(name))["token"], tokens[name]) << name;
+  }
+  for (const auto& name : names) {
+    EXPECT_EQ(rl({"acquire", name}).status, 75) << name;
+  }
+  Result st = rl({"status", "--json"});
+  ASSERT_EQ(st.status, 0) << st.err;
+  std::set<std::string> listed;
+  for (const auto& l : json::parse(st.out)) {
+    listed.insert(l["name"].get<std::string>());
+  }
+  EXPECT_EQ(listed, std::set<std::string>(names.begin(), names.end()));
+  for (const auto& name : names) {
+    EXPECT_EQ(rl({"release", "--token", tokens[name], name}).status, 0) << name;
+    EXPECT_EQ(redis.cmd({"EXISTS", key(name)}).integer, 0) << name;
+  }
+}
