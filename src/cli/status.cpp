@@ -352,9 +352,6 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
       shown.status = ExitStatus::k_no;
     }
   }
-  if (format == Format::k_prometheus) {
-    shown.status = ExitStatus::k_ok;  // metrics written: a free lock is a value, not a failure
-  }
   return shown;
 }
 
