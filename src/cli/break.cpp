@@ -84,16 +84,14 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
 }  // namespace
 
 ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
-  for (const auto& name : o.names) {
-    validate_name(name);
-  }
+  const std::vector<std::string> names = named_locks(o.names);
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   const std::vector<std::string> urls = locker.endpoint_names();
   ExitCode status = ExitStatus::k_ok;
   std::string output;
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& name : o.names) {
+  for (const auto& name : names) {
     const lock::Broken b = locker.break_lock(name);
     const auto& d = b.decision;
     switch (d.verdict) {

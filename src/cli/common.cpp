@@ -352,4 +352,15 @@ std::vector<std::string> process_argv(long long pid) {
   return argv;
 }
 
+std::vector<std::string> named_locks(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names) {
+    validate_name(name);
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
 }  // namespace redlock::cli

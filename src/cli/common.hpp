@@ -44,6 +44,10 @@ struct Resolved {
 };
 [[nodiscard]] Resolved resolve(const GlobalOptions& g);
 
+// The lock names given to status or break, each checked (64 for a bad one),
+// once each in the order first given: a name given twice is one lock.
+[[nodiscard]] std::vector<std::string> named_locks(const std::vector<std::string>& names);
+
 // Endpoints for people and for CMD's $REDLOCK_URL: comma-separated, no passwords.
 [[nodiscard]] std::string display_endpoints(const std::vector<redis::Endpoint>& endpoints);
 

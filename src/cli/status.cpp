@@ -366,14 +366,14 @@ void warn_foreign(const std::vector<Verdict>& verdicts) {
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, one block after another otherwise) until a stop signal, which
 // ends it with 0. Redis trouble is shown and tried again at the next turn.
-ExitCode watch(const StatusOptions& o, Format format, Millis interval, lock::Locker& locker,
-               const std::string& prefix) {
+ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Format format, Millis interval,
+               lock::Locker& locker, const std::string& prefix) {
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   for (bool first = true;; first = false) {
     std::string block;
     try {
-      const auto verdicts = snapshot(locker, o.names);
+      const auto verdicts = snapshot(locker, names);
       const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
@@ -387,7 +387,7 @@ ExitCode watch(const StatusOptions& o, Format format, Millis interval, lock::Loc
       char when[64] = {};
       std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&now));
       std::string what = "redlock status";
-      for (const auto& name : o.names) {
+      for (const auto& name : names) {
         what += ' ';
         what += escape_for_terminal(name);
       }
@@ -410,9 +410,7 @@ ExitCode watch(const StatusOptions& o, Format format, Millis interval, lock::Loc
 }  // namespace
 
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
-  for (const auto& name : o.names) {
-    validate_name(name);
-  }
+  const std::vector<std::string> names = named_locks(o.names);
   const Format format = format_of(o);
   if (o.interval && !o.watch) {
     throw UsageError("--interval goes with --watch");
@@ -421,9 +419,9 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   if (o.watch) {
-    return watch(o, format, interval, locker, r.options.prefix);
+    return watch(o, names, format, interval, locker, r.options.prefix);
   }
-  const auto verdicts = snapshot(locker, o.names);
+  const auto verdicts = snapshot(locker, names);
   for (const auto& risk : locker.eviction_risks()) {
     log_warning("{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
   }

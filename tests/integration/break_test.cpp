@@ -166,6 +166,17 @@ TEST(Break, BreaksOnEveryRedlockServerAndNeedsAMajorityToAnswer) {
   EXPECT_EQ(two_down.status, 69) << two_down.err;
 }
 
+TEST(Break, ANameGivenTwiceIsBrokenOnce) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  ASSERT_EQ(run({"acquire", "a"}, env).status, 0);
+  Result r = run({"break", "a", "a"}, env);
+  EXPECT_EQ(r.status, 0) << "the second 'a' is not a free lock of its own: " << r.err;
+  EXPECT_EQ(r.out.find("broke a:"), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(Break, BadNamesAreRefusedBeforeAnyTraffic) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};

@@ -80,6 +80,16 @@ TEST_F(Status, OfANamedLockExits0WhenHeldAnd1WhenFree) {
   EXPECT_EQ(rl({"status", "free"}).status, 1);
 }
 
+TEST_F(Status, ANameGivenTwiceIsOneLock) {
+  take("held");
+  Result r = rl({"status", "--json", "held", "free", "held"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u) << r.out;
+  EXPECT_EQ(j[0]["name"], "held");
+  EXPECT_EQ(j[1]["name"], "free");
+}
+
 TEST_F(Status, WithoutNamesListsEveryLockUnderThePrefixAndNothingElse) {
   for (const char* name : {"b", "a", "c/d", "ünï"}) {
     take(name);
