@@ -27,19 +27,22 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-std::string read_password_file(const std::string& path) {
+// The password: the first line of `path`, named in messages as `from`
+// ("--password-file" or "$REDLOCK_PASSWORD_FILE").
+std::string read_password_file(const std::string& path, const char* from) {
   std::ifstream in(path);
-  if (!in) {
-    throw UsageError(
-        fmt::format("cannot read --password-file '{}': {}", escape_for_terminal(path), std::strerror(errno)));
-  }
   std::string line;
-  std::getline(in, line);
+  if (in) {
+    std::getline(in, line);
+  }
+  if (!in && !in.eof()) {  // not opened, or a read error (a directory: EISDIR)
+    throw UsageError(fmt::format("cannot read {} '{}': {}", from, escape_for_terminal(path), std::strerror(errno)));
+  }
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) {
     line.pop_back();
   }
   if (line.empty()) {
-    throw UsageError(fmt::format("--password-file '{}' is empty", escape_for_terminal(path)));
+    throw UsageError(fmt::format("{} '{}' is empty", from, escape_for_terminal(path)));
   }
   return line;
 }
@@ -52,7 +55,8 @@ void resolve_password(const GlobalOptions& g, Resolved& r) {
   const std::string password_file = !g.password_file.empty() ? g.password_file : env("REDLOCK_PASSWORD_FILE");
   r.keep_password_env = !env("REDLOCK_PASSWORD").empty();  // the caller's own: CMD keeps it
   if (!g.password_file.empty() || (env("REDLOCK_PASSWORD").empty() && !password_file.empty())) {
-    password = read_password_file(password_file);
+    password =
+        read_password_file(password_file, !g.password_file.empty() ? "--password-file" : "$REDLOCK_PASSWORD_FILE");
     // A nested redlock reads the same file, whatever directory CMD is in.
     char* absolute = realpath(password_file.c_str(), nullptr);
     r.credentials_env.emplace_back("REDLOCK_PASSWORD_FILE", absolute ? absolute : password_file);

@@ -60,6 +60,21 @@ TEST(Messages, DurationsAcceptDays) {
   EXPECT_EQ(compound.status, 0) << compound.err;
 }
 
+TEST(Messages, APasswordFileThatCannotBeReadSaysWhyAndWhereItWasNamed) {
+  TempDir dir;
+  const Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:1"}};
+  Result flag = run({"acquire", "--password-file", dir.path(), "x"}, nowhere);
+  EXPECT_EQ(flag.status, 64) << flag.err;
+  EXPECT_TRUE(one_line(flag.err)) << flag.err;
+  EXPECT_NE(flag.err.find("cannot read --password-file '" + dir.path() + "': Is a directory"), std::string::npos)
+      << flag.err;
+  Env from_env = nowhere;
+  from_env["REDLOCK_PASSWORD_FILE"] = dir.path();
+  Result env = run({"acquire", "x"}, from_env);
+  EXPECT_EQ(env.status, 64) << env.err;
+  EXPECT_NE(env.err.find("cannot read $REDLOCK_PASSWORD_FILE '" + dir.path() + "'"), std::string::npos) << env.err;
+}
+
 TEST(Messages, HelpWithASubcommandIsThatSubcommandsHelp) {
   Result all = run({"help"});
   EXPECT_EQ(all.status, 0) << all.err;
