@@ -156,11 +156,16 @@ Resolved resolve(const GlobalOptions& g) {
   if (!is_valid_utf8(r.options.prefix) || r.options.prefix.size() > 512) {
     throw UsageError(fmt::format("invalid {}: it must be valid UTF-8 of at most 512 bytes", prefix_from));
   }
-  // A brace in the prefix would be taken for the name's hash tag: keys of
-  // different locks could collide, or leave their one hash slot.
-  if (r.options.prefix.find_first_of("{}") != std::string::npos) {
-    throw UsageError(fmt::format("invalid {} '{}': it contains '{{' or '}}' (they mark Redis hash tags)", prefix_from,
-                                 escape_for_terminal(r.options.prefix)));
+  // A lock's keys are <prefix>{NAME}...: their hash tag runs from the first
+  // '{' to the first '}' after it, the same for every key of the lock. A
+  // prefix whose first '{' is followed at once by '}' makes that tag empty:
+  // Redis would hash each whole key, scattering the lock over several slots.
+  if (const size_t open = r.options.prefix.find('{');
+      open != std::string::npos && open + 1 < r.options.prefix.size() && r.options.prefix[open + 1] == '}') {
+    throw UsageError(
+        fmt::format("invalid {} '{}': its first '{{' is closed at once, which leaves the keys without a "
+                    "Redis hash tag",
+                    prefix_from, escape_for_terminal(r.options.prefix)));
   }
   r.options.timeouts.connect = g.connect_timeout;
   r.options.timeouts.command = g.timeout;

@@ -74,3 +74,21 @@ TEST(Cluster, NamesWithBracesKeepTheirKeysInOneSlot) {
     EXPECT_EQ(c.holders(key), 0) << name;
   }
 }
+
+// A prefix with a tag of its own ('app{1}:') puts every lock in that tag's
+// slot; the scripts run there, on whichever node is named.
+TEST(Cluster, APrefixWithItsOwnHashTagWorksFromAnyNode) {
+  Cluster& c = cluster();
+  for (size_t from = 0; from < c.size(); ++from) {
+    Env env{{"REDLOCK_URL", c.url(from)}, {"REDLOCK_PREFIX", "app{1}:"}};
+    const std::string name = "job-" + std::to_string(from);
+    Result r = run({"exec", "--wait", "5s", name, "--", "true"}, env);
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    Result holder = run({"acquire", "--ttl", "60s", name}, env);
+    ASSERT_EQ(holder.status, 0) << holder.err;
+    EXPECT_EQ(c.holders("app{1}:{" + name + "}"), 1);
+    Result st = run({"status", name}, env);
+    EXPECT_EQ(st.status, 0) << st.err;
+    EXPECT_EQ(run({"release", "--token", holder.out.substr(0, holder.out.find('\n')), name}, env).status, 0);
+  }
+}

@@ -358,8 +358,8 @@ TEST_F(Acquire, AFenceCounterThatIsNotANumberExits76AndWritesNothing) {
 
 // ---------------------------------------------------------------- names
 
-// A name is any UTF-8 without control characters, braces included: the
-// prefix has none, so every key of a lock is tagged by the name up to its
+// A name is any UTF-8 without control characters, braces included: with
+// the default prefix every key of a lock is tagged by the name up to its
 // first '}', and no two names share a key, not even one that looks like
 // another lock's fence or line.
 TEST_F(Acquire, NamesWithBracesAreLocksOfTheirOwn) {
@@ -384,5 +384,31 @@ TEST_F(Acquire, NamesWithBracesAreLocksOfTheirOwn) {
   for (const auto& name : names) {
     EXPECT_EQ(rl({"release", "--token", tokens[name], name}).status, 0) << name;
     EXPECT_EQ(redis.cmd({"EXISTS", key(name)}).integer, 0) << name;
+  }
+}
+
+// A prefix may hold braces too: 'app{1}:' puts every lock in the slot of
+// '1' (one Cluster node), 'en{v' tags each lock by 'v{' and its name.
+TEST_F(Acquire, PrefixesWithBracesKeepEachLockToItself) {
+  for (const std::string prefix : {"app{1}:", "en{v", "x}y:"}) {
+    SCOPED_TRACE(prefix);
+    std::map<std::string, std::string> tokens;
+    for (const std::string name : {"a", "b", "{a}"}) {
+      Result r = rl({"--prefix", prefix, "acquire", "--ttl", "60s", name});
+      ASSERT_EQ(r.status, 0) << r.err;
+      tokens[name] = first_line(r.out);
+      EXPECT_EQ(redis.cmd({"HGET", prefix + "{" + name + "}", "token"}).str, tokens[name]);
+      EXPECT_EQ(rl({"--prefix", prefix, "acquire", name}).status, 75);
+    }
+    Result st = rl({"--prefix", prefix, "status", "--json"});
+    ASSERT_EQ(st.status, 0) << st.err;
+    std::set<std::string> listed;
+    for (const auto& l : json::parse(st.out)) {
+      listed.insert(l["name"].get<std::string>());
+    }
+    EXPECT_EQ(listed, (std::set<std::string>{"a", "b", "{a}"}));
+    for (const auto& [name, token] : tokens) {
+      EXPECT_EQ(rl({"--prefix", prefix, "release", "--token", token, name}).status, 0) << name;
+    }
   }
 }
