@@ -76,8 +76,12 @@ void Locker::warn_refused(size_t i, const redis::Failure& failure) {
     return;
   }
   m_warned[i] = true;
+  // The message is redlock's own sentence (endpoints as display() shows
+  // them, the server's error, a hint naming options): not a command line,
+  // whose words after --password-file would be taken for secrets. Only a
+  // URL's password could be in it, and that stays hidden.
   write_stderr(fmt::format("redlock: {}; it does not count towards the quorum of the {} servers\n",
-                           redact_secrets(failure.message), m_conns.size()));
+                           redact_url_passwords(failure.message), m_conns.size()));
 }
 
 std::vector<bool> Locker::failed_over() {
