@@ -141,6 +141,7 @@ Resolved resolve(const GlobalOptions& g) {
   } else {
     r.endpoints = {redis::parse_endpoint("redis://127.0.0.1:6379")};
   }
+  redis::refuse_repeated(r.endpoints);
   resolve_password(g, r);
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {

@@ -352,6 +352,55 @@ std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
   return out;
 }
 
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// What makes two endpoints the same server in writing: everything that picks
+// the server and the database, nothing that picks the credentials.
+std::string identity(const Endpoint& ep) {
+  switch (ep.kind) {
+    case Endpoint::Kind::k_unix:
+      return fmt::format("unix {} {}", ep.path, ep.db);
+    case Endpoint::Kind::k_sentinel: {
+      std::vector<std::string> sentinels;
+      for (const auto& [host, port] : ep.sentinels) {
+        sentinels.push_back(fmt::format("{}:{}", lower(host), port));
+      }
+      std::sort(sentinels.begin(), sentinels.end());
+      std::string out = "sentinel " + ep.master;
+      for (const auto& s : sentinels) {
+        out += " " + s;
+      }
+      return fmt::format("{} {}", out, ep.db);
+    }
+    case Endpoint::Kind::k_tcp:
+      break;
+  }
+  return fmt::format("{} {} {} {}", ep.tls ? "rediss" : "redis", lower(ep.host), ep.port, ep.db);
+}
+
+}  // namespace
+
+void refuse_repeated(const std::vector<Endpoint>& endpoints) {
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    for (size_t j = i + 1; j < endpoints.size(); ++j) {
+      if (identity(endpoints[i]) != identity(endpoints[j])) {
+        continue;
+      }
+      const std::string first = endpoints[i].display();
+      const std::string second = endpoints[j].display();
+      throw UsageError(fmt::format(
+          "{}{} is named twice: the same Redis node is one server, not two independent Redlock masters; give "
+          "it once with --redis or in $REDLOCK_URL",
+          first, first == second ? "" : " (also as " + second + ")"));
+    }
+  }
+}
+
 std::string Endpoint::display() const {
   // "user:@", not "user@": the single-part form reads back as a password.
   std::string user_part = user.empty() ? "" : percent_encode(user) + ":@";

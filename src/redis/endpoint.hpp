@@ -41,4 +41,11 @@ struct Endpoint {
 // comma-separated hosts stay together.
 [[nodiscard]] std::vector<Endpoint> parse_endpoint_list(std::string_view urls);
 
+// Throws UsageError when two endpoints name one server in the same words:
+// the same scheme, host (in any case), port and database; the same socket
+// path and database; or the same sentinels, master and database. No name is
+// looked up, so this runs before any network traffic; aliases (localhost
+// and 127.0.0.1) are found once connected.
+void refuse_repeated(const std::vector<Endpoint>& endpoints);
+
 }  // namespace redlock::redis

@@ -236,3 +236,61 @@ TEST(BadInputMessages, SilentSilencesEvenParseErrors) {
     EXPECT_EQ(r.err, "") << args[1];
   }
 }
+
+// ---------------------------------------------------------------- one server named twice
+
+// The same server named twice (the same scheme, host, port and database, or
+// the same socket) is a usage error found in the text, before any
+// connection; aliases (another spelling of the address) are found after
+// connecting (tests/cluster/topology_test.cpp).
+TEST(DuplicateEndpoints, TheSameServerTwiceIs64BeforeAnyConnection) {
+  RedisServer redis;
+  const std::string url = redis.url();
+  std::string with_user = url;
+  with_user.insert(with_user.find("//") + 2, "alice:hunter3@");
+  const std::vector<std::vector<std::string>> invocations = {
+      {"-r", url, "-r", url, "acquire", "x"},
+      {"-r", url, "-r", url + "/0", "status"},
+      {"-r", url + "/3", "-r", "redis://other.invalid:6379", "-r", url + "/3", "release", "x", "--token", "t"},
+      {"-r", with_user, "-r", url, "exec", "x", "--", "true"},
+      {"--redis", url + "," + url, "break", "x"},
+  };
+  for (const auto& args : invocations) {
+    SCOPED_TRACE(args[1] + " " + args[3]);
+    const long long connections = info_number(redis, "stats", "total_connections_received");
+    Result r = run(args, {{"REDLOCK_URL", ""}}, Seconds(10));
+    expect_usage_error(r);
+    EXPECT_NE(r.err.find("named twice"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("hunter3"), std::string::npos) << r.err;
+    EXPECT_EQ(info_number(redis, "stats", "total_connections_received"), connections + 1)
+        << "redlock connected to Redis";  // +1: this INFO's own
+  }
+  Result env = run({"acquire", "x"}, {{"REDLOCK_URL", url + "," + url}}, Seconds(10));
+  expect_usage_error(env);
+  EXPECT_EQ(redis.cmd({"DBSIZE"}).integer, 0);
+}
+
+TEST(DuplicateEndpoints, AClosedPortNamedTwiceIs64AtOnce) {
+  const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());
+  Result r = run({"-r", url, "-r", url, "acquire", "x"}, {{"REDLOCK_URL", ""}}, Seconds(10));
+  expect_usage_error(r);
+  EXPECT_NE(r.err.find("named twice"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 1.0);
+  Result sock =
+      run({"status"}, {{"REDLOCK_URL", "unix:///nonexistent/redis.sock,unix:///nonexistent/redis.sock"}}, Seconds(10));
+  expect_usage_error(sock);
+  // Host names are compared without case, and never looked up.
+  Result names = run({"-r", "redis://Redis.Invalid:1", "-r", "redis://redis.invalid:1", "status"},
+                     {{"REDLOCK_URL", ""}}, Seconds(10));
+  expect_usage_error(names);
+}
+
+TEST(DuplicateEndpoints, DifferentDatabasesOrSchemesAreNotTheSameText) {
+  // Not a textual duplicate: these reach Redis, and the closed port makes it 69.
+  const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());
+  for (const std::string& second : {url + "/1", "rediss" + url.substr(5)}) {
+    SCOPED_TRACE(second);
+    Result r = run({"-r", url, "-r", second, "acquire", "x"}, {{"REDLOCK_URL", ""}}, Seconds(10));
+    EXPECT_EQ(r.status, 69) << r.err;
+  }
+}

@@ -86,4 +86,11 @@ TEST(ClusterTopology, OneServerNamedTwiceIsRefused) {
   EXPECT_EQ(r.status, 64) << r.err;
   EXPECT_NE(r.err.find("same Redis node"), std::string::npos) << r.err;
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("twice")}).integer, 0);
+  // Spelt differently (an alias the text does not give away), it is found
+  // once connected.
+  const std::string alias = "redis://localhost:" + std::to_string(redis.port());
+  Result a = run({"--redis", redis.url(), "--redis", alias, "acquire", "twice"}, Env{{"REDLOCK_URL", ""}});
+  EXPECT_EQ(a.status, 64) << a.err;
+  EXPECT_NE(a.err.find("reach the same Redis node"), std::string::npos) << a.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("twice")}).integer, 0);
 }

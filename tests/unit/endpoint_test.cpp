@@ -424,3 +424,39 @@ TEST(ParseEndpointList, KeepsASentinelUrlsHostsTogether) {
   EXPECT_EQ(list[1].host, "c");
   EXPECT_EQ(list[2].path, "/tmp/r.sock");
 }
+
+// ---------------------------------------------------------------- one server named twice
+
+TEST(RefuseRepeated, RefusesTheSameServerInTheSameWordsWhateverTheCredentials) {
+  using redlock::redis::refuse_repeated;
+  const std::vector<std::pair<std::string, std::string>> same = {
+      {"redis://127.0.0.1:7000", "redis://127.0.0.1:7000/0"},
+      {"redis://Redis.Example:7000", "redis://redis.example:7000"},
+      {"redis://u:pw-one@h:7000/2", "redis://:pw-two@h:7000/2"},
+      {"rediss://[::1]:7000", "rediss://[::1]:7000"},
+      {"unix:///run/redis.sock", "unix:///run/redis.sock?db=0"},
+      {"redis+sentinel://s1:26379,s2:26379/m", "redis+sentinel://s2,s1/m"},
+  };
+  for (const auto& [a, b] : same) {
+    SCOPED_TRACE(a + " " + b);
+    try {
+      refuse_repeated(parse_endpoint_list(a + ",redis://other:1," + b));
+      ADD_FAILURE() << "not refused";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("named twice"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("pw-"), std::string::npos) << e.what();
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> different = {
+      {"redis://127.0.0.1:7000", "redis://127.0.0.1:7001"},
+      {"redis://127.0.0.1:7000", "redis://127.0.0.1:7000/1"},
+      {"redis://127.0.0.1:7000", "rediss://127.0.0.1:7000"},
+      {"redis://localhost:7000", "redis://127.0.0.1:7000"},  // an alias: found once connected
+      {"unix:///run/redis.sock", "unix:///run/redis.sock?db=1"},
+      {"redis+sentinel://s1/m", "redis+sentinel://s1/n"},
+  };
+  for (const auto& [a, b] : different) {
+    SCOPED_TRACE(a + " " + b);
+    EXPECT_NO_THROW(refuse_repeated(parse_endpoint_list(a + "," + b)));
+  }
+}
