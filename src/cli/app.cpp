@@ -90,7 +90,15 @@ int run(std::optional<Subcommand> which, const AllOptions& o) {
   // subcommand could finish: it ends the command. Only an acquire that
   // succeeded keeps its 0: it printed a token, and the caller holds the lock.
   const int sig = pending_stop();
-  if (sig != 0 && (!status.ok() || which != Subcommand::k_acquire)) {
+  const bool interrupted = sig != 0 && (!status.ok() || which != Subcommand::k_acquire);
+  // Warnings held back (a refusing server of a Redlock) are news when the
+  // command did what it was asked; a failure has its one line.
+  if (status.ok() && !interrupted) {
+    say_held_warnings();
+  } else {
+    drop_held_warnings();
+  }
+  if (interrupted) {
     log_warning("interrupted by SIG{}", sigabbrev_np(sig));
     if (!failure.empty()) {
       log_debug("{}", failure);

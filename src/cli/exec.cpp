@@ -194,6 +194,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
     return *status;
   }
   const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
+  say_held_warnings();  // the lock is held: a server that refused is news now, not after CMD
 
   std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
                                                           {"REDLOCK_TOKEN", got.token},

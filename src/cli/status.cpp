@@ -355,11 +355,17 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
   return shown;
 }
 
+// Keys redlock did not write end status with 76, and a failure gets one
+// line: it names them all.
 void warn_foreign(const std::vector<Verdict>& verdicts) {
+  std::vector<std::pair<std::string, std::string>> foreign;
   for (const auto& v : verdicts) {
     if (v.state == State::k_foreign) {
-      log_warning("{}", lock::foreign_message(v.name, v.foreign_type, ""));
+      foreign.emplace_back(v.name, v.foreign_type);
     }
+  }
+  if (!foreign.empty()) {
+    log_warning("{}", lock::foreign_keys_message(foreign));
   }
 }
 
@@ -374,6 +380,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
     std::string block;
     try {
       const auto verdicts = snapshot(locker, names);
+      say_held_warnings();
       const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
@@ -422,10 +429,13 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
     return watch(o, names, format, interval, locker, r.options.prefix);
   }
   const auto verdicts = snapshot(locker, names);
-  for (const auto& risk : locker.eviction_risks()) {
-    log_warning("{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
-  }
   const Shown shown = show(o, format, verdicts, r.options.prefix, locker.size() > 1);
+  // A warning of its own; but a failure (76: keys redlock did not write)
+  // gets only the one line that says so.
+  for (const auto& risk : locker.eviction_risks()) {
+    log_at(shown.status == ExitStatus::k_protocol ? Verbosity::k_verbose : Verbosity::k_quiet,
+           "{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
+  }
   if (!shown.empty.empty()) {
     log_warning("{}", shown.empty);
   }

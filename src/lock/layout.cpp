@@ -93,6 +93,25 @@ std::string foreign_message(const std::string& name, const std::string& holds, c
       escape_for_terminal(name), where, holds);
 }
 
+std::string foreign_keys_message(const std::vector<std::pair<std::string, std::string>>& keys) {
+  if (keys.size() == 1) {
+    return foreign_message(keys.front().first, keys.front().second, "");
+  }
+  // A prefix full of someone else's keys must not make a line of megabytes.
+  constexpr size_t k_named = 5;
+  const size_t named = std::min(keys.size(), k_named);
+  std::string list;
+  for (size_t i = 0; i < named; ++i) {
+    const char* sep = i == 0 ? "" : (i + 1 == named && named == keys.size()) ? " and " : ", ";
+    list += fmt::format("{}'{}' (a {})", sep, escape_for_terminal(keys[i].first), keys[i].second);
+  }
+  if (named < keys.size()) {
+    list += fmt::format(" and {} more", keys.size() - named);
+  }
+  return fmt::format(
+      "the keys for {} are not redlock locks; redlock leaves them alone: remove them or use another --prefix", list);
+}
+
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& pairs) {
   if (v.type == "none") {
     return;

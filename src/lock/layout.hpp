@@ -19,6 +19,10 @@ inline constexpr const char* k_schema = "redlock/1";
 // redis://…" (or is empty).
 [[nodiscard]] std::string foreign_message(const std::string& name, const std::string& holds, const std::string& where);
 
+// The one line for several such keys, each a name and what its key holds
+// (foreign_message's line for one): the first few named, the rest counted.
+[[nodiscard]] std::string foreign_keys_message(const std::vector<std::pair<std::string, std::string>>& keys);
+
 // Fills `v.mode`, `v.limit` and `v.holders` from the lock hash's fields
 // (HGETALL pairs), given `v.type`, `v.now_ms` and `v.ttl_ms`: the plain
 // layout's fields, or a semaphore's / readers' 'h:<token>' JSON entries that

@@ -80,7 +80,7 @@ void Locker::warn_refused(size_t i, const redis::Failure& failure) {
   // them, the server's error, a hint naming options): not a command line,
   // whose words after --password-file would be taken for secrets. Only a
   // URL's password could be in it, and that stays hidden.
-  write_stderr(fmt::format("redlock: {}; it does not count towards the quorum of the {} servers\n",
+  hold_warning(fmt::format("{}; it does not count towards the quorum of the {} servers",
                            redact_url_passwords(failure.message), m_conns.size()));
 }
 

@@ -203,7 +203,9 @@ class Locker {
 
   // With several servers, a server that refuses us (TLS verification,
   // password, ACL) is said once on stderr, even under -q: the others may
-  // carry on without it, and nobody would know the Redlock runs short.
+  // carry on without it, and nobody would know the Redlock runs short. The
+  // line is held back (hold_warning): a command that fails names the server
+  // in its one line instead.
   void warn_refused(size_t i, const redis::Failure& failure);
   // redis+sentinel:// servers whose sentinels now name another master than
   // the one the open connection talks to (a failover since the last round).

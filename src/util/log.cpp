@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
 
 namespace redlock {
 
@@ -46,6 +49,49 @@ void write_stderr(std::string_view text) noexcept {
       return;
     }
     text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+namespace {
+
+std::mutex g_held_mutex;
+std::vector<std::string> g_held;  // lines, each with its "redlock: " and '\n'
+
+std::vector<std::string> take_held() noexcept {
+  std::vector<std::string> out;
+  try {
+    std::lock_guard<std::mutex> guard(g_held_mutex);
+    out.swap(g_held);
+  } catch (...) {
+  }
+  return out;
+}
+
+}  // namespace
+
+void hold_warning(std::string line) noexcept {
+  try {
+    std::lock_guard<std::mutex> guard(g_held_mutex);
+    g_held.push_back("redlock: " + std::move(line) + "\n");
+  } catch (...) {
+  }
+}
+
+void say_held_warnings() noexcept {
+  const std::vector<std::string> held = take_held();
+  if (verbosity() >= Verbosity::k_quiet) {  // -qq prints nothing at all
+    for (const auto& line : held) {
+      write_stderr(line);
+    }
+  }
+}
+
+void drop_held_warnings() noexcept {
+  const std::vector<std::string> held = take_held();
+  if (verbosity() >= Verbosity::k_verbose) {
+    for (const auto& line : held) {
+      write_stderr(line);
+    }
   }
 }
 

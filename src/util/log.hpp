@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <string>
 #include <string_view>
 
 namespace redlock {
@@ -55,6 +56,18 @@ template <typename... Args>
 void log_notice(fmt::format_string<Args...> f, Args&&... args) noexcept {
   log_at(Verbosity::k_normal, f, std::forward<Args>(args)...);
 }
+
+// Warnings about what did not stop the command: a server of a Redlock that
+// refuses redlock while the others make a quorum. A command that fails says
+// so in one line, which already names such servers; so these lines are
+// held back, said once the command has what it asked for (even under -q:
+// the quorum then rests on the others; not under -qq) and dropped when it
+// fails (shown with -v only). Any thread may call these.
+void hold_warning(std::string line) noexcept;
+// Writes the lines held back so far, each once.
+void say_held_warnings() noexcept;
+// Forgets the lines held back, writing them only with -v.
+void drop_held_warnings() noexcept;
 
 // A line on stderr only with -v.
 template <typename... Args>

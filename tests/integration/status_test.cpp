@@ -194,3 +194,21 @@ TEST_F(Status, ShowsAForeignKeyAsSuchInJson) {
   EXPECT_EQ(j[0]["held"], false);
   EXPECT_EQ(j[0]["state"], "foreign");
 }
+
+TEST_F(Status, SeveralForeignKeysGiveOneLineNamingEach) {
+  for (const char* name : {"a", "b", "c"}) {
+    redis.cmd({"SET", key(name), "x"});
+  }
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"status"}, std::vector<std::string>{"status", "a", "b", "c"}}) {
+    SCOPED_TRACE(args.size());
+    Result r = rl(args);
+    EXPECT_EQ(r.status, 76) << r.err;
+    EXPECT_TRUE(one_line(r.err));
+    for (const char* name : {"'a'", "'b'", "'c'"}) {
+      EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    }
+    EXPECT_NE(r.err.find("remove them or use another --prefix"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(redis.cmd({"GET", key("b")}).str, "x");
+}
