@@ -81,6 +81,24 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
   return j;
 }
 
+// The one line for the names that were not broken: keys redlock did not
+// write, then locks that were free.
+std::string not_broken_message(const std::vector<std::pair<std::string, std::string>>& foreign,
+                               const std::vector<std::string>& free) {
+  std::string free_part;
+  for (size_t i = 0; i < free.size(); ++i) {
+    free_part += (i == 0 ? "" : i + 1 == free.size() ? " and " : ", ") + free[i];
+  }
+  if (!free.empty()) {
+    free_part += free.size() == 1 ? " is not held: nothing to break" : " are not held: nothing to break";
+  }
+  if (foreign.empty()) {
+    return free_part;
+  }
+  const std::string foreign_part = lock::foreign_keys_message(foreign);
+  return free.empty() ? foreign_part : foreign_part + "; and " + free_part;
+}
+
 }  // namespace
 
 ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
@@ -88,9 +106,10 @@ ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options);
   const std::vector<std::string> urls = locker.endpoint_names();
-  ExitCode status = ExitStatus::k_ok;
   std::string output;
   nlohmann::json all = nlohmann::json::array();
+  std::vector<std::pair<std::string, std::string>> foreign;
+  std::vector<std::string> free;
   for (const auto& name : names) {
     const lock::Broken b = locker.break_lock(name);
     const auto& d = b.decision;
@@ -99,17 +118,19 @@ ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
         output += line_for(name, d) + "\n";
         break;
       case Verdict::k_foreign:
-        log_warning("{}", lock::foreign_message(name, d.foreign_type, ""));
-        status = ExitStatus::k_protocol;
+        foreign.emplace_back(name, d.foreign_type);
         break;
       default:
-        log_warning("{} is not held: nothing to break", escape_for_terminal(name));
-        if (status.ok()) {
-          status = ExitStatus::k_no;
-        }
+        free.push_back(escape_for_terminal(name));
         break;
     }
     all.push_back(to_json(name, b, urls));
+  }
+  const ExitCode status = !foreign.empty() ? ExitStatus::k_protocol
+                          : !free.empty()  ? ExitStatus::k_no
+                                           : ExitStatus::k_ok;
+  if (!status.ok()) {
+    log_warning("{}", not_broken_message(foreign, free));
   }
   if (o.json) {
     output = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -141,6 +141,26 @@ TEST(Break, SeveralNamesGiveOneLineEachAndAFreeOneMakesIt1) {
   EXPECT_EQ(some.out.find("broke a:"), 0u) << some.out;
 }
 
+TEST(Break, SeveralNamesThatCannotBeBrokenGiveOneLineNamingEach) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  redis.cmd({"SET", lock_key("f1"), "v"});
+  redis.cmd({"RPUSH", lock_key("f2"), "v"});
+  ASSERT_EQ(run({"acquire", "held"}, env).status, 0);
+  Result r = run({"break", "f1", "held", "f2", "free1", "free2"}, env);
+  EXPECT_EQ(r.status, 76) << r.err;
+  EXPECT_EQ(r.out.find("broke held:"), 0u) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  for (const char* name : {"'f1' (a string)", "'f2' (a list)", "free1", "free2"}) {
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(redis.cmd({"GET", lock_key("f1")}).str, "v");
+
+  Result free = run({"break", "free1", "free2"}, env);
+  EXPECT_EQ(free.status, 1) << free.err;
+  EXPECT_EQ(free.err, "redlock: free1 and free2 are not held: nothing to break\n");
+}
+
 TEST(Break, BreaksOnEveryRedlockServerAndNeedsAMajorityToAnswer) {
   Servers s(3);
   Env env = s.env();
