@@ -326,23 +326,36 @@ Endpoint parse_endpoint(std::string_view url) {
 
 std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
   std::vector<Endpoint> out;
-  size_t start = 0;
-  // A comma followed by "scheme://" starts the next URL.
+  auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+  // A comma followed by "scheme://" (spaces allowed between) starts the
+  // next URL; a comma elsewhere belongs to the URL (a Sentinel's hosts).
   auto next_url = [&](size_t from) {
     for (size_t comma = urls.find(',', from); comma != std::string_view::npos; comma = urls.find(',', comma + 1)) {
-      size_t sep = urls.find("://", comma + 1);
-      if (sep != std::string_view::npos &&
-          urls.substr(comma + 1, sep - comma - 1).find_first_not_of("abcdefghijklmnopqrstuvwxyz+") ==
-              std::string_view::npos &&
-          sep > comma + 1) {
+      size_t begin = comma + 1;
+      while (begin < urls.size() && is_space(urls[begin])) {
+        ++begin;
+      }
+      const size_t sep = urls.find("://", begin);
+      if (sep != std::string_view::npos && sep > begin &&
+          urls.substr(begin, sep - begin).find_first_not_of("abcdefghijklmnopqrstuvwxyz+") == std::string_view::npos) {
         return comma;
       }
     }
     return std::string_view::npos;
   };
+  size_t start = 0;
   while (true) {
-    size_t comma = next_url(start);
+    const size_t comma = next_url(start);
     std::string_view one = urls.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    while (!one.empty() && is_space(one.front())) {
+      one.remove_prefix(1);
+    }
+    while (!one.empty() && is_space(one.back())) {
+      one.remove_suffix(1);
+    }
+    if ((one.empty() || one.back() == ',' || one.front() == ',') && urls.find(',') != std::string_view::npos) {
+      bad("the list of URLs has an empty item (a stray comma)");
+    }
     out.push_back(parse_endpoint(one));
     if (comma == std::string_view::npos) {
       break;

@@ -308,6 +308,27 @@ TEST(ParseEndpointList, SplitsAtCommas) {
   EXPECT_EQ(eps[2].path, "/tmp/c.sock");
 }
 
+TEST(ParseEndpointList, AllowsSpacesAroundTheCommas) {
+  auto eps = parse_endpoint_list("redis://a:1, redis://b:2 ,  unix:///tmp/c.sock");
+  ASSERT_EQ(eps.size(), 3u);
+  EXPECT_EQ(eps[0].host, "a");
+  EXPECT_EQ(eps[1].port, 2);
+  EXPECT_EQ(eps[2].path, "/tmp/c.sock");
+}
+
+TEST(ParseEndpointList, AStrayCommaIsNamedAsSuch) {
+  for (const char* list :
+       {"redis://a:1,", "redis://a:1, ", ",redis://a", "redis://a,,redis://b", "redis://a:1, ,redis://b:2"}) {
+    SCOPED_TRACE(list);
+    try {
+      (void)parse_endpoint_list(list);
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("stray comma"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ParseEndpointList, RejectsEmptyItems) {
   EXPECT_THROW((void)parse_endpoint_list(""), UsageError);
   EXPECT_THROW((void)parse_endpoint_list("redis://a,"), UsageError);
