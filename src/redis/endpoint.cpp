@@ -324,36 +324,51 @@ Endpoint parse_endpoint(std::string_view url) {
   bad(fmt::format("unknown scheme '{}' (use redis://, rediss://, unix:// or redis+sentinel://)", scheme));
 }
 
-std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
-  std::vector<Endpoint> out;
-  auto is_space = [](char c) { return c == ' ' || c == '\t'; };
-  // A comma followed by "scheme://" (spaces allowed between) starts the
-  // next URL; a comma elsewhere belongs to the URL (a Sentinel's hosts).
-  auto next_url = [&](size_t from) {
-    for (size_t comma = urls.find(',', from); comma != std::string_view::npos; comma = urls.find(',', comma + 1)) {
-      size_t begin = comma + 1;
-      while (begin < urls.size() && is_space(urls[begin])) {
-        ++begin;
-      }
-      const size_t sep = urls.find("://", begin);
-      if (sep != std::string_view::npos && sep > begin &&
-          urls.substr(begin, sep - begin).find_first_not_of("abcdefghijklmnopqrstuvwxyz+") == std::string_view::npos) {
-        return comma;
-      }
+namespace {
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// Where the next URL of a list begins: a comma followed by "scheme://"
+// (blanks allowed between); a comma elsewhere belongs to the URL (a
+// Sentinel's hosts). npos when `urls` holds no more after `from`.
+size_t next_url(std::string_view urls, size_t from) {
+  for (size_t comma = urls.find(',', from); comma != std::string_view::npos; comma = urls.find(',', comma + 1)) {
+    size_t begin = comma + 1;
+    while (begin < urls.size() && is_blank(urls[begin])) {
+      ++begin;
     }
-    return std::string_view::npos;
-  };
+    const size_t sep = urls.find("://", begin);
+    if (sep != std::string_view::npos && sep > begin &&
+        urls.substr(begin, sep - begin).find_first_not_of("abcdefghijklmnopqrstuvwxyz+") == std::string_view::npos) {
+      return comma;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && is_blank(s.back())) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Endpoint> parse_endpoint_list(std::string_view urls) {
+  const bool list = urls.find(',') != std::string_view::npos;
+  std::vector<Endpoint> out;
   size_t start = 0;
   while (true) {
-    const size_t comma = next_url(start);
-    std::string_view one = urls.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    while (!one.empty() && is_space(one.front())) {
-      one.remove_prefix(1);
-    }
-    while (!one.empty() && is_space(one.back())) {
-      one.remove_suffix(1);
-    }
-    if ((one.empty() || one.back() == ',' || one.front() == ',') && urls.find(',') != std::string_view::npos) {
+    const size_t comma = next_url(urls, start);
+    const std::string_view one =
+        trimmed(urls.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (list && (one.empty() || one.front() == ',' || one.back() == ',')) {
       bad("the list of URLs has an empty item (a stray comma)");
     }
     out.push_back(parse_endpoint(one));
