@@ -100,9 +100,11 @@ void parse_userinfo(Endpoint& ep, std::string_view userinfo) {
 }
 
 // Parses and strips "[user][:password]@" from the front of `rest`. It ends at
-// the last '@' before the path, so that a password may hold an escaped one.
-void take_userinfo(Endpoint& ep, std::string_view& rest) {
-  size_t slash = rest.find('/');
+// the last '@' before the path, so that a password may hold a raw one; with
+// `whole`, at the last '@' of all (a redis:// path is a number, never an
+// '@'), so that a password may hold a raw '/' too.
+void take_userinfo(Endpoint& ep, std::string_view& rest, bool whole) {
+  size_t slash = whole ? std::string_view::npos : rest.find('/');
   size_t at = rest.substr(0, slash).rfind('@');
   if (at != std::string_view::npos) {
     parse_userinfo(ep, rest.substr(0, at));
@@ -163,7 +165,7 @@ void parse_port(Endpoint& ep, std::string_view port) {
 Endpoint parse_tcp(std::string_view rest, bool tls) {
   Endpoint ep;
   ep.tls = tls;
-  take_userinfo(ep, rest);
+  take_userinfo(ep, rest, true);
   size_t slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
@@ -236,7 +238,7 @@ void parse_sentinel_query(Endpoint& ep, std::string_view query) {
 Endpoint parse_sentinel(std::string_view rest) {
   Endpoint ep;
   ep.kind = Endpoint::Kind::k_sentinel;
-  take_userinfo(ep, rest);
+  take_userinfo(ep, rest, false);
   if (size_t q = rest.find('?'); q != std::string_view::npos) {
     parse_sentinel_query(ep, rest.substr(q + 1));
     rest = rest.substr(0, q);

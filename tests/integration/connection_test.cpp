@@ -44,6 +44,18 @@ class Auth : public WithRedis {
   int m_files = 0;
 };
 
+// A password made of the characters a URL gives meaning to.
+class OddPassword : public WithRedis {
+ protected:
+  OddPassword() : WithRedis(with_password()) {}
+  static constexpr const char* k_password = "p@ss/w:rd?#,x";
+  static RedisServer::Options with_password() {
+    RedisServer::Options o;
+    o.requirepass = k_password;
+    return o;
+  }
+};
+
 class UnixSocket : public WithRedis {
  protected:
   UnixSocket() : WithRedis(on_socket()) {}
@@ -57,6 +69,21 @@ class UnixSocket : public WithRedis {
 }  // namespace
 
 // ---------------------------------------------------------------- unreachable, hung, refused
+
+TEST_F(OddPassword, WorksRawInTheUrlAndIsNeverShown) {
+  const std::string url = "redis://:" + std::string(k_password) + "@127.0.0.1:" + std::to_string(redis.port()) + "/0";
+  Result a = run({"-v", "--redis", url, "exec", "odd", "--", "sh", "-c", "echo \"$REDLOCK_URL\""});
+  ASSERT_EQ(a.status, 0) << a.err;
+  Result s = run({"--redis", url, "status", "--json"});
+  EXPECT_EQ(s.status, 0) << s.err;
+  Result wrong = run({"--redis", "redis://:p@ss/wrong@127.0.0.1:" + std::to_string(redis.port()), "status"});
+  EXPECT_EQ(wrong.status, 77) << wrong.err;
+  for (const Result* r : {&a, &s, &wrong}) {
+    EXPECT_EQ(r->out.find("w:rd"), std::string::npos) << r->out;
+    EXPECT_EQ(r->err.find("w:rd"), std::string::npos) << r->err;
+    EXPECT_EQ(r->err.find("ss/wrong"), std::string::npos) << r->err;
+  }
+}
 
 TEST_F(Unreachable, NobodyListeningExits69AtOnce) {
   const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());

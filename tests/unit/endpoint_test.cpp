@@ -117,6 +117,21 @@ TEST(ParseEndpoint, SplitsUserinfoAtTheLastAtSign) {
   EXPECT_EQ(ep.port, 6380);
 }
 
+// A redis:// path is a database number, never an '@': a password may hold
+// a raw '/' (and '?', '#', ':', '@') without escaping.
+TEST(ParseEndpoint, APasswordMayHoldARawSlash) {
+  for (const std::string pw : {"p/ss", "a/b@c:d", "/?#", "x@/0"}) {
+    SCOPED_TRACE(pw);
+    Endpoint ep = parse_endpoint("redis://:" + pw + "@h:6380/2");
+    ASSERT_TRUE(ep.password.has_value());
+    EXPECT_EQ(*ep.password, pw);
+    EXPECT_EQ(ep.host, "h");
+    EXPECT_EQ(ep.port, 6380);
+    EXPECT_EQ(ep.db, 2);
+    EXPECT_EQ(ep.display().find(pw), std::string::npos) << ep.display();
+  }
+}
+
 // Found by fuzz/endpoint_fuzz.cpp: display() wrote decoded hosts and socket
 // paths back unescaped, so "%25" came back as an escape, "%3F" as a query
 // and "%20" as a space: $REDLOCK_URL named another server, or none.
@@ -392,8 +407,8 @@ TEST(ParseEndpoint, NeverQuotesThePasswordInItsComplaint) {
   // the password (it goes to stderr, and from there into logs).
   for (const char* url : {"redis://u:hunter2pw@h:abc", "redis://:hunter2pw@", "redis://u:hunter2pw@h/x",
                           "redis://u:hunter2pw@h:0", "redis://u:hunter2pw%zz@h", "redis://u:hunter2pw%4@h",
-                          "redis://u:hunter2pw@[::1", "redis://u:hunter2pw/x@h", "redis://u:hunter2pw?x@h:1:2",
-                          "redis://:hunter2pw#x@h/db", "redis://x/hunter2pw@h", "redis://u:x/hunter2pw@h"}) {
+                          "redis://u:hunter2pw@[::1", "redis://u:hunter2pw?x@h:1:2", "redis://:hunter2pw#x@h/db",
+                          "redis://u:hunter2pw/x@h/db", "rediss://:hunter2pw/@h:0"}) {
     SCOPED_TRACE(url);
     std::string msg = rejection(url);
     EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
