@@ -293,8 +293,13 @@ Endpoint parse_endpoint(std::string_view url) {
   if (url.empty()) {
     bad("it is empty");
   }
-  for (unsigned char c : url) {
-    if (c < 0x20 || c == 0x7f || c == ' ') {
+  // A redis:// or rediss:// password (before the last '@') may hold spaces.
+  const bool tcp = url.rfind("redis://", 0) == 0 || url.rfind("rediss://", 0) == 0;
+  const size_t userinfo_end = tcp ? url.rfind('@') : std::string_view::npos;
+  for (size_t i = 0; i < url.size(); ++i) {
+    const auto c = static_cast<unsigned char>(url[i]);
+    const bool space_allowed = userinfo_end != std::string_view::npos && i < userinfo_end;
+    if (c < 0x20 || c == 0x7f || (c == ' ' && !space_allowed)) {
       bad("it contains spaces or control characters");
     }
   }

@@ -48,7 +48,7 @@ class Auth : public WithRedis {
 class OddPassword : public WithRedis {
  protected:
   OddPassword() : WithRedis(with_password()) {}
-  static constexpr const char* k_password = "p@ss/w:rd?#,x";
+  static constexpr const char* k_password = "p@ss/w:rd?#, x";
   static RedisServer::Options with_password() {
     RedisServer::Options o;
     o.requirepass = k_password;

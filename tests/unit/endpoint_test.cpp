@@ -118,9 +118,9 @@ TEST(ParseEndpoint, SplitsUserinfoAtTheLastAtSign) {
 }
 
 // A redis:// path is a database number, never an '@': a password may hold
-// a raw '/' (and '?', '#', ':', '@') without escaping.
-TEST(ParseEndpoint, APasswordMayHoldARawSlash) {
-  for (const std::string pw : {"p/ss", "a/b@c:d", "/?#", "x@/0"}) {
+// a raw '/' (and '?', '#', ':', '@', spaces) without escaping.
+TEST(ParseEndpoint, APasswordMayHoldARawSlashOrSpace) {
+  for (const std::string pw : {"p/ss", "a/b@c:d", "/?#", "x@/0", "two words", " "}) {
     SCOPED_TRACE(pw);
     Endpoint ep = parse_endpoint("redis://:" + pw + "@h:6380/2");
     ASSERT_TRUE(ep.password.has_value());
