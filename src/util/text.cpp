@@ -75,12 +75,12 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
-  // The keys are <prefix>{NAME}..., with no brace in the prefix: their hash
-  // tag runs from that '{' to the first '}' after it, so it is NAME up to
-  // its first '}' for every key of the lock (one Cluster slot), and two
-  // names never share a key. A name that starts with '}' would leave the tag
-  // empty: Redis would hash each whole key, scattering the lock's keys over
-  // several slots.
+  // The keys are <prefix>{NAME}...: their hash tag runs from the first '{'
+  // to the first '}' after it, the same for every key of the lock (one
+  // Cluster slot), and two names under one prefix never share a key. Under
+  // a prefix without braces (the default) the tag is NAME up to its first
+  // '}': a name that starts with '}' would leave it empty, and Redis would
+  // hash each whole key, scattering the lock's keys over several slots.
   if (name.front() == '}') {
     throw UsageError(
         fmt::format("invalid lock name '{}': it starts with '}}', which would leave its keys without a Redis hash tag",
