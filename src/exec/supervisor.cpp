@@ -140,7 +140,9 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 // waits on a pipe that only redlock writes to. If redlock ends without
 // saying "done" (even by SIGKILL, when PR_SET_PDEATHSIG only reaches CMD
 // itself), the pipe closes and the guard SIGKILLs CMD's whole process group,
-// so no grandchild goes on unlocked.
+// so no grandchild goes on unlocked. It leads a process group of its own:
+// a SIGKILL to redlock's group (timeout -s KILL, kill -9 %job) must not take
+// the guard with it.
 //
 // It runs in redlock's memory (CLONE_VM, no copy of anything) on a stack of
 // its own that lives as long as the memory does, so it costs a few
@@ -156,6 +158,7 @@ GuardArgs g_guard;
 alignas(64) char g_guard_stack[16 * 1024];
 
 int guard_main(void* /*unused*/) {
+  syscall(SYS_setpgid, 0, 0);  // and redlock does the same, whichever runs first
   const int p = g_guard.pipe;
   // Only the pipe's read end stays open: a guard holding redlock's
   // standard streams or sockets would keep them open after redlock.
@@ -190,6 +193,9 @@ bool GroupGuard::start(pid_t group) {
     // No exit signal: its end must not read as news on redlock's signal
     // descriptor (reaped with __WALL).
     guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), CLONE_VM, nullptr);
+    if (guard > 0) {
+      (void)setpgid(guard, guard);  // out of redlock's group before any signal can reach it
+    }
   }
   close(p[0]);
   if (guard < 0) {

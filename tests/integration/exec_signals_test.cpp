@@ -162,6 +162,33 @@ TEST(ExecSignals, SigkillToRedlockAlsoKillsGrandchildren) {
   EXPECT_TRUE(eventually([&] { return !process_alive(g1); }, Seconds(0.5)));
 }
 
+// A SIGKILL to redlock's whole process group (timeout -s KILL, kill -9
+// %job) reaches whatever of redlock's own is in that group at once; CMD's
+// group must still get its SIGKILL, or it runs on unlocked once the TTL
+// frees the lock.
+TEST(ExecSignals, SigkillToRedlocksWholeGroupStillKillsTheCommandsGroup) {
+  Fixture f;
+  // setsid: redlock leads a group of its own, as under timeout(1) or a shell's job control.
+  Child c({redlock_binary(), "exec", "--ttl", "3s", "job", "--", "sh",
+           f.script("sleep 60 & echo $! > \"$D/g1\"\n"
+                    "echo $$ > \"$D/pid\"\n"
+                    "sleep 61\n")},
+          f.env(), "/usr/bin/setsid");
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  pid_t g1 = wait_for_pid(f.path("g1"));
+  f.reaper.pid(g1);
+  ASSERT_TRUE(eventually([&] { return group_members(pid).size() == 3; }, Seconds(3))) << group_members(pid).size();
+  ASSERT_EQ(getpgid(c.pid()), c.pid()) << "redlock does not lead its own group: the test proves nothing";
+
+  ASSERT_EQ(::kill(-c.pid(), SIGKILL), 0);
+  (void)c.wait(Seconds(5));
+  EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(1)))
+      << group_members(pid).size() << " processes of CMD's group still run after redlock's group was killed "
+      << "(the lock expires within 3 s, they go on unlocked)";
+}
+
 namespace {
 
 // What a wait prints after the line it starts with (which names the holder).
