@@ -20,13 +20,13 @@ long long to_ns(TimePoint t) {
 }  // namespace
 
 Renewer::Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
-                 Millis validity)
+                 TimePoint valid_until)
     : m_locker(locker),
       m_name(std::move(name)),
       m_token(std::move(token)),
       m_ttl(ttl),
       m_acquired_at(acquired_at),
-      m_validity_end_ns(to_ns(acquired_at + validity)),
+      m_validity_end_ns(to_ns(valid_until)),
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       m_lost(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
 
@@ -81,11 +81,10 @@ void Renewer::loop() {
     if (::poll(&p, 1, static_cast<int>(std::clamp<long long>(wait, 0, 24LL * 3600 * 1000))) > 0) {
       return;
     }
-    const TimePoint sent = Clock::now();
     try {
       auto outcome = m_locker.renew(m_name, m_token, m_ttl);
       if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
-        m_validity_end_ns = to_ns(sent + renewed->validity);
+        m_validity_end_ns = to_ns(renewed->valid_until);
         say_held_warnings();  // a server that refused this renewal, while the others renewed
         if (failing) {
           log_warning("renewing {} works again", escape_for_terminal(m_name));

@@ -21,9 +21,10 @@ using redis::TimePoint;
 // supervisor reads validity_end() and waits on lost_fd().
 class Renewer {
  public:
-  // `acquired_at` is when the acquire request was sent; `validity` what it left.
+  // `acquired_at` is when the acquire request was sent; `valid_until` when
+  // the lock it took stops being safely ours.
   Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
-          Millis validity);
+          TimePoint valid_until);
   ~Renewer();
   Renewer(const Renewer&) = delete;
   Renewer& operator=(const Renewer&) = delete;

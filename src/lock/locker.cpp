@@ -322,6 +322,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       got.ttl = ttl;
       got.validity = validity;
       got.sent = start;
+      got.valid_until = start + ttl - clock_drift(ttl);
       got.voted = d.voted;
       for (const auto& v : votes) {
         got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
@@ -526,7 +527,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
     }
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
-  Renewed r{ttl, ttl - elapsed - clock_drift(ttl)};
+  Renewed r{ttl, ttl - elapsed - clock_drift(ttl), start + ttl - clock_drift(ttl)};
   const RenewDecision d = decide_renew(votes, r.validity);
   switch (d.verdict) {
     case RenewDecision::Verdict::k_renewed:

@@ -245,6 +245,25 @@ TEST(Redlock, ExecSurvivesOneRestartAndEndsWith74WhenTheMajorityIsGone) {
   EXPECT_EQ(read_file(marker), "term\n");
 }
 
+// A stopped server costs each round one --timeout, but the lease on the
+// others runs from when the round was sent: exec must not count that wait
+// twice (once in the validity left, once more from the send time) and take
+// the lock for lost while two of three servers renew it.
+TEST(Redlock, ExecKeepsALockTwoOfThreeRenewWhileTheThirdIsStopped) {
+  Servers s(3);
+  TempDir dir;
+  const std::string ready = dir.path() + "/ready";
+  Child exec({"exec", "--ttl", "6s", "--timeout", "1s", "stopped-third", "--", "sh", "-c",
+              "echo > " + ready + "; sleep 8; exit 5"},
+             s.env());
+  ASSERT_TRUE(eventually([&] { return !read_file(ready).empty(); }, Seconds(5))) << exec.err_so_far();
+  s[2].pause();
+  Result r = exec.wait(Seconds(20));
+  s[2].resume();
+  EXPECT_EQ(r.status, 5) << "the lock was taken for lost: " << r.err;
+  EXPECT_EQ(r.err.find("lost"), std::string::npos) << r.err;
+}
+
 // Fences strictly increase over successive holders while servers are killed
 // and restarted empty one at a time; each stays down longer than the TTL
 // (the Redlock description's delayed restart).
