@@ -287,12 +287,13 @@ if multi then
     t = 'none'
   end
 elseif t == 'hash' then
+  -- A semaphore's --limit disagrees with a plain lock, its holder's token or not.
+  if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   if ARGV[6] ~= '' and h[1] == ARGV[6] then
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
     local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
     return {'reentered', h[1], tonumber(h[3]), count, extend(math.max(ttl, since + hold - now))}
   end
-  if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
   return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})

@@ -110,6 +110,23 @@ TEST(Semaphore, ALimitThatDisagreesWithTheHoldersIs64) {
   EXPECT_EQ(run({"acquire", "--limit", "2", "single"}, env).status, 64) << "a semaphore on a plain lock";
 }
 
+// The holder's own token does not make a --limit agree: a plain lock is
+// not re-entered as a semaphore, nor by an exec nested in its holder's.
+TEST(Semaphore, ALimitThatDisagreesIs64EvenForTheHoldersToken) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  Result held = run({"acquire", "plain"}, env);
+  ASSERT_EQ(held.status, 0) << held.err;
+  const std::string token = first_line(held.out);
+  Result again = run({"acquire", "--limit", "2", "--token", token, "plain"}, env);
+  EXPECT_EQ(again.status, 64) << again.err;
+  EXPECT_EQ(redis.cmd({"HGET", "redlock:{plain}", "count"}).str, "1") << "nothing was re-entered";
+  Result nested =
+      run({"exec", "outer", "--", "sh", "-c", "\"$0\" exec --limit 2 outer -- true", redlock_binary()}, env);
+  EXPECT_EQ(nested.status, 64) << nested.err;
+  EXPECT_NE(nested.err.find("--limit"), std::string::npos) << nested.err;
+}
+
 TEST(Semaphore, RenewAndReleaseTouchOnlyTheirOwnPlace) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
