@@ -84,6 +84,24 @@ TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 
+// A stopped command (Ctrl-Z inside it, kill -STOP) still acts on the stop
+// signal forwarded to it: it gets SIGCONT along, or redlock would hold and
+// renew the lock until someone thawed it.
+TEST(ExecSignals, AStoppedCommandWakesUpForTheForwardedSignal) {
+  Fixture f;
+  Child c({"exec", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nsleep 30\n")}, f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  ASSERT_EQ(::kill(-pid, SIGSTOP), 0);
+  ASSERT_TRUE(eventually([&] { return process_state(pid) == 'T'; }, Seconds(3)));
+  c.signal(SIGTERM);
+  Result r = c.wait(Seconds(5));
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_FALSE(process_alive(pid));
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
 TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
   Fixture f;
   // Background jobs and a foreground pipeline: all in CMD's process group.

@@ -94,6 +94,18 @@ std::vector<pid_t> live_processes(Keep keep) {
   return out;
 }
 
+// The state letter of process `pid` in /proc ('T' stopped, 'S' asleep...),
+// 0 if it is gone.
+inline char process_state(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  char state = 0;
+  if (close == std::string::npos || std::sscanf(stat.c_str() + close + 1, " %c", &state) != 1) {
+    return 0;
+  }
+  return state;
+}
+
 // Live processes whose process group is `pgid`.
 inline std::vector<pid_t> group_members(pid_t pgid) {
   return live_processes([pgid](long /*ppid*/, long pgrp) { return pgrp == pgid; });
