@@ -70,36 +70,40 @@ INSTANTIATE_TEST_SUITE_P(Exec, ExecForwards, ::testing::Values(SIGINT, SIGTERM, 
                            return "SIG" + name_of(param_info.param);
                          });
 
-TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
+namespace {
+
+// A sleeping command under exec (its group stopped first if `stopped`), then
+// `sig` to redlock: exec ends at once with 128+sig, the command is gone and
+// the lock released.
+void expect_forwarded_signal_ends_it(int sig, bool stopped) {
   Fixture f;
   Child c({"exec", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nsleep 30\n")}, f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);
-  c.signal(SIGHUP);
+  if (stopped) {
+    ASSERT_EQ(::kill(-pid, SIGSTOP), 0);
+    ASSERT_TRUE(eventually([&] { return process_state(pid) == 'T'; }, Seconds(3)));
+  }
+  c.signal(sig);
   Result r = c.wait(Seconds(5));
-  EXPECT_EQ(r.status, 128 + SIGHUP) << r.err;
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_FALSE(process_alive(pid));
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
+}  // namespace
+
+TEST(ExecSignals, CommandKilledByForwardedSignalGivesItsStatus) {
+  expect_forwarded_signal_ends_it(SIGHUP, false);
 }
 
 // A stopped command (Ctrl-Z inside it, kill -STOP) still acts on the stop
 // signal forwarded to it: it gets SIGCONT along, or redlock would hold and
 // renew the lock until someone thawed it.
 TEST(ExecSignals, AStoppedCommandWakesUpForTheForwardedSignal) {
-  Fixture f;
-  Child c({"exec", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nsleep 30\n")}, f.env());
-  pid_t pid = wait_for_pid(f.path("pid"));
-  ASSERT_GT(pid, 0) << c.err_so_far();
-  f.reaper.group(pid);
-  ASSERT_EQ(::kill(-pid, SIGSTOP), 0);
-  ASSERT_TRUE(eventually([&] { return process_state(pid) == 'T'; }, Seconds(3)));
-  c.signal(SIGTERM);
-  Result r = c.wait(Seconds(5));
-  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
-  EXPECT_FALSE(process_alive(pid));
-  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+  expect_forwarded_signal_ends_it(SIGTERM, true);
 }
 
 TEST(ExecSignals, GrandchildrenDieWithTheForwardedSignal) {
