@@ -86,11 +86,9 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
 std::string not_broken_message(const std::vector<std::pair<std::string, std::string>>& foreign,
                                const std::vector<std::string>& free) {
   std::string free_part;
-  for (size_t i = 0; i < free.size(); ++i) {
-    free_part += (i == 0 ? "" : i + 1 == free.size() ? " and " : ", ") + free[i];
-  }
   if (!free.empty()) {
-    free_part += free.size() == 1 ? " is not held: nothing to break" : " are not held: nothing to break";
+    free_part =
+        spoken_list(free) + (free.size() == 1 ? " is not held: nothing to break" : " are not held: nothing to break");
   }
   if (foreign.empty()) {
     return free_part;

@@ -98,16 +98,11 @@ std::string foreign_keys_message(const std::vector<std::pair<std::string, std::s
     return foreign_message(keys.front().first, keys.front().second, "");
   }
   // A prefix full of someone else's keys must not make a line of megabytes.
-  constexpr size_t k_named = 5;
-  const size_t named = std::min(keys.size(), k_named);
-  std::string list;
-  for (size_t i = 0; i < named; ++i) {
-    const char* sep = i == 0 ? "" : (i + 1 == named && named == keys.size()) ? " and " : ", ";
-    list += fmt::format("{}'{}' (a {})", sep, escape_for_terminal(keys[i].first), keys[i].second);
+  std::vector<std::string> named;
+  for (const auto& [key, type] : keys) {
+    named.push_back(fmt::format("'{}' (a {})", escape_for_terminal(key), type));
   }
-  if (named < keys.size()) {
-    list += fmt::format(" and {} more", keys.size() - named);
-  }
+  const std::string list = spoken_list(named);
   return fmt::format(
       "the keys for {} are not redlock locks; redlock leaves them alone: remove them or use another --prefix", list);
 }

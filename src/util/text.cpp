@@ -97,6 +97,18 @@ void validate_name(std::string_view name) {
   }
 }
 
+std::string spoken_list(const std::vector<std::string>& items, size_t at_most) {
+  const size_t named = std::min(items.size(), std::max<size_t>(at_most, 1));
+  std::string out;
+  for (size_t i = 0; i < named; ++i) {
+    out += (i == 0 ? "" : (i + 1 == named && named == items.size()) ? " and " : ", ") + items[i];
+  }
+  if (named < items.size()) {
+    out += fmt::format(" and {} more", items.size() - named);
+  }
+  return out;
+}
+
 std::string escape_for_terminal(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -19,6 +19,11 @@ void validate_name(std::string_view name);
 // UTF-8 bytes become \n, \t, \xNN escapes; a backslash becomes "\\".
 [[nodiscard]] std::string escape_for_terminal(std::string_view s);
 
+// Items as a sentence says them: "a", "a and b", "a, b and c"; past
+// `at_most` items, the first `at_most` and "and N more" (a line on stderr
+// stays a line, however many names a command was given).
+[[nodiscard]] std::string spoken_list(const std::vector<std::string>& items, size_t at_most = 5);
+
 // What stands for a secret in anything redlock records or prints.
 inline constexpr const char* k_redacted = "***";
 

@@ -208,3 +208,13 @@ TEST(EscapeForTerminal, KeepsDistinctInputsDistinct) {
   }
   EXPECT_EQ(outputs.size(), inputs.size());
 }
+
+TEST(SpokenList, ReadsAsASentenceAndStopsAfterAFew) {
+  using redlock::spoken_list;
+  EXPECT_EQ(spoken_list({"a"}), "a");
+  EXPECT_EQ(spoken_list({"a", "b"}), "a and b");
+  EXPECT_EQ(spoken_list({"a", "b", "c"}), "a, b and c");
+  EXPECT_EQ(spoken_list({"a", "b", "c", "d", "e"}), "a, b, c, d and e");
+  EXPECT_EQ(spoken_list({"a", "b", "c", "d", "e", "f", "g"}), "a, b, c, d, e and 2 more");
+  EXPECT_EQ(spoken_list({"a", "b", "c"}, 2), "a, b and 1 more");
+}
