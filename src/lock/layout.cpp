@@ -99,6 +99,7 @@ std::string foreign_keys_message(const std::vector<std::pair<std::string, std::s
   }
   // A prefix full of someone else's keys must not make a line of megabytes.
   std::vector<std::string> named;
+  named.reserve(keys.size());
   for (const auto& [key, type] : keys) {
     named.push_back(fmt::format("'{}' (a {})", escape_for_terminal(key), type));
   }
