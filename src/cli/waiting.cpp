@@ -24,7 +24,7 @@ std::string describe(const HolderInfo& h) {
   }
   std::string cmd = h.cmd;
   if (cmd.size() > 60) {
-    cmd = cmd.substr(0, 57) + "...";  // the whole line is in `redlock status`
+    cmd = truncate_utf8(cmd, 57) + "...";  // the whole line is in `redlock status`
   }
   std::string out = fmt::format("{} pid {}", escape_for_terminal(h.host), escape_for_terminal(h.pid));
   if (!cmd.empty()) {

@@ -141,3 +141,24 @@ TEST(RecordedCommand, StatusReadsHoldersWhoseCommandsAreNotUtf8OrCutMidCharacter
   EXPECT_EQ(all.status, 0) << all.err;
   EXPECT_NE(json.out.find("\xef\xbf\xbd"), std::string::npos) << json.out;  // U+FFFD for \xff
 }
+
+TEST(RecordedCommand, TheBusyLineCutsALongCommandBetweenCharacters) {
+  // The busy line shows the first 57 bytes of the holder's command; cut in
+  // the middle of a character, the rest showed up as a hex escape ("\xc3").
+  RedisServer redis;
+  TempDir dir;
+  const std::string flag = dir.path() + "/held";
+  // "sh -c : " and a pad put an "é" (two bytes) across byte 57.
+  const std::string pad(56 - std::string("sh -c : ").size(), 'a');
+  const std::string script =
+      ": " + pad + "\xc3\xa9\xc3\xa9; touch \"$1\"; while [ ! -e \"$1.stop\" ]; do sleep 0.05; done";
+  Child holder({"exec", "--ttl", "30s", "cut", "--", "sh", "-c", script, "sh", flag},
+               Env{{"REDLOCK_URL", redis.url()}});
+  ASSERT_TRUE(eventually([&] { return file_exists(flag); }, Seconds(10)));
+  Result busy = run({"acquire", "cut"}, Env{{"REDLOCK_URL", redis.url()}});
+  write_file(flag + ".stop", "");
+  EXPECT_EQ(holder.wait(Seconds(20)).status, 0);
+  EXPECT_EQ(busy.status, 75) << busy.err;
+  EXPECT_NE(busy.err.find(pad + "...)"), std::string::npos) << busy.err;
+  EXPECT_EQ(busy.err.find("\\x"), std::string::npos) << busy.err;
+}
