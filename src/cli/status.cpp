@@ -123,6 +123,9 @@ std::string state_label(const Verdict& v) {
   if (v.state == State::k_foreign) {
     return "foreign(" + v.foreign_type + ")";
   }
+  if (v.state == State::k_free) {
+    return state_name(v.state);  // also a semaphore or shared lock nobody holds on a quorum
+  }
   if (v.mode == "semaphore") {
     return fmt::format("held {}/{}", v.holders.size(), v.limit);
   }

@@ -202,6 +202,26 @@ TEST(Redlock, StatusVerdictIsHeldWithAQuorum) {
   EXPECT_EQ(json::parse(st.out)[0]["held"], true);
 }
 
+TEST(Redlock, StatusTableCallsASemaphoreOrSharedLockWithoutAQuorumFree) {
+  // A semaphore place held on 2 of 3 servers is no grant (more than L*M/(L+1)
+  // servers are needed): the table said "held 0/3" and "shared 0".
+  Servers s(3);
+  ASSERT_EQ(run({"acquire", "--limit", "3", "sem"}, s.env()).status, 0);
+  ASSERT_EQ(run({"acquire", "--shared", "rw"}, s.env()).status, 0);
+  s[0].cmd({"DEL", "redlock:{sem}"});
+  s[0].cmd({"DEL", "redlock:{rw}"});
+  s[1].cmd({"DEL", "redlock:{rw}"});
+  for (const char* name : {"sem", "rw"}) {
+    Result st = run({"status", name}, s.env());
+    EXPECT_EQ(st.status, 1) << st.err;
+    const std::string row = first_line(st.out.substr(st.out.find('\n') + 1));
+    EXPECT_EQ(row.rfind(std::string(name) + " ", 0), 0U) << st.out;
+    EXPECT_EQ(row.find(" held "), std::string::npos) << st.out;
+    EXPECT_EQ(row.find(" shared "), std::string::npos) << st.out;
+    EXPECT_NE(row.find(" free "), std::string::npos) << st.out;
+  }
+}
+
 TEST(Redlock, ReentryAndWaitingWorkAcrossServers) {
   Servers s(3);
   Result a = run({"acquire", "--ttl", "1500ms", "--json", "re"}, s.env());
