@@ -372,6 +372,18 @@ void warn_foreign(const std::vector<Verdict>& verdicts) {
   }
 }
 
+// Whether a stop signal came. Every one pending is taken: a second Ctrl-C
+// or a TERM sent with the INT is the same request to stop, not an
+// interruption of the ending watch (which would turn its 0 into 130).
+bool stopped(SignalFd& stops) {
+  if (stops.take() == 0) {
+    return false;
+  }
+  while (stops.take() != 0) {
+  }
+  return true;
+}
+
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, one block after another otherwise) until a stop signal, which
 // ends it with 0. Redis trouble is shown and tried again at the next turn.
@@ -387,7 +399,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
       const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
-      if (stops.take() != 0) {
+      if (stopped(stops)) {
         return ExitStatus::k_ok;
       }
       block = fmt::format("redlock: {}\n", e.what());
@@ -411,7 +423,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
     }
     pollfd p{stops.fd(), POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(interval.count(), 24LL * 3600 * 1000)));
-    if (ready > 0 && stops.take() != 0) {
+    if (ready > 0 && stopped(stops)) {
       return ExitStatus::k_ok;
     }
   }

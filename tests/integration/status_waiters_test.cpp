@@ -184,6 +184,19 @@ TEST_F(StatusWaiters, WatchShowsABlockPerIntervalAndEndsWith0OnCtrlC) {
   EXPECT_NE(r.out.find("\n\nNAME"), std::string::npos) << r.out;
 }
 
+TEST_F(StatusWaiters, WatchEndsWith0WhenTwoStopSignalsComeTogether) {
+  // The watch took the first and ended; the second, still pending, made
+  // redlock say "interrupted by SIGTERM" and exit 143.
+  take("job", {"--ttl", "60s"});
+  Child w({"status", "--watch", "--interval", "10s", "job"}, env());
+  ASSERT_TRUE(eventually([&] { return w.out_so_far().find("NAME") != std::string::npos; }, Seconds(10)));
+  w.signal(SIGINT);
+  w.signal(SIGTERM);
+  Result r = w.wait(Seconds(5));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST_F(StatusWaiters, WatchShowsRedisTroubleAndCarriesOn) {
   take("job", {"--ttl", "60s"});
   Child w({"status", "--watch", "--interval", "200ms", "--timeout", "300ms", "job"}, env());
