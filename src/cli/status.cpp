@@ -384,6 +384,17 @@ bool stopped(SignalFd& stops) {
   return true;
 }
 
+// status NAME... exits 1 when a lock named is free, and says which.
+void say_free(const std::vector<Verdict>& verdicts) {
+  std::vector<std::string> free;
+  for (const auto& v : verdicts) {
+    if (v.state == State::k_free) {
+      free.push_back(escape_for_terminal(v.name));
+    }
+  }
+  log_warning("{} {} not held", spoken_list(free), free.size() == 1 ? "is" : "are");
+}
+
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, one block after another otherwise) until a stop signal, which
 // ends it with 0. Redis trouble is shown and tried again at the next turn.
@@ -459,6 +470,9 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
     return ExitStatus::k_output;
   }
   warn_foreign(verdicts);
+  if (shown.status == ExitStatus::k_no) {
+    say_free(verdicts);
+  }
   return shown.status;
 }
 

@@ -80,6 +80,22 @@ TEST_F(Status, OfANamedLockExits0WhenHeldAnd1WhenFree) {
   EXPECT_EQ(rl({"status", "free"}).status, 1);
 }
 
+TEST_F(Status, ThatExits1SaysWhichLocksAreFreeInOneLine) {
+  // Every non-zero exit is explained in one line; status said nothing.
+  take("held");
+  Result one = rl({"status", "held", "free"});
+  EXPECT_EQ(one.status, 1);
+  EXPECT_EQ(one.err, "redlock: free is not held\n");
+  for (const char* format : {"json", "prometheus", "table"}) {
+    Result two = rl({"status", "--format", format, "a", "held", "b"});
+    EXPECT_EQ(two.status, 1) << format;
+    EXPECT_EQ(two.err, "redlock: a and b are not held\n") << format;
+  }
+  Result held = rl({"status", "held"});
+  EXPECT_EQ(held.status, 0);
+  EXPECT_EQ(held.err, "");
+}
+
 TEST_F(Status, ANameGivenTwiceIsOneLock) {
   take("held");
   Result r = rl({"status", "--json", "held", "free", "held"});
