@@ -251,6 +251,8 @@ local function dequeue()
   for _, w in ipairs(live_line()) do if w.id ~= ARGV[10] then return end end
   redis.call('DEL', KEYS[3])
 end
+-- The first holder of a semaphore or shared lock, named in a busy answer.
+local holding = nil
 if multi then
   local list = holders()
   local first = nil
@@ -273,15 +275,12 @@ if multi then
     if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
   end
   if #list > 0 then
+    holding = {first.host, tostring(first.pid), first.cmd or '', #list, ''}
     if mode ~= multi or (multi == 'semaphore' and h[7] ~= ARGV[8]) then
-      if multi == 'shared' and mode == 'exclusive' then
-        return busy(soonest, {first.host, tostring(first.pid), first.cmd or '', #list, ''})
-      end
+      if multi == 'shared' and mode == 'exclusive' then return busy(soonest, holding) end
       return {'mismatch', multi, h[7] or ''}
     end
-    if multi == 'semaphore' and #list >= tonumber(h[7]) then
-      return busy(soonest, {first.host, tostring(first.pid), first.cmd or '', #list, ''})
-    end
+    if multi == 'semaphore' and #list >= tonumber(h[7]) then return busy(soonest, holding) end
   else
     redis.call('DEL', KEYS[1])
     t = 'none'
@@ -313,10 +312,10 @@ if fair then
     -- A Redlock waiter whose entry here went (its grant on this server was
     -- undone) keeps its place by its ticket.
     if ticket and (w.ticket > ticket or (w.ticket == ticket and w.id > ARGV[10])) then break end
-    if not admits(st, w.mode, w.limit) then return busy(soonest) end
+    if not admits(st, w.mode, w.limit) then return busy(soonest, holding) end
     admit(st, w.mode, w.limit)
   end
-  if not admits(st, mode, ARGV[8]) then return busy(soonest) end
+  if not admits(st, mode, ARGV[8]) then return busy(soonest, holding) end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0

@@ -2,8 +2,10 @@
 // releases it by its token, while a writer waits for every reader.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "harness.hpp"
+#include "lock_support.hpp"
 
 using namespace redlock::test;
 
@@ -40,4 +42,22 @@ TEST(SharedAcquire, DoesNotGoWithLimit) {
   Result r = run({"acquire", "--shared", "--limit", "2", "x"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
   EXPECT_EQ(r.status, 64);
   EXPECT_NE(r.err.find("--shared"), std::string::npos) << r.err;
+}
+
+TEST(SharedAcquire, AReaderBehindAWaitingWriterIsToldWhoHoldsTheLock) {
+  // The busy line of a reader held back by a writer in line left out the
+  // holder ("rw is held for 59s more, with 1 waiting in line before you").
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Child reader({"exec", "--shared", "--ttl", "1m", "rw", "--", "sleep", "30"}, env);
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", "redlock:{rw}"}).integer == 1; }, Seconds(10)));
+  auto writer = queue_up(redis, "rw", {"acquire", "--wait", "30s", "rw"}, env);
+  Result late = run({"acquire", "--shared", "rw"}, env);
+  writer->signal(SIGTERM);
+  reader.signal(SIGTERM);
+  EXPECT_EQ(late.status, 75) << late.err;
+  EXPECT_NE(late.err.find("rw is held by " + this_host() + " pid " + std::to_string(reader.pid()) + " (sleep 30)"),
+            std::string::npos)
+      << late.err;
+  EXPECT_NE(late.err.find("1 waiting in line before you"), std::string::npos) << late.err;
 }
