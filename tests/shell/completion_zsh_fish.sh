@@ -144,6 +144,10 @@ for sh in "${shells[@]}"; do
   # release takes one NAME: no more names after it (zsh offers options there).
   expect_not "$sh" "redlock --redis $url release deploy " deploy db:migrate
   expect_none "$sh" "redlock --redis redis://127.0.0.1:$closed release "
+  # Options of exec go anywhere before `--`, also after NAME.
+  expect "$sh" "redlock exec deploy --t" --ttl --token --timeout
+  expect "$sh" "redlock exec deploy -" --ttl --wait
+  [[ $sh == zsh ]] && expect zsh "redlock exec deploy -" --
   expect "$sh" "redlock exec deploy -- ech" echo
   expect_not "$sh" "redlock exec deploy -- ech" --ttl
   # fish offers the whole word, zsh the part after the directory it keeps.
