@@ -232,16 +232,23 @@ std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers
   return out;
 }
 
-// A Prometheus label value: valid UTF-8 (a name found by SCAN may be any
-// bytes), with backslash, double quote and newline escaped.
+// A Prometheus label value. Its format has three escapes (\\, \" and \n);
+// a name found by SCAN may hold any bytes, and the other control characters
+// and bytes that are not UTF-8 read as the table shows them ("\x1b", "\xff"):
+// nothing raw reaches a terminal, and names that differ only in such bytes
+// are not one series.
 std::string label_value(const std::string& text) {
+  const std::string shown = escape_for_terminal(text);
   std::string out;
-  for (char c : make_valid_utf8(text)) {
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const char c = shown[i];
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\' && i + 1 < shown.size() && (shown[i + 1] == '\\' || shown[i + 1] == 'n')) {
+      out += shown.substr(i, 2);  // a backslash or a newline of the name, escaped alike in both
+      ++i;
+    } else if (c == '\\') {
+      out += "\\\\";  // the start of "\x1b": a backslash of its own
     } else {
       out += c;
     }

@@ -26,17 +26,25 @@ for _ in $(seq 1 100); do
 done
 # A lock whose key someone else wrote with a name no redlock would accept:
 # an invalid UTF-8 byte, a quote, a backslash and a newline.
-odd=$'redlock:{odd\xff"\\\nname}'
-redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
-  since_ms 1 ttl_ms 60000 >/dev/null
-redis-cli -p "$REDIS_PORT" pexpire "$odd" 60000 >/dev/null
+# Two that differ only in a byte that is not UTF-8 are two series, and an
+# escape character reads as the table shows it, never raw.
+for odd in $'redlock:{odd\xff"\\\nname}' $'redlock:{odd\xfe"\\\nname}' $'redlock:{esc\e[2Jx}'; do
+  redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
+    since_ms 1 ttl_ms 60000 >/dev/null
+  redis-cli -p "$REDIS_PORT" pexpire "$odd" 60000 >/dev/null
+done
 "$bin" status --format prometheus >"$tmp/all" 2>"$tmp/err-all"
 [ "$?" -eq 0 ] || fail "status --format prometheus (every lock) failed: $(cat "$tmp/err-all")"
 "$py" - "$tmp/all" <<'PY' || fail "the metrics of every lock do not parse: $(cat -v "$tmp/all")"
 import sys
 from prometheus_client.parser import text_string_to_metric_families
-names = {s.labels["name"] for f in text_string_to_metric_families(open(sys.argv[1], encoding="utf-8").read()) for s in f.samples}
-assert 'odd\ufffd"\\\nname' in names, names
+text = open(sys.argv[1], encoding="utf-8").read()
+assert "\x1b" not in text, "a raw escape character"
+samples = [(s.name, s.labels["name"]) for f in text_string_to_metric_families(text) for s in f.samples]
+assert len(samples) == len(set(samples)), "a series twice"
+names = {name for _, name in samples}
+for odd in ('odd\\xff"\\\nname', 'odd\\xfe"\\\nname', 'esc\\x1b[2Jx'):
+    assert odd in names, (odd, names)
 PY
 "$bin" status --format prometheus 'nightly "report"' pool free >"$tmp/metrics" 2>"$tmp/err"
 status=$?
