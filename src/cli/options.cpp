@@ -460,7 +460,7 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int
   }
   what = escape_for_terminal(without_secrets(what, argc, argv));
   if (!silent) {
-    write_stderr(fmt::format("redlock: {} (see redlock --help)\n", what));
+    write_line(fmt::format("{} (see redlock --help)", what));
   }
   return to_int(ExitStatus::k_usage);
 }
@@ -493,7 +493,7 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
   } catch (const UsageError& e) {
     // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
     if (!p.silent) {
-      write_stderr(fmt::format("redlock: {}\n", e.what()));
+      write_line(e.what());
     }
     return to_int(ExitStatus::k_usage);
   }

@@ -420,7 +420,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
       if (stopped(stops)) {
         return ExitStatus::k_ok;
       }
-      block = fmt::format("redlock: {}\n", e.what());
+      block = fmt::format("redlock: {}\n", one_line(e.what()));
     }
     if (terminal) {
       const std::time_t now = std::time(nullptr);

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <tuple>
+#include <utility>
 
 #include "redis/fanout.hpp"
 #include "redis/openssl.hpp"
@@ -246,12 +247,14 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   }
 
   // AUTH and SELECT go first, pipelined with whatever is queued next.
+  m_auth_unanswered = m_endpoint.password.has_value();
   if (m_endpoint.password) {
     std::vector<std::string> auth{"AUTH"};
     if (!m_endpoint.user.empty()) {
       auth.push_back(m_endpoint.user);
     }
     auth.push_back(*m_endpoint.password);
+    keep_secret(*m_endpoint.password);  // a server's error may echo it back
     m_out += format_command(auth);
     ++m_hidden;
   }
@@ -712,8 +715,9 @@ bool Connection::file_reply(Reply reply) {
     if (m_verifying && m_hidden == 0) {
       return confirm_master(reply);  // false: failed, or reconnecting to another server
     }
+    const bool auth = std::exchange(m_auth_unanswered, false);
     if (reply.is_error()) {
-      refuse_setup(reply.str);
+      refuse_setup(reply.str, auth);
       return false;
     }
     return true;
@@ -729,12 +733,21 @@ bool Connection::file_reply(Reply reply) {
   return true;
 }
 
-void Connection::refuse_setup(const std::string& error) {
+void Connection::refuse_setup(const std::string& error, bool auth) {
   const ExitStatus status = classify_error(error);
-  const bool credentials = status == ExitStatus::k_refused;
-  fail(status, fmt::format("Redis at {} refused the {}: {}{}", m_endpoint.display(),
-                           credentials ? "credentials" : "database selection", error,
-                           credentials ? " (check the password and user: --password-file or $REDLOCK_PASSWORD)" : ""));
+  if (status == ExitStatus::k_refused) {
+    fail(status, fmt::format("Redis at {} refused the credentials: {} (check the password and user: --password-file "
+                             "or $REDLOCK_PASSWORD)",
+                             m_endpoint.display(), error));
+  } else if (auth) {
+    // Not a verdict on the password: a server without AUTH, one with no
+    // room for another client...
+    fail(status, fmt::format("Redis at {} answered AUTH with an error: {} (check that this server takes a password)",
+                             m_endpoint.display(), error));
+  } else {
+    fail(status, fmt::format("Redis at {} refused the database selection (SELECT {}): {}", m_endpoint.display(),
+                             m_endpoint.db, error));
+  }
 }
 
 std::vector<Reply> Connection::take_replies() {

@@ -133,7 +133,7 @@ class Connection {
   // or it is reconnecting to the master the sentinels name).
   bool file_reply(Reply reply);
   // AUTH or SELECT answered `error`: fails with the matching status.
-  void refuse_setup(const std::string& error);
+  void refuse_setup(const std::string& error, bool auth);
   void write_some();
   void handshake();
   void close_socket();
@@ -169,6 +169,7 @@ class Connection {
   std::optional<TimePoint> m_connect_deadline;
   size_t m_first_sentinel = 0;
   bool m_verifying = false;
+  bool m_auth_unanswered = false;  // the next reply to check is AUTH's
   std::string m_held;
 };
 

@@ -4,11 +4,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "util/text.hpp"
 
 namespace redlock {
 
@@ -54,8 +57,54 @@ void write_stderr(std::string_view text) noexcept {
 
 namespace {
 
+std::mutex g_secrets_mutex;
+std::vector<std::string> g_secrets;  // longest first
+
+}  // namespace
+
+void keep_secret(std::string_view secret) noexcept {
+  if (secret.empty()) {
+    return;
+  }
+  try {
+    std::lock_guard<std::mutex> guard(g_secrets_mutex);
+    for (const auto& s : g_secrets) {
+      if (s == secret) {
+        return;
+      }
+    }
+    g_secrets.emplace_back(secret);
+    std::stable_sort(g_secrets.begin(), g_secrets.end(),
+                     [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  } catch (...) {
+  }
+}
+
+std::string one_line(std::string_view text) {
+  std::string masked(text);
+  {
+    std::lock_guard<std::mutex> guard(g_secrets_mutex);
+    for (const auto& secret : g_secrets) {
+      for (size_t at = masked.find(secret); at != std::string::npos; at = masked.find(secret, at)) {
+        masked.replace(at, secret.size(), k_redacted);
+        at += std::string_view(k_redacted).size();
+      }
+    }
+  }
+  return escape_controls(masked);
+}
+
+void write_line(std::string_view text) noexcept {
+  try {
+    write_stderr("redlock: " + one_line(text) + "\n");
+  } catch (...) {
+  }
+}
+
+namespace {
+
 std::mutex g_held_mutex;
-std::vector<std::string> g_held;  // lines, each with its "redlock: " and '\n'
+std::vector<std::string> g_held;  // lines, without "redlock: " and '\n'
 
 std::vector<std::string> take_held() noexcept {
   std::vector<std::string> out;
@@ -72,7 +121,7 @@ std::vector<std::string> take_held() noexcept {
 void hold_warning(std::string line) noexcept {
   try {
     std::lock_guard<std::mutex> guard(g_held_mutex);
-    g_held.push_back("redlock: " + std::move(line) + "\n");
+    g_held.push_back(std::move(line));
   } catch (...) {
   }
 }
@@ -81,7 +130,7 @@ void say_held_warnings() noexcept {
   const std::vector<std::string> held = take_held();
   if (verbosity() >= Verbosity::k_quiet) {  // -qq prints nothing at all
     for (const auto& line : held) {
-      write_stderr(line);
+      write_line(line);
     }
   }
 }
@@ -90,7 +139,7 @@ void drop_held_warnings() noexcept {
   const std::vector<std::string> held = take_held();
   if (verbosity() >= Verbosity::k_verbose) {
     for (const auto& line : held) {
-      write_stderr(line);
+      write_line(line);
     }
   }
 }

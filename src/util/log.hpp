@@ -32,6 +32,18 @@ void write_stderr(std::string_view text) noexcept;
 // Returns false if it could not all be written.
 [[nodiscard]] bool write_stdout(std::string_view text) noexcept;
 
+// Registers a secret that redlock sends to Redis (a password): no line on
+// stderr shows it, even where a server's error echoes it back.
+void keep_secret(std::string_view secret) noexcept;
+
+// `text` fit to be one line on stderr: each secret kept reads "***", and
+// control characters and bytes that are not UTF-8 are escaped, so that a
+// server's words can neither start a second line nor drive the terminal.
+[[nodiscard]] std::string one_line(std::string_view text);
+
+// Writes "redlock: ", one_line(text) and a newline to stderr. Never throws.
+void write_line(std::string_view text) noexcept;
+
 // A line on stderr, prefixed "redlock: ", when the verbosity is at least
 // `least`. Never throws: a line is not worth dying for (only std::bad_alloc
 // can fail here).
@@ -39,7 +51,7 @@ template <typename... Args>
 void log_at(Verbosity least, fmt::format_string<Args...> f, Args&&... args) noexcept {
   if (verbosity() >= least) {
     try {
-      write_stderr(fmt::format("redlock: {}\n", fmt::format(f, std::forward<Args>(args)...)));
+      write_line(fmt::format(f, std::forward<Args>(args)...));
     } catch (...) {
     }
   }

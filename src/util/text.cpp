@@ -109,7 +109,9 @@ std::string spoken_list(const std::vector<std::string>& items, size_t at_most) {
   return out;
 }
 
-std::string escape_for_terminal(std::string_view s) {
+namespace {
+
+std::string escape(std::string_view s, bool backslashes) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
@@ -121,7 +123,7 @@ std::string escape_for_terminal(std::string_view s) {
       continue;
     }
     if (n == 1) {
-      if (c == '\\') {
+      if (c == '\\' && backslashes) {
         out += "\\\\";
       } else if (c == '\n') {
         out += "\\n";
@@ -145,6 +147,16 @@ std::string escape_for_terminal(std::string_view s) {
     i += n;
   }
   return out;
+}
+
+}  // namespace
+
+std::string escape_for_terminal(std::string_view s) {
+  return escape(s, true);
+}
+
+std::string escape_controls(std::string_view s) {
+  return escape(s, false);
 }
 
 namespace {

@@ -19,6 +19,10 @@ void validate_name(std::string_view name);
 // UTF-8 bytes become \n, \t, \xNN escapes; a backslash becomes "\\".
 [[nodiscard]] std::string escape_for_terminal(std::string_view s);
 
+// The same, but a backslash stays as it is: for a line whose parts are
+// escaped already and whose other parts (a server's error) may not be.
+[[nodiscard]] std::string escape_controls(std::string_view s);
+
 // Items as a sentence says them: "a", "a and b", "a, b and c"; past
 // `at_most` items, the first `at_most` and "and N more" (a line on stderr
 // stays a line, however many names a command was given).

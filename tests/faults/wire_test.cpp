@@ -5,6 +5,7 @@
 // or a command run unlocked.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 
@@ -73,4 +74,43 @@ TEST(WireFaults, AGarbageReplyIs76) {
 TEST(WireFaults, AReplyOfTheWrongKindIs76) {
   FakeRedis fake(FakeRedis::Mode::k_wrong_type);
   expect_every_subcommand_ends(fake, 76, 3.0);
+}
+
+TEST(WireFaults, AServersErrorCannotDriveTheTerminalOrAddALine) {
+  // An error with escape sequences, a bell, a carriage return and a newline
+  // went to stderr as it came: colours, a title, a forged second line.
+  FakeRedis fake("-ERR \x1b[31mred\x1b]0;title\x07\rover\nredlock: forged\x1b[0m\r\n");
+  expect_every_subcommand_ends(fake, 76, 3.0);
+  Result r = run({"acquire", "w", "--timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}});
+  EXPECT_EQ(r.status, 76);
+  for (char c : {'\x1b', '\x07', '\r'}) {
+    EXPECT_EQ(r.err.find(c), std::string::npos) << r.err;
+  }
+  EXPECT_NE(r.err.find("ERR \\x1b[31mred"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\nredlock: forged"), std::string::npos) << r.err;
+  // status --watch shows Redis trouble in place of a block, on stdout.
+  Child watch({"status", "--watch", "--timeout", "300ms", "w"}, {{"REDLOCK_URL", fake.url()}});
+  ASSERT_TRUE(eventually([&] { return watch.out_so_far().find("forged") != std::string::npos; }, Seconds(10)));
+  watch.signal(SIGINT);
+  Result w = watch.wait(Seconds(5));
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(w.out.find('\x1b'), std::string::npos) << w.out;
+  EXPECT_EQ(w.out.find("\nredlock: forged"), std::string::npos) << w.out;
+}
+
+TEST(WireFaults, APasswordEchoedInAServersErrorIsHidden) {
+  // A server without AUTH (renamed away) echoes its arguments: "ERR unknown
+  // command 'AUTH', with args beginning with: 'S3cr3t-pw'".
+  FakeRedis fake("-ERR unknown command 'AUTH', with args beginning with: 'S3cr3t-pw' \r\n");
+  const std::string url = "redis://:S3cr3t-pw@127.0.0.1:" + std::to_string(fake.port());
+  for (const Env& env :
+       {Env{{"REDLOCK_URL", url}}, Env{{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "S3cr3t-pw"}}}) {
+    Result r = run({"acquire", "w", "--timeout", "300ms"}, env);
+    EXPECT_EQ(r.status, 76);
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_EQ(r.err.find("S3cr3t"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("answered AUTH with an error: ERR unknown command 'AUTH'"), std::string::npos) << r.err;
+    Result v = run({"-v", "status", "w", "--timeout", "300ms"}, env);
+    EXPECT_EQ(v.err.find("S3cr3t"), std::string::npos) << v.err;
+  }
 }

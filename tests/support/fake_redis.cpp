@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace redlock::test {
@@ -29,6 +30,14 @@ void send_all(int fd, const std::string& bytes) {
 
 FakeRedis::FakeRedis(Mode mode, std::chrono::milliseconds drip_interval)
     : m_mode(mode), m_drip_interval(drip_interval) {
+  listen_on_loopback();
+}
+
+FakeRedis::FakeRedis(std::string reply) : m_mode(Mode::k_canned), m_drip_interval(500), m_canned(std::move(reply)) {
+  listen_on_loopback();
+}
+
+void FakeRedis::listen_on_loopback() {
   m_listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -113,6 +122,9 @@ void FakeRedis::serve() {
             break;
           case Mode::k_wrong_type:
             send_all(c.fd, "+OK\r\n");
+            break;
+          case Mode::k_canned:
+            send_all(c.fd, m_canned);
             break;
           case Mode::k_drip:
             if (!c.dripping) {

@@ -20,8 +20,11 @@ class FakeRedis {
     k_garbage,          // answers with a line that is not RESP
     k_wrong_type,       // answers every request with "+OK" (valid RESP, never what was asked for)
     k_drip,             // answers with a large bulk header, then one byte every drip interval
+    k_canned,           // answers every request with the bytes given
   };
   explicit FakeRedis(Mode mode, std::chrono::milliseconds drip_interval = std::chrono::milliseconds(500));
+  // A server that answers every request with `reply` (raw RESP bytes).
+  explicit FakeRedis(std::string reply);
   ~FakeRedis();
   FakeRedis(const FakeRedis&) = delete;
   FakeRedis& operator=(const FakeRedis&) = delete;
@@ -35,9 +38,11 @@ class FakeRedis {
 
  private:
   void serve();
+  void listen_on_loopback();
 
   Mode m_mode;
   std::chrono::milliseconds m_drip_interval;
+  std::string m_canned;
   int m_listener = -1;
   int m_port = 0;
   int m_stop[2] = {-1, -1};
