@@ -85,6 +85,9 @@ void Renewer::loop() {
       auto outcome = m_locker.renew(m_name, m_token, m_ttl);
       if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
         m_validity_end_ns = to_ns(renewed->valid_until);
+        if (m_on_renewed) {
+          m_on_renewed(renewed->valid_until);
+        }
         say_held_warnings();  // a server that refused this renewal, while the others renewed
         if (failing) {
           log_warning("renewing {} works again", escape_for_terminal(m_name));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,6 +32,10 @@ class Renewer {
 
   // How often a lock of `ttl` is renewed: every ttl/3.
   [[nodiscard]] static Millis interval_for(Millis ttl);
+
+  // Called on the renewer's thread with the new validity's end after each
+  // confirmed renewal. Set it before start().
+  void on_renewed(std::function<void(TimePoint)> tell) { m_on_renewed = std::move(tell); }
 
   void start();
   [[nodiscard]] bool started() const { return m_thread.joinable(); }
@@ -63,6 +68,7 @@ class Renewer {
   std::thread m_thread;
   mutable std::mutex m_mutex;
   std::string m_reason;
+  std::function<void(TimePoint)> m_on_renewed;
 };
 
 }  // namespace redlock::exec

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +145,15 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 // a SIGKILL to redlock's group (timeout -s KILL, kill -9 %job) must not take
 // the guard with it.
 //
+// It also keeps the lock's deadline: redlock tells it the end of the lock's
+// validity at the start and after each confirmed renewal, and if that end
+// comes before the next word, the guard SIGKILLs the group. A redlock that
+// is stopped (SIGSTOP, a debugger, a frozen machine's slow half) renews
+// nothing and acts on nothing; CMD must not run on past the lock for that.
+//
+// Each word is 8 bytes (a pipe writes those whole): the validity's end on
+// the monotonic clock in nanoseconds, or 0 for "done, the group is gone".
+//
 // It runs in redlock's memory (CLONE_VM, no copy of anything) on a stack of
 // its own that lives as long as the memory does, so it costs a few
 // microseconds instead of a fork. It only makes raw system calls; all
@@ -153,9 +163,17 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 struct GuardArgs {
   int pipe = -1;
   pid_t group = 0;
+  long long deadline_ns = 0;  // 0: none (--on-lost ignore)
 };
 GuardArgs g_guard;
+std::atomic<bool> g_guard_fired{false};  // the guard killed the group at the deadline
 alignas(64) char g_guard_stack[16 * 1024];
+
+long long monotonic_ns() {
+  timespec now{};
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+}
 
 int guard_main(void* /*unused*/) {
   syscall(SYS_setpgid, 0, 0);  // and redlock does the same, whichever runs first
@@ -166,13 +184,42 @@ int guard_main(void* /*unused*/) {
     syscall(SYS_close_range, 0U, static_cast<unsigned>(p - 1), 0U);
   }
   syscall(SYS_close_range, static_cast<unsigned>(p + 1), ~0U, 0U);
-  char c = 0;
-  long n = 0;
-  do {
-    n = syscall(SYS_read, p, &c, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n <= 0) {
-    syscall(SYS_kill, -g_guard.group, SIGKILL);
+  long long deadline = g_guard.deadline_ns;
+  while (true) {
+    timespec wait{};
+    timespec* timeout = nullptr;
+    if (deadline != 0) {
+      const long long left = deadline - monotonic_ns();
+      if (left <= 0) {
+        g_guard_fired.store(true);
+        syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone: so is CMD
+        deadline = 0;
+        continue;
+      }
+      wait.tv_sec = left / 1'000'000'000LL;
+      wait.tv_nsec = left % 1'000'000'000LL;
+      timeout = &wait;
+    }
+    pollfd fd{p, POLLIN, 0};
+    const long ready = syscall(SYS_ppoll, &fd, 1, timeout, nullptr, 0);
+    if (ready == 0) {
+      continue;  // the deadline, checked above
+    }
+    long long word = 0;
+    long n = 0;
+    do {
+      n = syscall(SYS_read, p, &word, sizeof(word));
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      syscall(SYS_kill, -g_guard.group, SIGKILL);  // redlock is gone
+      break;
+    }
+    if (n == static_cast<long>(sizeof(word))) {
+      if (word == 0) {
+        break;  // done
+      }
+      deadline = word;
+    }
   }
   syscall(SYS_exit_group, 0);
   return 0;
@@ -180,13 +227,14 @@ int guard_main(void* /*unused*/) {
 
 }  // namespace
 
-bool GroupGuard::start(pid_t group) {
+bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
   stop();
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     return false;
   }
-  g_guard = GuardArgs{p[0], group};
+  g_guard = GuardArgs{p[0], group, deadline ? deadline->time_since_epoch().count() : 0};
+  g_guard_fired.store(false);
   pid_t guard;
   {
     AllSignalsBlocked blocked;  // and so they stay in the guard
@@ -204,16 +252,28 @@ bool GroupGuard::start(pid_t group) {
   }
   m_pid = guard;
   m_pipe = Fd(p[1]);
+  m_keeps_deadline = deadline.has_value();
   return true;
 }
 
-void GroupGuard::done() {
-  if (m_pipe.get() < 0) {
+bool GroupGuard::fired() const {
+  return m_pid > 0 && g_guard_fired.load();
+}
+
+void GroupGuard::extend(TimePoint deadline) {
+  if (!m_keeps_deadline || m_said_done.load()) {
     return;
   }
-  char d = 'd';
-  (void)!write(m_pipe.get(), &d, 1);
-  m_pipe.reset();
+  const long long word = deadline.time_since_epoch().count();
+  (void)!write(m_pipe.get(), &word, sizeof(word));
+}
+
+void GroupGuard::done() {
+  if (m_pipe.get() < 0 || m_said_done.exchange(true)) {
+    return;
+  }
+  const long long word = 0;
+  (void)!write(m_pipe.get(), &word, sizeof(word));
 }
 
 void GroupGuard::stop() {
@@ -225,6 +285,8 @@ void GroupGuard::stop() {
   while (waitpid(m_pid, &ws, __WALL) < 0 && errno == EINTR) {
   }
   m_pid = -1;
+  m_pipe.reset();
+  m_said_done = false;
 }
 
 namespace {
@@ -308,6 +370,12 @@ class Supervisor {
       }
       wait_until(wake);
       reap();
+    }
+    // The group ended past the deadline before this loop could see it: a
+    // stopped redlock, whose guard killed the group when the validity ran out.
+    if (m_lease == Lease::k_held && Clock::now() >= m_renewer.validity_end() - m_policy.kill_after) {
+      m_lease = Lease::k_lost;
+      m_lost_reason = "no renewal was confirmed before the lock's validity ran out (redlock itself was stopped)";
     }
     m_done.lost = m_lease != Lease::k_held;
     if (m_lease == Lease::k_lost) {
@@ -494,10 +562,21 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
   // Started before the renewer's thread exists (the supervisor starts it
-  // when it is soon needed).
-  (void)guard.start(child);
+  // when it is soon needed). Under --on-lost ignore the command may run on
+  // past the lock, so the guard keeps no deadline.
+  if (policy.on_lost == OnLost::k_ignore) {
+    (void)guard.start(child, std::nullopt);
+  } else if (guard.start(child, renewer.validity_end())) {
+    renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
+  }
   Finished done = Supervisor(child, renewer, policy, signals).run();
   guard.done();  // the group is gone
+  if (guard.fired() && !done.lost) {
+    // A renewal once redlock ran again may have found the key still there;
+    // the command was killed all the same, and for this.
+    log_warning("lost the lock: redlock was stopped past the lock's validity, and its guard killed the command");
+    done.lost = true;
+  }
   renewer.stop();
   if (take_terminal) {
     tcsetpgrp(STDIN_FILENO, getpgrp());

@@ -2,6 +2,8 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,11 +31,12 @@ struct Finished {
 };
 
 // A small process that SIGKILLs CMD's whole process group if redlock ends
-// without saying "done" (even by SIGKILL). supervise() starts it and says
-// "done" once the group is gone; stop() (or the destructor) reaps it, which
-// waits until it has run: exec does that after the lock is released, so the
-// release goes out sooner. It ends without a signal to redlock (no
-// SIGCHLD), so it cannot cut a round short.
+// without saying "done" (even by SIGKILL), or if the lock's validity ends
+// before redlock says it was renewed (a stopped redlock renews nothing).
+// supervise() starts it and says "done" once the group is gone; stop() (or
+// the destructor) reaps it, which waits until it has run: exec does that
+// after the lock is released, so the release goes out sooner. It ends
+// without a signal to redlock (no SIGCHLD), so it cannot cut a round short.
 class GroupGuard {
  public:
   GroupGuard() = default;
@@ -41,8 +44,13 @@ class GroupGuard {
   GroupGuard(const GroupGuard&) = delete;
   GroupGuard& operator=(const GroupGuard&) = delete;
 
-  // Guards `group`; false (no guard) if no process could be started.
-  bool start(pid_t group);
+  // Guards `group`, and with a `deadline` (the lock's validity end) keeps
+  // it; false (no guard) if no process could be started.
+  bool start(pid_t group, std::optional<TimePoint> deadline);
+  // A renewal moved the validity's end (any thread may call it).
+  void extend(TimePoint deadline);
+  // Whether the guard killed the group because the deadline came first.
+  [[nodiscard]] bool fired() const;
   // The group is gone: the guard may end (at once, without waiting for it).
   void done();
   // done(), and reaps the guard.
@@ -51,6 +59,8 @@ class GroupGuard {
  private:
   pid_t m_pid = -1;
   Fd m_pipe;
+  bool m_keeps_deadline = false;
+  std::atomic<bool> m_said_done{false};
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,

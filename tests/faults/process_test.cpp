@@ -1,5 +1,5 @@
-// Faults of the holder's own processes: redlock exec (alone, or with CMD,
-// as when a whole machine is frozen) stopped past its TTL, and redlock
+// Faults of the holder's own processes: redlock exec (alone, or with CMD
+// and its guard, as when a whole machine is frozen) stopped past its TTL, and redlock
 // SIGKILLed while CMD runs.
 
 #include <gtest/gtest.h>
@@ -23,9 +23,10 @@ const char* const k_holder =
     "echo $$ > \"$D/pid\"\n"
     "wait\n";
 
-// Stops `stopped` (redlock, and CMD's group when `whole_holder`) until its
-// 2 s lock has expired, lets another client take the lock, resumes, and
-// checks that the old holder gives up at once without touching the new one.
+// Stops redlock (and, when `whole_holder`, CMD's group and redlock's guard
+// too, as when a whole machine is frozen) until its 2 s lock has expired,
+// lets another client take the lock, resumes, and checks that the old
+// holder gives up at once without touching the new one.
 void pause_holder_past_its_ttl(bool whole_holder) {
   ExecFixture f;
   Child exec({"exec", "--ttl", "2s", "job", "--", "sh", f.script(k_holder)}, f.env());
@@ -34,13 +35,26 @@ void pause_holder_past_its_ttl(bool whole_holder) {
   f.reaper.group(pid);
   f.reaper.pid(wait_for_pid(f.path("grandchild")));
   const long long old_fence = std::stoll(read_file(f.path("fence")));
+  std::vector<pid_t> guards;
+  for (pid_t child : live_children(exec.pid())) {
+    if (child != pid) {
+      guards.push_back(child);
+    }
+  }
+  ASSERT_EQ(guards.size(), 1U) << "redlock's children besides CMD: its guard";
 
   exec.signal(SIGSTOP);
   if (whole_holder) {
+    ::kill(guards[0], SIGSTOP);
     ::kill(-pid, SIGSTOP);
   }
   ASSERT_TRUE(eventually([&] { return !key_exists(f.redis, lock_key("job")); }, Seconds(4)))
       << "the stopped holder's lock should expire by its TTL";
+  if (!whole_holder) {
+    // The guard kept the lock's deadline: CMD's group was killed before the
+    // key expired, though redlock could do nothing.
+    EXPECT_TRUE(group_members(pid).empty()) << "CMD ran on past its lock while redlock was stopped";
+  }
   Result other = run({"acquire", "--ttl", "30s", "--json", "job"}, f.env());
   ASSERT_EQ(other.status, 0) << other.err;
   json taken = json::parse(other.out);
@@ -49,10 +63,11 @@ void pause_holder_past_its_ttl(bool whole_holder) {
   exec.signal(SIGCONT);
   const double resumed_at = now_seconds();
   if (whole_holder) {
+    ::kill(guards[0], SIGCONT);
     ::kill(-pid, SIGCONT);
   }
-  double term = seconds_until_file(f.path("term"), Seconds(5));
-  EXPECT_GE(term, 0) << "CMD was not told: " << exec.err_so_far();
+  EXPECT_TRUE(eventually([&] { return group_members(pid).empty(); }, Seconds(5)))
+      << "CMD was not ended: " << exec.err_so_far();
   EXPECT_LT(now_seconds() - resumed_at, 1.0) << "the old holder must give up as soon as it runs again";
   Result r = exec.wait(Seconds(10));
   EXPECT_EQ(r.status, 74) << r.err;
@@ -71,9 +86,10 @@ TEST(ProcessFaults, HolderFrozenWithItsCommandPastTheTtlGivesUpAtOnceOnResume) {
   pause_holder_past_its_ttl(true);
 }
 
-// Only redlock is stopped: nothing can signal CMD meanwhile (the fence is
-// the protection there), but once redlock runs again it ends CMD at once.
-TEST(ProcessFaults, RedlockStoppedPastTheTtlEndsItsCommandAtOnceOnResume) {
+// Only redlock is stopped: its guard, which keeps the lock's deadline,
+// kills CMD's group when the validity ends; once redlock runs again it
+// exits 74.
+TEST(ProcessFaults, RedlockStoppedPastTheTtlHasItsCommandKilledByTheGuardInTime) {
   pause_holder_past_its_ttl(false);
 }
 

@@ -2,6 +2,7 @@
 // replaced or flushed, Redis stopped; and the --on-lost policies.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <functional>
 
@@ -126,6 +127,33 @@ TEST(ExecLost, RedisStoppedGetsCommandKilledBeforeTheLockExpires) {
   // renewals queued while it was stopped may run now, but none extends it
   // beyond one TTL).
   EXPECT_TRUE(eventually([&] { return !key_exists(f.redis, lock_key("job")); }, Seconds(4.5)));
+}
+
+TEST(ExecLost, AStoppedRedlockCannotLetTheCommandRunPastTheLock) {
+  // SIGSTOP to redlock alone (CMD runs in a group of its own): nothing
+  // renewed, nothing acted, and CMD ran on after the key expired while a
+  // second holder took the lock.
+  Fixture f;
+  Child c({"exec", "--ttl", "3s", "--kill-after", "1s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  pid_t pid = wait_for_pid(f.path("pid"));
+  ASSERT_GT(pid, 0) << c.err_so_far();
+  f.reaper.group(pid);
+  pid_t grandchild = wait_for_pid(f.path("grandchild"));
+  f.reaper.pid(grandchild);
+  sleep_for(1.3);  // past the first renewal: the guard keeps the renewed end
+  const double sampled = now_seconds();
+  const long long pttl = f.redis.cmd({"PTTL", lock_key("job")}).integer;
+  ASSERT_GT(pttl, 1500) << "the lock should have been renewed by now";
+  const double expires_at = sampled + static_cast<double>(pttl) / 1000.0;
+  c.signal(SIGSTOP);
+  const double gone = seconds_until_gone(pid, Seconds(8));
+  const double dead_at = now_seconds();
+  EXPECT_TRUE(eventually([&] { return !process_alive(grandchild); }, Seconds(1)));
+  c.signal(SIGCONT);
+  Result r = c.wait(Seconds(10));
+  ASSERT_GE(gone, 0) << "CMD still runs while redlock is stopped";
+  EXPECT_LT(dead_at, expires_at) << "CMD outlived the lock by " << dead_at - expires_at << " s";
+  EXPECT_EQ(r.status, 74) << r.err;
 }
 
 TEST(ExecLost, RedisPausedForLessThanARenewalPeriodLeavesCommandAlone) {
