@@ -350,8 +350,8 @@ enum class Lease {
 // -child even after CMD itself has been reaped.
 class Supervisor {
  public:
-  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals)
-      : m_child(child), m_renewer(renewer), m_policy(policy), m_signals(signals) {}
+  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, bool terminal)
+      : m_child(child), m_renewer(renewer), m_policy(policy), m_signals(signals), m_terminal(terminal) {}
 
   Finished run() {
     while (!m_group_gone) {
@@ -493,7 +493,11 @@ class Supervisor {
       return;
     }
     int wstatus = 0;
-    if (waitpid(m_child, &wstatus, WNOHANG) != m_child) {
+    if (waitpid(m_child, &wstatus, WNOHANG | WUNTRACED) != m_child) {
+      return;
+    }
+    if (WIFSTOPPED(wstatus)) {
+      suspend_with(WSTOPSIG(wstatus));
       return;
     }
     m_done.status = exit_status_of(wstatus);
@@ -516,6 +520,26 @@ class Supervisor {
     }
   }
 
+  // Job control: Ctrl-Z stops CMD, whose group has the terminal, and the
+  // shell waits for redlock. So redlock hands the terminal back to its own
+  // group and stops too: the shell shows the job stopped and gives its
+  // prompt back. Once continued (fg or bg), it gives CMD the terminal again
+  // if it is in the foreground, and continues CMD. While redlock is stopped
+  // nothing renews the lock; past its validity the guard ends CMD's group.
+  // A CMD stopped otherwise (kill -STOP) stays as it is.
+  void suspend_with(int sig) {
+    if (!m_terminal || (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)) {
+      return;
+    }
+    log_debug("the command was stopped by SIG{}; stopping too", signal_name(sig));
+    tcsetpgrp(STDIN_FILENO, getpgrp());  // SIGTTOU is blocked
+    kill(getpid(), SIGSTOP);             // returns once continued
+    if (tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+      tcsetpgrp(STDIN_FILENO, m_child);
+    }
+    kill(-m_child, SIGCONT);
+  }
+
   // SIGKILL deadline after a SIGTERM; max() while none is due. (A
   // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
   static constexpr TimePoint k_none = TimePoint::max();
@@ -524,6 +548,7 @@ class Supervisor {
   Renewer& m_renewer;
   const Policy& m_policy;
   SignalFd& m_signals;
+  bool m_terminal;  // CMD's group was made the terminal's foreground group
   Finished m_done;
   Lease m_lease = Lease::k_held;
   std::string m_lost_reason;
@@ -569,7 +594,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   } else if (guard.start(child, renewer.validity_end())) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
-  Finished done = Supervisor(child, renewer, policy, signals).run();
+  Finished done = Supervisor(child, renewer, policy, signals, take_terminal).run();
   guard.done();  // the group is gone
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;

@@ -22,20 +22,12 @@ namespace {
 class OnTerminal {
  public:
   OnTerminal(const std::vector<std::string>& args, const std::string& url) {
-    m_pid = forkpty(&m_master, nullptr, nullptr, nullptr);
-    if (m_pid == 0) {
-      setenv("REDLOCK_URL", url.c_str(), 1);
-      std::vector<char*> argv;
-      std::string bin = redlock_binary();
-      argv.push_back(bin.data());
-      for (const auto& a : args) {
-        argv.push_back(const_cast<char*>(a.c_str()));
-      }
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
-    }
+    std::vector<std::string> argv{redlock_binary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    start(argv, url);
   }
+  // An interactive shell with job control, with redlock as $RL.
+  explicit OnTerminal(const std::string& url) { start({"/bin/bash", "--norc", "--noprofile", "-i"}, url); }
   ~OnTerminal() {
     if (m_pid > 0 && m_status < 0) {
       kill(m_pid, SIGKILL);
@@ -61,6 +53,18 @@ class OnTerminal {
     }
     return m_screen;
   }
+  // Like read_until, but only what came after the first `skip` bytes.
+  bool shows_after(size_t skip, const std::string& needle, Seconds limit = Seconds(5)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      if (m_screen.find(needle, skip) != std::string::npos) {
+        return true;
+      }
+      read_until("\x01", Seconds(0.05));
+    }
+    return m_screen.find(needle, skip) != std::string::npos;
+  }
+  [[nodiscard]] size_t seen() const { return m_screen.size(); }
   int wait(Seconds limit = Seconds(10)) {
     auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
@@ -75,6 +79,22 @@ class OnTerminal {
   }
 
  private:
+  void start(const std::vector<std::string>& args, const std::string& url) {
+    m_pid = forkpty(&m_master, nullptr, nullptr, nullptr);
+    if (m_pid == 0) {
+      setenv("REDLOCK_URL", url.c_str(), 1);
+      setenv("RL", redlock_binary().c_str(), 1);
+      setenv("PS1", "$ ", 1);
+      std::vector<char*> argv;
+      for (const auto& a : args) {
+        argv.push_back(const_cast<char*>(a.c_str()));
+      }
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+
   int m_master = -1;
   pid_t m_pid = -1;
   int m_status = -1;
@@ -102,4 +122,32 @@ TEST(ExecTerminal, CtrlCReachesTheCommandAndTheLockIsReleased) {
   EXPECT_NE(t.read_until("caught").find("caught"), std::string::npos);
   EXPECT_EQ(t.wait(), 3) << "redlock exits with the command's status, not killed by the interrupt itself";
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tty")}).integer, 0);
+}
+
+TEST(ExecTerminal, CtrlZStopsTheWholeJobAndFgResumesIt) {
+  // Ctrl-Z stopped only the command (its group has the terminal); redlock
+  // went on renewing, so the shell never got its prompt back and the lock
+  // stayed held by a stopped job with no way to reach it from the terminal.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("\"$RL\" exec --ttl 30s tz -- sh -c 'echo ready; read x; echo got:$x'\n");
+  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
+  size_t mark = t.seen();
+  t.type("\x1a");  // the terminal's suspend character
+  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  t.type("echo prompt-$((1+1))-back\n");
+  ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tz")}).integer, 1) << "a stopped job keeps its lock for its TTL";
+
+  mark = t.seen();
+  t.type("fg\n");
+  ASSERT_TRUE(t.shows_after(mark, "exec")) << t.read_until("").substr(mark);
+  t.type("hello\n");
+  EXPECT_TRUE(t.shows_after(mark, "got:hello")) << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tz")}).integer, 0);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
 }
