@@ -41,10 +41,6 @@ namespace {
 constexpr std::chrono::seconds k_tty_period{1};
 constexpr std::chrono::seconds k_log_period{60};
 
-std::string bound(const std::optional<Millis>& wait) {
-  return wait ? format_duration(*wait) : std::string("ever");
-}
-
 // Whole seconds: a live line that changes every second reads best without tenths.
 std::string seconds(Millis d) {
   return format_duration(std::chrono::duration_cast<std::chrono::seconds>(d));
@@ -75,7 +71,10 @@ WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo 
 
 std::string WaitReport::progress(Millis elapsed) const {
   const std::string who = describe(m_holder);
-  return fmt::format("waiting for {}: {} of {}{}", escape_for_terminal(m_name), seconds(elapsed), bound(m_wait),
+  // "5s of 30s", or "5s so far" when the wait has no limit (--wait inf).
+  const std::string waited = m_wait ? fmt::format("{} of {}", seconds(elapsed), format_duration(*m_wait))
+                                    : fmt::format("{} so far", seconds(elapsed));
+  return fmt::format("waiting for {}: {}{}", escape_for_terminal(m_name), waited,
                      who.empty() ? "" : ", held by " + who);
 }
 

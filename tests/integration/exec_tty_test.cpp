@@ -151,3 +151,13 @@ TEST(ExecTerminal, CtrlZStopsTheWholeJobAndFgResumesIt) {
   t.type("exit\n");
   EXPECT_EQ(t.wait(), 0);
 }
+
+TEST(ExecTerminal, AWaitWithoutALimitCountsTheTimeSoFar) {
+  // The live line of --wait inf read "waiting for w: 1s of ever".
+  RedisServer redis;
+  ASSERT_EQ(run({"acquire", "--ttl", "30s", "w"}, {{"REDLOCK_URL", redis.url()}}).status, 0);
+  OnTerminal t({"acquire", "--wait", "inf", "w"}, redis.url());
+  const std::string screen = t.read_until("1s so far");
+  EXPECT_NE(screen.find("waiting for w: 1s so far, held by"), std::string::npos) << screen;
+  EXPECT_EQ(screen.find("ever"), std::string::npos) << screen;
+}
