@@ -300,7 +300,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   const bool reentering = !reenter.empty();
   AcquireDecision d = decide_acquire(votes, claim, reentering, ttl);
 
-  if (d.verdict == AcquireDecision::Verdict::k_granted && n > 1) {
+  const bool granted = d.verdict == AcquireDecision::Verdict::k_granted;
+  if (granted && n > 1) {
     raise_fences(keys, d.fresh ? token : reenter, d, votes);
   }
   const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
@@ -312,6 +313,14 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   }
   if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
     undo(name, reenter, d.undo_reentry, failed, false);
+  }
+  if (granted && d.verdict != AcquireDecision::Verdict::k_granted) {
+    // Granted, but the answers came after the lease they granted had run
+    // out: Redis is too slow for this TTL, nobody else holds the lock.
+    throw Error(ExitStatus::k_unavailable,
+                fmt::format("acquiring {} took {}, and its {} TTL had run out by then: it was given back (is "
+                            "Redis slow or far away? a longer --ttl helps)",
+                            escape_for_terminal(name), format_duration(elapsed), format_duration(ttl)));
   }
   switch (d.verdict) {
     case AcquireDecision::Verdict::k_granted: {
@@ -347,10 +356,6 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     case AcquireDecision::Verdict::k_busy:
     case AcquireDecision::Verdict::k_lost_race:
       break;
-  }
-  if (validity <= Millis(0)) {
-    log_debug("acquired {} too slowly ({} elapsed of {}): released", name, format_duration(elapsed),
-              format_duration(ttl));
   }
   Busy busy;
   busy.ttl_left = d.ttl_left;

@@ -153,3 +153,20 @@ INSTANTIATE_TEST_SUITE_P(Signals, StopDuringRoundTrip, ::testing::Values(SIGINT,
                          [](const ::testing::TestParamInfo<int>& p) {
                            return std::string("SIG") + sigabbrev_np(p.param);
                          });
+
+TEST(RoundTrips, AGrantThatArrivesAfterItsTtlIsRedisTooSlowNotBusy) {
+  // The answer granted the lock, but only after its TTL had run out: it was
+  // given back and called busy ("contended: no quorum for anyone"), which
+  // -q hides, on a single server that nobody else used.
+  RedisServer redis;
+  redis.pause();
+  Child c({"acquire", "--ttl", "300ms", "--timeout", "5s", "slow"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(5)));
+  sleep_for(0.6);  // the server holds the request past its TTL
+  redis.resume();
+  Result r = c.wait(Seconds(10));
+  EXPECT_EQ(r.status, 69) << r.err;
+  EXPECT_NE(r.err.find("acquiring slow took"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a longer --ttl helps"), std::string::npos) << r.err;
+  EXPECT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("slow")}).integer == 0; }, Seconds(2)));
+}
