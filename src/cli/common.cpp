@@ -1,7 +1,9 @@
 #include "cli/common.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "cli/waiting.hpp"
@@ -27,18 +30,42 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+// A password is one line: a file whose first line is longer is not a
+// password file (/dev/zero, a log), and is not read to its end.
+constexpr size_t k_password_max = 4096;
+
 // The password: the first line of `path`, named in messages as `from`
-// ("--password-file" or "$REDLOCK_PASSWORD_FILE").
+// ("--password-file" or "$REDLOCK_PASSWORD_FILE"). Read up to its first
+// newline only, so a pipe (<(pass show redis)) works as a file does.
 std::string read_password_file(const std::string& path, const char* from) {
-  std::ifstream in(path);
-  std::string line;
-  if (in) {
-    std::getline(in, line);
+  const auto cannot_read = [&] {
+    return UsageError(fmt::format("cannot read {} '{}': {}", from, escape_for_terminal(path), std::strerror(errno)));
+  };
+  const Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    throw cannot_read();
   }
-  if (!in && !in.eof()) {  // not opened, or a read error (a directory: EISDIR)
-    throw UsageError(fmt::format("cannot read {} '{}': {}", from, escape_for_terminal(path), std::strerror(errno)));
+  std::string text;
+  char chunk[512];
+  while (text.find('\n') == std::string::npos && text.size() <= k_password_max) {
+    const ssize_t n = read(fd.get(), chunk, sizeof(chunk));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {  // a directory: EISDIR
+      throw cannot_read();
+    }
+    if (n == 0) {
+      break;
+    }
+    text.append(chunk, static_cast<size_t>(n));
   }
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() > k_password_max) {
+    throw UsageError(fmt::format("{} '{}' does not hold a password: its first line is longer than {} bytes", from,
+                                 escape_for_terminal(path), k_password_max));
+  }
+  while (!line.empty() && line.back() == '\r') {
     line.pop_back();
   }
   if (line.empty()) {
@@ -142,6 +169,9 @@ Resolved resolve(const GlobalOptions& g) {
     r.endpoints = {redis::parse_endpoint("redis://127.0.0.1:6379")};
   }
   redis::refuse_repeated(r.endpoints);
+  // The files named here may be FIFOs that nobody writes to yet: waiting on
+  // them (in open or read, some inside OpenSSL) must not outlast a stop.
+  ExitOnStop stops_end_reading;
   resolve_password(g, r);
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {

@@ -32,7 +32,9 @@ struct GlobalOptions {
 
 // Everything the lock core needs, validated (no network traffic yet):
 // endpoints from --redis / $REDLOCK_URL / the default, the password from the
-// URL, --password-file or $REDLOCK_PASSWORD, prefix and timeouts.
+// URL, --password-file, $REDLOCK_PASSWORD or $REDLOCK_PASSWORD_FILE, prefix,
+// timeouts and TLS. A stop signal while a file named there is read (a FIFO
+// nobody writes to) ends redlock at once with 128+N.
 struct Resolved {
   std::vector<redis::Endpoint> endpoints;
   lock::Options options;

@@ -4,6 +4,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <iterator>
+
+#include "util/log.hpp"
+
 namespace redlock {
 
 SignalFd::SignalFd(std::initializer_list<int> signals) {
@@ -20,6 +25,50 @@ int SignalFd::take() {
   signalfd_siginfo info{};
   ssize_t n = read(m_fd.get(), &info, sizeof(info));
   return n == static_cast<ssize_t>(sizeof(info)) ? static_cast<int>(info.ssi_signo) : 0;
+}
+
+namespace {
+
+constexpr int k_stops[] = {SIGINT, SIGTERM, SIGHUP};
+volatile sig_atomic_t g_say_interrupted = 1;
+
+// Async-signal-safe: write(2) and _exit(2) only.
+void exit_on_stop(int sig) {
+  if (g_say_interrupted != 0) {
+    const char* line = sig == SIGINT    ? "redlock: interrupted by SIGINT\n"
+                       : sig == SIGTERM ? "redlock: interrupted by SIGTERM\n"
+                                        : "redlock: interrupted by SIGHUP\n";
+    (void)!write(STDERR_FILENO, line, std::strlen(line));
+  }
+  _exit(128 + sig);
+}
+
+}  // namespace
+
+ExitOnStop::ExitOnStop() {
+  g_say_interrupted = verbosity() == Verbosity::k_silent ? 0 : 1;
+  struct sigaction action {};
+  action.sa_handler = exit_on_stop;
+  sigfillset(&action.sa_mask);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  for (size_t i = 0; i < std::size(k_stops); ++i) {
+    sigaction(k_stops[i], nullptr, &m_old[i]);
+    // An ignored signal stays ignored (a background job's SIGINT).
+    if (m_old[i].sa_handler != SIG_IGN) {
+      sigaction(k_stops[i], &action, nullptr);
+      sigaddset(&unblock, k_stops[i]);
+    }
+  }
+  // One already pending (blocked into a SignalFd) is delivered here.
+  sigprocmask(SIG_UNBLOCK, &unblock, &m_mask);
+}
+
+ExitOnStop::~ExitOnStop() {
+  sigprocmask(SIG_SETMASK, &m_mask, nullptr);
+  for (size_t i = 0; i < std::size(k_stops); ++i) {
+    sigaction(k_stops[i], &m_old[i], nullptr);
+  }
 }
 
 }  // namespace redlock

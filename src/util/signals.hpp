@@ -1,5 +1,7 @@
 #pragma once
 
+#include <signal.h>
+
 #include <initializer_list>
 
 #include "util/fd.hpp"
@@ -20,6 +22,25 @@ class SignalFd {
 
  private:
   Fd m_fd;
+};
+
+// While it lives, SIGINT, SIGTERM and SIGHUP (those not ignored) end redlock
+// at once, even inside a blocking open() or read(): "redlock: interrupted by
+// SIGN" on stderr (unless -qq) and exit 128+N. For steps that wait on what no
+// poll loop can watch, such as a FIFO named by --password-file or --tls-ca
+// that nobody writes to (OpenSSL opens those by name). Nothing is taken yet
+// then, so there is nothing to release. Afterwards the signals are blocked
+// again and handled as before.
+class ExitOnStop {
+ public:
+  ExitOnStop();
+  ~ExitOnStop();
+  ExitOnStop(const ExitOnStop&) = delete;
+  ExitOnStop& operator=(const ExitOnStop&) = delete;
+
+ private:
+  sigset_t m_mask{};            // the mask before
+  struct sigaction m_old[3]{};  // SIGINT's, SIGTERM's and SIGHUP's actions before
 };
 
 }  // namespace redlock
