@@ -74,46 +74,98 @@ std::string read_password_file(const std::string& path, const char* from) {
   return line;
 }
 
-// The password for endpoints whose URL has none: --password-file, else
-// $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE; and what CMD needs to pass
-// it on to a nested redlock.
-void resolve_password(const GlobalOptions& g, Resolved& r) {
+// The password for endpoints whose URL has none, and the file it came from
+// when a nested redlock can read that file again.
+struct Fallback {
   std::optional<std::string> password;
-  const std::string password_file = !g.password_file.empty() ? g.password_file : env("REDLOCK_PASSWORD_FILE");
-  r.keep_password_env = !env("REDLOCK_PASSWORD").empty();  // the caller's own: CMD keeps it
-  if (!g.password_file.empty() || (env("REDLOCK_PASSWORD").empty() && !password_file.empty())) {
-    password =
-        read_password_file(password_file, !g.password_file.empty() ? "--password-file" : "$REDLOCK_PASSWORD_FILE");
-    // A nested redlock reads the same file, whatever directory CMD is in.
-    char* absolute = realpath(password_file.c_str(), nullptr);
-    r.credentials_env.emplace_back("REDLOCK_PASSWORD_FILE", absolute ? absolute : password_file);
-    std::free(absolute);
-  } else if (std::string p = env("REDLOCK_PASSWORD"); !p.empty()) {
-    password = p;
+  std::string file;  // absolute; empty for a variable or a pipe (read once)
+};
+
+// --password-file, else $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE.
+Fallback fallback_password(const GlobalOptions& g) {
+  const std::string variable = env("REDLOCK_PASSWORD");
+  const bool option = !g.password_file.empty();
+  const std::string path = option ? g.password_file : variable.empty() ? env("REDLOCK_PASSWORD_FILE") : "";
+  if (path.empty()) {
+    return {variable.empty() ? std::nullopt : std::optional(variable), ""};
   }
+  Fallback f{read_password_file(path, option ? "--password-file" : "$REDLOCK_PASSWORD_FILE"), ""};
+  // A nested redlock reads the same file, whatever directory CMD is in.
+  if (char* absolute = realpath(path.c_str(), nullptr)) {
+    struct stat st {};
+    if (stat(absolute, &st) == 0 && S_ISREG(st.st_mode)) {
+      f.file = absolute;
+    }
+    std::free(absolute);
+  }
+  return f;
+}
+
+// Whether every one of `endpoints` has the same `field` (a password; true
+// if none has one).
+template <typename Field>
+bool all_alike(const std::vector<const redis::Endpoint*>& endpoints, Field field) {
+  return std::all_of(endpoints.begin(), endpoints.end(),
+                     [&](const auto* ep) { return ep->*field == endpoints.front()->*field; });
+}
+
+// A nested redlock finds no password in $REDLOCK_URL: it takes
+// $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE, for every endpoint. CMD
+// gets exactly one of them (the caller's own included), so that it makes
+// this redlock's choice; none, and a warning, when the endpoints' passwords
+// differ: one variable cannot carry them.
+void pass_password_on(const Fallback& fallback, Resolved& r) {
+  std::vector<const redis::Endpoint*> all;
+  for (const auto& ep : r.endpoints) {
+    all.push_back(&ep);
+  }
+  const std::optional<std::string> password = all.empty() ? std::nullopt : all.front()->password;
+  const bool one_password = all_alike(all, &redis::Endpoint::password);
+  if (!one_password || !password) {
+    r.credentials_unset = {"REDLOCK_PASSWORD", "REDLOCK_PASSWORD_FILE"};
+    if (!one_password) {
+      r.credentials_warning = "the servers do not all have the same password";
+    }
+  } else if (password == fallback.password && !fallback.file.empty()) {
+    r.credentials_env.emplace_back("REDLOCK_PASSWORD_FILE", fallback.file);
+    r.credentials_unset = {"REDLOCK_PASSWORD"};
+  } else {
+    r.credentials_env.emplace_back("REDLOCK_PASSWORD", *password);
+    r.credentials_unset = {"REDLOCK_PASSWORD_FILE"};
+  }
+  // The same for the sentinels' own password ($REDLOCK_SENTINEL_PASSWORD).
+  std::vector<const redis::Endpoint*> sentinels;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(sentinels),
+               [](const auto* ep) { return ep->kind == redis::Endpoint::Kind::k_sentinel; });
+  if (sentinels.empty()) {
+    return;
+  }
+  if (!all_alike(sentinels, &redis::Endpoint::sentinel_password)) {
+    r.credentials_unset.emplace_back("REDLOCK_SENTINEL_PASSWORD");
+    r.credentials_warning = r.credentials_warning.empty() ? "the sentinels do not all have the same password"
+                                                          : r.credentials_warning + ", nor do the sentinels";
+  } else if (const auto& p = sentinels.front()->sentinel_password) {
+    r.credentials_env.emplace_back("REDLOCK_SENTINEL_PASSWORD", *p);
+  } else {
+    r.credentials_unset.emplace_back("REDLOCK_SENTINEL_PASSWORD");
+  }
+}
+
+// The passwords: each endpoint's from its URL, else the fallback
+// (sentinels' from ?sentinel_password=, else $REDLOCK_SENTINEL_PASSWORD);
+// and what CMD needs to pass them on to a nested redlock.
+void resolve_password(const GlobalOptions& g, Resolved& r) {
+  const Fallback fallback = fallback_password(g);
   const std::string sentinel_password = env("REDLOCK_SENTINEL_PASSWORD");
   for (auto& ep : r.endpoints) {
-    if (!ep.password && password) {
-      ep.password = password;
+    if (!ep.password && fallback.password) {
+      ep.password = fallback.password;
     }
     if (ep.kind == redis::Endpoint::Kind::k_sentinel && !ep.sentinel_password && !sentinel_password.empty()) {
       ep.sentinel_password = sentinel_password;
     }
   }
-  // A sentinels' password given in a URL reaches CMD the same way.
-  for (const auto& ep : r.endpoints) {
-    if (sentinel_password.empty() && ep.sentinel_password) {
-      r.credentials_env.emplace_back("REDLOCK_SENTINEL_PASSWORD", *ep.sentinel_password);
-      break;
-    }
-  }
-  // A password given in a URL reaches CMD as $REDLOCK_PASSWORD (readable
-  // only by the same user, unlike argv), when every endpoint has that one.
-  if (!password && !r.endpoints.empty() && r.endpoints.front().password &&
-      std::all_of(r.endpoints.begin(), r.endpoints.end(),
-                  [&](const auto& ep) { return ep.password == r.endpoints.front().password; })) {
-    r.credentials_env.emplace_back("REDLOCK_PASSWORD", *r.endpoints.front().password);
-  }
+  pass_password_on(fallback, r);
 }
 
 // TLS for rediss:// endpoints: each option, else the variable a calling

@@ -40,9 +40,11 @@ struct Resolved {
   lock::Options options;
   // What a nested redlock (under exec) needs to authenticate as this one
   // did, never inside $REDLOCK_URL: variables to set in CMD's environment,
-  // and whether to keep the caller's own $REDLOCK_PASSWORD.
+  // variables to take out of it (the caller's own, which would make it
+  // choose differently), and why it cannot (empty when it can).
   std::vector<std::pair<std::string, std::string>> credentials_env;
-  bool keep_password_env = false;
+  std::vector<std::string> credentials_unset;
+  std::string credentials_warning;
 };
 [[nodiscard]] Resolved resolve(const GlobalOptions& g);
 

@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "cli/commands.hpp"
@@ -40,15 +41,17 @@ std::vector<std::string> command_argv(const ExecOptions& o) {
   return o.command;
 }
 
-// CMD's environment: ours (without $REDLOCK_PASSWORD unless the caller had
-// it), plus what a nested redlock (or the command itself) needs to know
-// about the lock it runs under and how to reach it.
-std::vector<std::string> command_env(const std::vector<std::pair<std::string, std::string>>& add, bool keep_password) {
+// CMD's environment: ours (without the variables in `unset`: the caller's
+// own credentials when another source won), plus what a nested redlock (or
+// the command itself) needs to know about the lock it runs under and how to
+// reach it.
+std::vector<std::string> command_env(const std::vector<std::pair<std::string, std::string>>& add,
+                                     const std::vector<std::string>& unset) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     std::string key = kv.substr(0, kv.find('='));
-    bool replaced = key == "REDLOCK_PASSWORD" && !keep_password;
+    bool replaced = std::find(unset.begin(), unset.end(), key) != unset.end();
     for (const auto& [k, v] : add) {
       replaced = replaced || key == k;
     }
@@ -184,6 +187,12 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
   policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
   std::vector<std::string> argv = command_argv(o);
   Resolved r = resolve(g);
+  if (!r.credentials_warning.empty()) {
+    log_warning(
+        "{}, and the environment can carry only one: a redlock inside the command gets none (give it "
+        "its own --redis URLs with passwords)",
+        r.credentials_warning);
+  }
 
   // Blocked before any thread or child exists; read through one descriptor.
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
@@ -202,7 +211,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
                                                           {"REDLOCK_URL", display_endpoints(r.endpoints)},
                                                           {"REDLOCK_PREFIX", r.options.prefix}};
   add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
-  exec::Command cmd{argv, command_env(add, r.keep_password_env)};
+  exec::Command cmd{argv, command_env(add, r.credentials_unset)};
   exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.valid_until);
   exec::GroupGuard guard;  // reaped once the lock is released
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard);
