@@ -66,7 +66,7 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
                          {"cmd", h.cmd},
                          {"since_ms", h.since_ms},
                          {"age_ms", std::max(0LL, d.now_ms - h.since_ms)},
-                         {"fence", h.fence},
+                         {"fence", h.fence > 0 ? nlohmann::json(h.fence) : nlohmann::json(nullptr)},
                          {"count", h.count}});
     }
     j["holders"] = std::move(holders);

@@ -48,10 +48,22 @@ long long age_of(const Verdict& v, const lock::HolderView& h) {
   return std::max(0LL, v.now_ms - h.since_ms);
 }
 
+// A holder's fence, or null for a stored one that is not a fence (0): a
+// number there would be taken for one.
+nlohmann::json fence_json(long long fence) {
+  return fence > 0 ? nlohmann::json(fence) : nlohmann::json(nullptr);
+}
+
 nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
-  nlohmann::json j = {{"host", h.host},         {"pid", h.pid},           {"cmd", h.cmd},
-                      {"since_ms", h.since_ms}, {"age_ms", age_of(v, h)}, {"ttl_ms", h.ttl_ms},
-                      {"fence", h.fence},       {"count", h.count},       {"kept", h.kept}};
+  nlohmann::json j = {{"host", h.host},
+                      {"pid", h.pid},
+                      {"cmd", h.cmd},
+                      {"since_ms", h.since_ms},
+                      {"age_ms", age_of(v, h)},
+                      {"ttl_ms", h.ttl_ms},
+                      {"fence", fence_json(h.fence)},
+                      {"count", h.count},
+                      {"kept", h.kept}};
   if (h.kept) {
     j["finished_ms"] = h.finished_ms;
   }
@@ -103,7 +115,7 @@ nlohmann::json to_json(const Verdict& v) {
       sj["ttl_ms"] = s.holders.front().ttl_ms;
       sj["host"] = s.holders.front().host;
       sj["pid"] = s.holders.front().pid;
-      sj["fence"] = s.holders.front().fence;
+      sj["fence"] = fence_json(s.holders.front().fence);
       sj["holders"] = s.holders.size();
     } else if (s.foreign) {
       sj["type"] = s.type;
@@ -145,7 +157,8 @@ void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
   for (const auto& h : v.holders) {
     rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
                     format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
-                    std::to_string(h.fence), std::to_string(h.count), waiting, escape_for_terminal(h.cmd)});
+                    h.fence > 0 ? std::to_string(h.fence) : "-", std::to_string(h.count), waiting,
+                    escape_for_terminal(h.cmd)});
   }
   if (v.holders.empty()) {
     rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", waiting, "-"});

@@ -26,6 +26,38 @@ std::string foreign_type_of(const Reply& reply) {
   return reply.elements.size() > 1 ? reply.elements[1].text() : "?";
 }
 
+// What a server sent where a fence belongs, for the error line: short, as
+// a hostile server may send anything.
+std::string describe_fence(const Reply& r) {
+  constexpr size_t k_shown = 40;
+  if (r.is_array()) {
+    return "an array";
+  }
+  if (r.is_nil()) {
+    return "nil";
+  }
+  const std::string text = r.text();
+  return "'" + (text.size() > k_shown ? text.substr(0, k_shown) + "..." : text) + "'";
+}
+
+// A grant or re-entry: {outcome, token, fence, count, ttl}.
+AcquireVote read_hold(AcquireVote::Kind kind, const std::vector<Reply>& e) {
+  AcquireVote v;
+  const std::optional<long long> fence = e.size() >= 5 ? reply_fence(e[2]) : std::nullopt;
+  if (!fence) {
+    // Taken, but with no fence to give the holder: nothing a writer could
+    // check its writes against, and a fence that would pull the other
+    // servers' counters out of range.
+    v.taken = kind;
+    v.bad_fence = e.size() < 5 ? "none" : describe_fence(e[2]);
+    return v;  // k_failed
+  }
+  v.kind = kind;
+  v.fence = *fence;
+  v.count = reply_integer(e[3]);
+  return v;
+}
+
 Claim::Mode mode_named(const std::string& mode) {
   if (mode == "semaphore") {
     return Claim::Mode::k_semaphore;
@@ -42,15 +74,24 @@ long long reply_integer(const Reply& r) {
   return parse_integer(r.str).value_or(0);
 }
 
+std::optional<long long> reply_fence(const Reply& r) {
+  if (r.type == Reply::Type::k_integer) {
+    return usable_fence(r.integer) ? std::optional<long long>(r.integer) : std::nullopt;
+  }
+  if (r.type != Reply::Type::k_string) {
+    return std::nullopt;
+  }
+  return parse_fence(r.str);
+}
+
 std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
   const std::string outcome = outcome_of(reply);
   const auto& e = reply.elements;
   AcquireVote v;
-  if ((outcome == "acquired" || outcome == "reentered") && e.size() >= 5) {
-    v.kind = outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered;
-    v.fence = reply_integer(e[2]);
-    v.count = reply_integer(e[3]);
-  } else if (outcome == "busy" && e.size() >= 4) {
+  if (outcome == "acquired" || outcome == "reentered") {
+    return read_hold(outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered, e);
+  }
+  if (outcome == "busy" && e.size() >= 4) {
     v.kind = AcquireVote::Kind::k_busy;
     v.ttl_left = Millis(std::max(0LL, reply_integer(e[1])));
     v.host = e[2].text();
@@ -132,7 +173,7 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
       h.pid = reply_integer(hr.elements[2]);
       h.cmd = hr.elements[3].text();
       h.since_ms = reply_integer(hr.elements[4]);
-      h.fence = reply_integer(hr.elements[5]);
+      h.fence = reply_fence(hr.elements[5]).value_or(0);  // 0: none that redlock could have handed out
       h.count = reply_integer(hr.elements[6]);
       v.holders.push_back(std::move(h));
     }

@@ -19,8 +19,14 @@ namespace redlock::lock {
 // decimal integer; anything else is 0.
 [[nodiscard]] long long reply_integer(const redis::Reply& r);
 
+// A reply element as a fence: an integer reply, or a string of decimal
+// digits, that usable_fence (layout.hpp) accepts; nullopt for anything else.
+[[nodiscard]] std::optional<long long> reply_fence(const redis::Reply& r);
+
 // The acquire script: acquired / reentered / busy / mismatch / upgrade /
-// foreign. The vote's `failure` is left empty.
+// foreign. The vote's `failure` is left empty. A grant or re-entry whose
+// fence is not usable is no grant: a failed vote whose `taken` says what the
+// server did all the same (so that it is undone) and `bad_fence` what it sent.
 [[nodiscard]] std::optional<AcquireVote> read_acquire_answer(const redis::Reply& reply);
 
 // The renew script: renewed (with the mode and limit held) / notheld / foreign.

@@ -36,6 +36,17 @@ long long json_integer(const nlohmann::json& j, const char* key) {
   throw nlohmann::json::type_error::create(302, "not a number", it.operator->());
 }
 
+// A holder's fence in its JSON entry: a string of digits (as redlock writes
+// it) or a number; 0 when it is not a usable fence.
+long long json_fence(const nlohmann::json& j) {
+  auto it = j.find("fence");
+  if (it != j.end() && it->is_string()) {
+    return parse_fence(it->get<std::string>()).value_or(0);
+  }
+  const long long fence = json_integer(j, "fence");
+  return usable_fence(fence) ? fence : 0;
+}
+
 std::string json_text(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) {
@@ -71,7 +82,7 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
       if (__builtin_sub_overflow(json_integer(j, "expiry"), v.now_ms, &h.ttl_ms)) {
         throw nlohmann::json::out_of_range::create(406, "expiry out of range", &j);
       }
-      h.fence = json_integer(j, "fence");
+      h.fence = json_fence(j);
       h.count = json_integer(j, "count");
     } catch (const nlohmann::json::exception&) {
       v.foreign = true;  // not what redlock writes
@@ -85,6 +96,14 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
 }
 
 }  // namespace
+
+std::optional<long long> parse_fence(std::string_view text) {
+  const std::optional<long long> fence = parse_integer(text);
+  if (!fence || !usable_fence(*fence)) {
+    return std::nullopt;
+  }
+  return fence;
+}
 
 std::string foreign_message(const std::string& name, const std::string& holds, const std::string& where) {
   return fmt::format(
@@ -149,7 +168,7 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
   h.cmd = field("cmd");
   h.since_ms = to_ll(field("since_ms"));
   h.ttl_ms = v.ttl_ms;
-  h.fence = to_ll(field("fence"));
+  h.fence = parse_fence(field("fence")).value_or(0);
   h.count = to_ll(field("count"));
   v.holders.push_back(std::move(h));
 }

@@ -2,7 +2,9 @@
 
 // How a lock is laid out in its Redis hash, read back for `status`.
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,21 @@ namespace redlock::lock {
 // The schema marker every lock hash redlock writes carries (field 'schema'):
 // a hash without it is not redlock's and is never changed.
 inline constexpr const char* k_schema = "redlock/1";
+
+// The largest fence redlock hands out: 2^53 - 1. The scripts compute fences
+// with Lua's numbers, which are doubles: past this they skip integers, so a
+// counter there could not be increased exactly. Fences are microseconds
+// since 1970 (about 1.8e15 today), far below it.
+inline constexpr long long k_max_fence = 9'007'199'254'740'991;
+
+// Whether `fence` is one redlock could have handed out: 1 to k_max_fence.
+[[nodiscard]] constexpr bool usable_fence(long long fence) {
+  return fence >= 1 && fence <= k_max_fence;
+}
+
+// A fence written as decimal digits, or nullopt for text that is not a
+// usable fence (not a whole number, out of range, zero or negative).
+[[nodiscard]] std::optional<long long> parse_fence(std::string_view text);
 
 // The one line for a lock whose key redlock did not write: `holds` is what
 // the key is (a Redis type), `where` names the server(s), e.g. " on
@@ -27,7 +44,9 @@ inline constexpr const char* k_schema = "redlock/1";
 // (HGETALL pairs), given `v.type`, `v.now_ms` and `v.ttl_ms`: the plain
 // layout's fields, or a semaphore's / readers' 'h:<token>' JSON entries that
 // have not expired. A key that is not a hash, lacks the schema marker or has
-// entries redlock would not write makes `v.foreign`. Never throws on input.
+// entries redlock would not write makes `v.foreign`. A holder whose fence is
+// not usable (see usable_fence) is shown with fence 0: no fence at all,
+// never a number someone could take for one. Never throws on input.
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
 
 // The live waiters of a line of waiters (the queue hash's HGETALL pairs),

@@ -211,6 +211,17 @@ AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
     v.failure = unexpected_reply(m_endpoints[i], "acquire");
     return v;
   }
+  if (read->kind == AcquireVote::Kind::k_failed) {
+    // A grant with a fence that cannot be used is a bad reply: the hold is
+    // given back, and that fence is never raised to on the other servers.
+    read->failure = redis::Failure{
+        ExitStatus::k_protocol,
+        fmt::format("Redis at {} {} the lock with a fence redlock cannot use ({}; a fence is a whole number from 1 to "
+                    "{}): it was given back there, and that server does not count; check what answers at that address",
+                    m_endpoints[i].display(), read->taken == AcquireVote::Kind::k_reentered ? "re-entered" : "granted",
+                    read->bad_fence, k_max_fence)};
+    return *read;
+  }
   const bool holds = read->kind == AcquireVote::Kind::k_granted || read->kind == AcquireVote::Kind::k_reentered;
   if (holds && a.replicas_short) {
     v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "lock");
@@ -245,8 +256,8 @@ void Locker::undo_votes(const std::string& name, const std::string& token, const
   std::vector<bool> fresh(n, false);
   std::vector<bool> reentered(n, false);
   for (size_t i = 0; i < n; ++i) {
-    fresh[i] = votes[i].kind == AcquireVote::Kind::k_granted;
-    reentered[i] = votes[i].kind == AcquireVote::Kind::k_reentered;
+    fresh[i] = votes[i].kind == AcquireVote::Kind::k_granted || votes[i].taken == AcquireVote::Kind::k_granted;
+    reentered[i] = votes[i].kind == AcquireVote::Kind::k_reentered || votes[i].taken == AcquireVote::Kind::k_reentered;
   }
   undo(name, token, fresh, failed, false);
   if (!reenter.empty()) {

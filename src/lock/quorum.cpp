@@ -99,6 +99,17 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
   return t;
 }
 
+// Held: what is still undone is the fresh holds that servers where the
+// token did not hold gave out, and whatever a server took with a fence
+// that cannot be used.
+void undo_beside_a_grant(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
+  for (size_t i = 0; i < votes.size(); ++i) {
+    d.release_fresh[i] = d.fresh ? votes[i].taken == Kind::k_granted
+                                 : votes[i].kind == Kind::k_granted || votes[i].kind == Kind::k_failed;
+    d.undo_reentry[i] = votes[i].taken == Kind::k_reentered;
+  }
+}
+
 }  // namespace
 
 AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
@@ -129,12 +140,7 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   const bool blocked = t.mismatch || t.upgrade;
   if (!blocked && yes >= q && validity > Millis(0)) {
     d.verdict = Verdict::k_granted;
-    if (!d.fresh) {
-      // Fresh holds that servers where the token did not hold gave out.
-      for (size_t i = 0; i < n; ++i) {
-        d.release_fresh[i] = votes[i].kind == Kind::k_granted || votes[i].kind == Kind::k_failed;
-      }
-    }
+    undo_beside_a_grant(votes, d);
     return d;
   }
 
@@ -143,7 +149,7 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   // may still run the script); a re-entry only where it happened.
   for (size_t i = 0; i < n; ++i) {
     d.release_fresh[i] = votes[i].kind == Kind::k_granted || votes[i].kind == Kind::k_failed;
-    d.undo_reentry[i] = votes[i].kind == Kind::k_reentered;
+    d.undo_reentry[i] = votes[i].kind == Kind::k_reentered || votes[i].taken == Kind::k_reentered;
   }
   std::fill(d.voted.begin(), d.voted.end(), false);
   d.fence = 0;

@@ -53,6 +53,11 @@ struct AcquireVote {
   std::string held_limit;                 // mismatch: a semaphore's limit
   std::string foreign_type;               // foreign: what the key holds
   std::optional<redis::Failure> failure;  // failed: why
+  // Failed: what the server did all the same (granted or reentered, with a
+  // fence that cannot be used: bad_fence says what it sent), undone whatever
+  // the round comes to; k_failed when it took nothing that is known.
+  Kind taken = Kind::k_failed;
+  std::string bad_fence;
 };
 
 // What an acquire round comes to.
@@ -138,8 +143,8 @@ struct HolderView {
   std::string cmd;
   long long since_ms = 0;  // server time of acquisition
   long long ttl_ms = 0;    // time left
-  long long fence = 0;
-  long long count = 0;  // re-entry depth
+  long long fence = 0;     // 0: the stored one is not a fence redlock hands out (see usable_fence)
+  long long count = 0;     // re-entry depth
   // Held only for its minimum hold (--hold-at-least): the holder above has
   // finished (at finished_ms, server time) and no token holds the lock.
   bool kept = false;

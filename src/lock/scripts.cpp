@@ -67,6 +67,23 @@ namespace {
   "  if v.expiry < now + ttl then v.expiry = now + ttl; v.ttl = ttl end\n"                                    \
   "end\n"
 
+// Fences: whole numbers from 1 to 2^53 - 1 (k_max_fence in layout.hpp).
+// Lua's numbers are doubles, which skip integers past that: a counter there
+// (or one that is not a whole number) cannot be increased exactly, and
+// string.format('%d') of it is garbage. usable_fence(f) says whether f is a
+// fence; fence_refused(what, value, why) is the error for a value that is
+// not (at most 40 bytes of it: a key may hold anything), and not_a_fence
+// the usual why.
+#define REDLOCK_FENCE                                                                                    \
+  "local k_max_fence = 9007199254740991\n"                                                               \
+  "local not_a_fence = 'not a fence redlock hands out (a whole number from 1 to 9007199254740991)'\n"    \
+  "local function usable_fence(f)\n"                                                                     \
+  "  return f ~= nil and f == math.floor(f) and f >= 1 and f <= k_max_fence\n"                           \
+  "end\n"                                                                                                \
+  "local function fence_refused(what, value, why)\n"                                                     \
+  "  return redis.error_reply(what .. ' holds ' .. string.sub(tostring(value), 1, 40) .. ', ' .. why)\n" \
+  "end\n"
+
 // Shared helpers for the line of waiters at KEYS[q] ('<prefix>{NAME}:queue',
 // in the lock's hash slot): a hash with the schema marker, a 'seq' counter
 // that hands out tickets (HINCRBY: the server's order, never a client's
@@ -176,7 +193,7 @@ namespace {
 // many hold it, 'kept' or ''} (a waiting acquire's first line names the
 // holder from it, with no round trip of its own), {'mismatch'|'upgrade',
 // mode, limit} or {'foreign', what}.
-constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE R"lua(
+constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE REDLOCK_FENCE R"lua(
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
 local hold = tonumber(ARGV[9]) or 0
@@ -263,13 +280,18 @@ if multi then
       if multi == 'semaphore' and (mode ~= 'semaphore' or h[7] ~= ARGV[8]) then
         return {'mismatch', multi, h[7] or ''}
       end
+      local fence = tonumber(v.fence)
+      if not usable_fence(fence) then
+        return fence_refused('the fence of this hold of ' .. KEYS[1], v.fence,
+                             not_a_fence .. ': it cannot be re-entered; redlock break frees it')
+      end
       v.count = v.count + 1
       lengthen(v, ttl)
       local token = v.token
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
       keep_alive(list)
-      return {'reentered', token, tonumber(v.fence), v.count, v.expiry - now}
+      return {'reentered', token, fence, v.count, v.expiry - now}
     end
     first = first or v
     if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
@@ -289,9 +311,14 @@ elseif t == 'hash' then
   -- A semaphore's --limit disagrees with a plain lock, its holder's token or not.
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
   if ARGV[6] ~= '' and h[1] == ARGV[6] then
+    local fence = tonumber(h[3])
+    if not usable_fence(fence) then
+      return fence_refused('the fence of the lock ' .. KEYS[1], h[3],
+                           not_a_fence .. ': it cannot be re-entered; redlock break frees it')
+    end
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
     local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
-    return {'reentered', h[1], tonumber(h[3]), count, extend(math.max(ttl, since + hold - now))}
+    return {'reentered', h[1], fence, count, extend(math.max(ttl, since + hold - now))}
   end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
@@ -320,8 +347,14 @@ end
 local counter = redis.call('GET', KEYS[2])
 local last = 0
 if counter then
+  -- Refused before anything is written: a counter redlock cannot increase
+  -- exactly would hand out a fence that is not larger than the last one.
   last = tonumber(counter)
-  if not last then return redis.error_reply('the fence counter ' .. KEYS[2] .. ' is not a number') end
+  if not last or (last ~= 0 and not usable_fence(last)) or last >= k_max_fence then
+    return fence_refused('the fence counter ' .. KEYS[2], counter,
+                         'which redlock cannot increase exactly (a whole number from 0 to 9007199254740990): ' ..
+                         'redlock did not write it; delete it only if you know no holder relies on its fences')
+  end
 end
 local fence = math.max(last + 1, clock[1] * 1000000 + clock[2])
 local fence_text = string.format('%d', fence)
@@ -446,19 +479,25 @@ return {t, now_ms, fence, redis.call('PTTL', KEYS[1]), redis.call('HGETALL', KEY
 // the quorum's maximum, so any later quorum, which shares a server with this
 // one, hands out a larger fence.
 // KEYS: lock hash, fence counter. ARGV: token, fence.
-constexpr std::string_view k_raise_fence = REDLOCK_CHECK_KEY R"lua(
+constexpr std::string_view k_raise_fence = REDLOCK_CHECK_KEY REDLOCK_FENCE R"lua(
 local f = tonumber(ARGV[2])
+-- A fence no server of redlock's could have handed out (a broken or hostile
+-- server's) would leave this counter where no fence can follow it.
+if not usable_fence(f) then
+  return fence_refused('the request to raise ' .. KEYS[2], ARGV[2], not_a_fence .. ': nothing was written')
+end
+local fence_text = string.format('%d', f)
 local cur = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
-if cur < f then redis.call('SET', KEYS[2], ARGV[2]) end
+if cur < f then redis.call('SET', KEYS[2], fence_text) end
 if multi then
   local v = redis.call('HGET', KEYS[1], 'h:' .. ARGV[1])
   if v then
     local d = cjson.decode(v)
-    d.fence = ARGV[2]
+    d.fence = fence_text
     redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], cjson.encode(d))
   end
 elseif t == 'hash' and h[1] == ARGV[1] then
-  redis.call('HSET', KEYS[1], 'fence', ARGV[2])
+  redis.call('HSET', KEYS[1], 'fence', fence_text)
 end
 return {'raised', f}
 )lua";
@@ -533,6 +572,7 @@ if t ~= 'hash' then return {t, now_ms, {}} end
 return {t, now_ms, redis.call('HGETALL', KEYS[1])}
 )lua";
 
+#undef REDLOCK_FENCE
 #undef REDLOCK_QUEUE
 #undef REDLOCK_CHECK_KEY
 

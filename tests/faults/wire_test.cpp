@@ -114,3 +114,35 @@ TEST(WireFaults, APasswordEchoedInAServersErrorIsHidden) {
     EXPECT_EQ(v.err.find("S3cr3t"), std::string::npos) << v.err;
   }
 }
+
+TEST(WireFaults, AGrantWithAnUnusableFenceIs76AndIsGivenBack) {
+  // Missing, not a number, zero, negative, past 2^53 - 1, an array.
+  const std::vector<std::string> fences = {
+      "$-1\r\n", "$3\r\nabc\r\n",         "$4\r\n1e30\r\n",           ":0\r\n",
+      ":-5\r\n", ":9007199254740992\r\n", ":9223372036854775807\r\n", "*1\r\n:1\r\n"};
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  for (const std::string outcome : {"acquired", "reentered"}) {
+    for (const auto& fence : fences) {
+      SCOPED_TRACE(outcome + " " + fence);
+      FakeRedis fake("*5\r\n$" + std::to_string(outcome.size()) + "\r\n" + outcome + "\r\n$3\r\ntok\r\n" + fence +
+                     ":1\r\n:30000\r\n");
+      std::vector<std::string> args{"acquire", "w", "--json", "--timeout", "300ms"};
+      if (outcome == "reentered") {
+        args.insert(args.end(), {"--token", token});
+      }
+      Result r = run(args, {{"REDLOCK_URL", fake.url()}});
+      EXPECT_EQ(r.status, 76) << r.out << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_TRUE(one_line(r.err)) << r.err;
+      EXPECT_NE(r.err.find("fence"), std::string::npos) << r.err;
+      // Given back: a release of the attempt went out after it.
+      const std::string asked = fake.received();
+      const size_t quiet = asked.find("$5\r\nquiet\r\n");
+      EXPECT_NE(quiet, std::string::npos) << asked;
+      if (outcome == "reentered") {
+        // The level taken with the caller's token, too.
+        EXPECT_NE(asked.find(token, asked.find(token) + token.size()), std::string::npos) << asked;
+      }
+    }
+  }
+}

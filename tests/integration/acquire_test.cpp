@@ -356,6 +356,81 @@ TEST_F(Acquire, AFenceCounterThatIsNotANumberExits76AndWritesNothing) {
   EXPECT_EQ(redis.cmd({"GET", key("fs") + ":fence"}).str, "not a number");
 }
 
+TEST_F(Fence, ACounterTheScriptCannotIncreaseExactlyExits76AndWritesNothing) {
+  // The script's numbers are doubles: from 2^53 on they skip integers, so
+  // counter + 1 may equal the counter (or print as garbage). Such a counter
+  // was not written by redlock, whose fences are microseconds since 1970.
+  const std::string counter = key("big") + ":fence";
+  for (const std::string stored : {"9223372036854775807", "9223372036854775000", "9007199254740992", "9007199254740991",
+                                   "1e30", "1.5", "-1", "inf", "nan"}) {
+    SCOPED_TRACE(stored);
+    redis.cmd({"SET", counter, stored});
+    Result r = rl({"acquire", "big", "--json"});
+    EXPECT_EQ(r.status, 76) << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(one_line(r.err));
+    EXPECT_NE(r.err.find(counter), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("delete it only if you know no holder relies on its fences"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(key("big")));
+    EXPECT_EQ(redis.cmd({"GET", counter}).str, stored);
+  }
+}
+
+TEST_F(Fence, TheLastFenceBelowTwoToTheFiftyThreeIsHandedOutOnceAndThenRefused) {
+  const std::string counter = key("top") + ":fence";
+  redis.cmd({"SET", counter, "9007199254740990"});
+  Result a = rl({"acquire", "top", "--json"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(json::parse(a.out)["fence"].get<long long>(), 9'007'199'254'740'991);
+  EXPECT_EQ(redis.cmd({"GET", counter}).str, "9007199254740991");
+  ASSERT_EQ(rl({"release", "--token", json::parse(a.out)["token"].get<std::string>(), "top"}).status, 0);
+  Result b = rl({"acquire", "top", "--json"});
+  EXPECT_EQ(b.status, 76) << b.out << b.err;
+  EXPECT_TRUE(b.out.empty()) << b.out;
+  EXPECT_FALSE(exists(key("top")));
+}
+
+TEST_F(Fence, ReenteringALockWhoseFenceIsUnusableExits76AndTakesNoLevel) {
+  const std::string token = take("rebad");
+  // What an older redlock's fence raising could leave in the lock's hash.
+  redis.cmd({"HSET", key("rebad"), "fence", "9223372036854775807"});
+  Result r = rl({"acquire", "rebad", "--token", token, "--json"});
+  EXPECT_EQ(r.status, 76) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_NE(r.err.find("redlock break"), std::string::npos) << r.err;
+  EXPECT_EQ(hget(key("rebad"), "count"), "1") << "no level was taken";
+  // status and break show no fence rather than a number someone could use.
+  Result st = rl({"status", "rebad", "--json"});
+  ASSERT_EQ(st.status, 0) << st.err;
+  json sj = json::parse(st.out)[0];
+  EXPECT_TRUE(sj["fence"].is_null()) << st.out;
+  EXPECT_TRUE(sj["holders"][0]["fence"].is_null()) << st.out;
+  EXPECT_TRUE(sj["servers"][0]["fence"].is_null()) << st.out;
+  Result table = rl({"status", "rebad"});
+  EXPECT_EQ(table.out.find("9223372036854775807"), std::string::npos) << table.out;
+  Result b = rl({"break", "rebad", "--json"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(json::parse(b.out)[0]["holders"][0]["fence"].is_null()) << b.out;
+  EXPECT_FALSE(exists(key("rebad")));
+}
+
+TEST_F(Fence, ReenteringASemaphorePlaceWhoseFenceIsUnusableExits76AndTakesNoLevel) {
+  const std::string token = take("sembad", {"--limit", "2"});
+  const std::string field = "h:" + token;
+  json entry = json::parse(hget(key("sembad"), field));
+  entry["fence"] = "1e30";
+  redis.cmd({"HSET", key("sembad"), field, entry.dump()});
+  Result r = rl({"acquire", "sembad", "--limit", "2", "--token", token});
+  EXPECT_EQ(r.status, 76) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(one_line(r.err));
+  EXPECT_EQ(json::parse(hget(key("sembad"), field))["count"], 1) << "no level was taken";
+  Result st = rl({"status", "sembad", "--json"});
+  ASSERT_EQ(st.status, 0) << st.err;
+  EXPECT_TRUE(json::parse(st.out)[0]["holders"][0]["fence"].is_null()) << st.out;
+}
+
 // ---------------------------------------------------------------- names
 
 // A name is any UTF-8 without control characters, braces included: with

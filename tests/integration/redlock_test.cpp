@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "fake_redis.hpp"
 #include "harness.hpp"
+#include "lock/scripts.hpp"
 #include "servers.hpp"
 
 using namespace redlock::test;
@@ -359,4 +361,50 @@ TEST(Redlock, AWaiterOnAHolderWithTwoOfThreeServersSleepsInsteadOfSpinning) {
   EXPECT_LT(commands, 300) << "commands sent to the free server during a 3 s wait";
   EXPECT_EQ(s[2].calls("publish") - published_before, 0);
   EXPECT_EQ(s[2].cmd({"EXISTS", "redlock:{spin}"}).integer, 0) << "nothing left on the free server";
+}
+
+TEST(Redlock, AServerThatGrantsWithAnUnusableFenceDoesNotCountAndRaisesNothing) {
+  // Two honest servers and one that answers every request with a grant
+  // whose fence no counter could follow (a broken or hostile server).
+  Servers s(2);
+  FakeRedis hostile("*5\r\n$8\r\nacquired\r\n$3\r\ntok\r\n:9223372036854775807\r\n:1\r\n:30000\r\n");
+  const Env env{{"REDLOCK_URL", s.urls() + "," + hostile.url()}};
+  constexpr long long k_max_fence = 9'007'199'254'740'991;  // 2^53 - 1
+  long long last = s[0].time_us();
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    Result a = run({"acquire", "--json", "--timeout", "500ms", "hostile"}, env);
+    ASSERT_EQ(a.status, 0) << a.err;
+    json j = json::parse(a.out);
+    const long long fence = j["fence"].get<long long>();
+    EXPECT_GT(fence, last);
+    EXPECT_LE(fence, k_max_fence);
+    EXPECT_EQ(j["voted"].size(), 2u) << a.out;
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(s[i].cmd({"HGET", lock_key("hostile"), "fence"}).str, std::to_string(fence));
+      EXPECT_LE(std::stoll(s[i].cmd({"GET", lock_key("hostile") + ":fence"}).str), fence);
+    }
+    Result rel = run({"release", "--token", j["token"].get<std::string>(), "hostile"}, env);
+    EXPECT_EQ(rel.status, 0) << rel.err;
+    last = fence;
+  }
+  // Its grants were given back at once (the release of an attempt: 'quiet').
+  EXPECT_NE(hostile.received().find("$5\r\nquiet\r\n"), std::string::npos);
+}
+
+TEST(Redlock, RaisingAFenceRefusesOneNoServerHandsOut) {
+  // Redlock raises the servers behind to the majority's largest fence: a
+  // fence past 2^53 - 1 would leave a counter no later fence could follow.
+  Servers s(1);
+  const std::string body(redlock::lock::script(redlock::lock::ScriptName::k_raise_fence).body);
+  const std::string counter = lock_key("raise") + ":fence";
+  for (const std::string bad : {"9223372036854775807", "9007199254740992", "1e30", "0", "-1", "1.5", "abc"}) {
+    SCOPED_TRACE(bad);
+    redlock::redis::Reply r = s[0].cmd({"EVAL", body, "2", lock_key("raise"), counter, "tok", bad});
+    EXPECT_TRUE(r.is_error()) << r.text();
+    EXPECT_EQ(s[0].cmd({"EXISTS", counter}).integer, 0);
+  }
+  redlock::redis::Reply ok = s[0].cmd({"EVAL", body, "2", lock_key("raise"), counter, "tok", "1796057741501083"});
+  EXPECT_FALSE(ok.is_error()) << ok.text();
+  EXPECT_EQ(s[0].cmd({"GET", counter}).str, "1796057741501083");
 }

@@ -61,6 +61,11 @@ FakeRedis::~FakeRedis() {
   close(m_stop[1]);
 }
 
+std::string FakeRedis::received() const {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  return m_requests;
+}
+
 void FakeRedis::serve() {
   struct Client {
     int fd;
@@ -110,6 +115,10 @@ void FakeRedis::serve() {
           continue;
         }
         m_received += n;
+        {
+          const std::lock_guard<std::mutex> lock(m_mutex);
+          m_requests.append(buf, static_cast<size_t>(n));
+        }
         switch (m_mode) {
           case Mode::k_silent:
             break;

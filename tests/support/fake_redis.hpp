@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -35,6 +36,10 @@ class FakeRedis {
   [[nodiscard]] int connections() const { return m_connections.load(); }
   // Bytes of requests received so far, over all connections.
   [[nodiscard]] long long bytes_received() const { return m_received.load(); }
+  // Every byte of the requests received so far, over all connections, in
+  // the order they came: what the client asked for (a release after a
+  // grant, say).
+  [[nodiscard]] std::string received() const;
 
  private:
   void serve();
@@ -48,6 +53,8 @@ class FakeRedis {
   int m_stop[2] = {-1, -1};
   std::atomic<int> m_connections{0};
   std::atomic<long long> m_received{0};
+  mutable std::mutex m_mutex;
+  std::string m_requests;  // guarded by m_mutex
   std::thread m_thread;
 };
 

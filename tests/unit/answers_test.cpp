@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "lock/layout.hpp"
 
 namespace redlock::lock {
 namespace {
@@ -83,7 +86,6 @@ TEST(Answers, RepliesOfAnotherShapeAreUnexpected) {
       str("acquired"),                                      // not an array
       arr({}),                                              // empty
       arr({arr({str("acquired")})}),                        // the outcome is not a text
-      arr({str("acquired"), str("tok")}),                   // too short for its outcome
       arr({str("busy"), num(5)}),                           // too short
       arr({str("renewed"), num(5)}),                        // another script's outcome
       arr({str("something new"), num(1), num(2), num(3)}),  // unknown
@@ -97,6 +99,70 @@ TEST(Answers, RepliesOfAnotherShapeAreUnexpected) {
   EXPECT_FALSE(read_release_answer(str("released")));
   ServerView view;
   EXPECT_FALSE(read_inspect_answer(arr({str("hash"), num(1)}), view));
+}
+
+TEST(Answers, AGrantWithAnUnusableFenceIsAFailedVoteThatSaysWhatWasTaken) {
+  const std::vector<std::pair<Reply, std::string>> bad = {
+      {num(0), "'0'"},
+      {num(-7), "'-7'"},
+      {num(9'007'199'254'740'992), "'9007199254740992'"},  // 2^53: Lua's doubles skip integers from here
+      {num(9'223'372'036'854'775'807), "'9223372036854775807'"},
+      {str(""), "''"},
+      {str("abc"), "'abc'"},
+      {str("1e30"), "'1e30'"},
+      {str("1.5"), "'1.5'"},
+      {str("99999999999999999999"), "'99999999999999999999'"},
+      {Reply{}, "nil"},
+      {arr({num(5)}), "an array"},
+  };
+  for (const auto& [fence, shown] : bad) {
+    for (const char* outcome : {"acquired", "reentered"}) {
+      auto v = read_acquire_answer(arr({str(outcome), str("tok"), fence, num(1), num(30000)}));
+      ASSERT_TRUE(v) << outcome << " " << shown;
+      EXPECT_EQ(v->kind, AcquireVote::Kind::k_failed) << outcome << " " << shown;
+      EXPECT_EQ(v->taken,
+                std::string(outcome) == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered);
+      EXPECT_EQ(v->bad_fence, shown);
+      EXPECT_EQ(v->fence, 0);
+    }
+  }
+  // No fence at all: the outcome says the lock was taken all the same.
+  auto none = read_acquire_answer(arr({str("acquired"), str("tok")}));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->kind, AcquireVote::Kind::k_failed);
+  EXPECT_EQ(none->taken, AcquireVote::Kind::k_granted);
+  EXPECT_EQ(none->bad_fence, "none");
+  // A long answer is cut short for the error line.
+  auto long_one = read_acquire_answer(arr({str("acquired"), str("tok"), str(std::string(500, 'x')), num(1), num(1)}));
+  ASSERT_TRUE(long_one);
+  EXPECT_LT(long_one->bad_fence.size(), 50u);
+}
+
+TEST(Answers, FencesRunFromOneToTwoToTheFiftyThreeMinusOne) {
+  EXPECT_EQ(reply_fence(num(1)), 1);
+  EXPECT_EQ(reply_fence(num(k_max_fence)), k_max_fence);
+  EXPECT_EQ(reply_fence(str("9007199254740991")), 9'007'199'254'740'991);
+  EXPECT_EQ(reply_fence(str("1796057741501083")), 1'796'057'741'501'083);
+  EXPECT_FALSE(reply_fence(num(k_max_fence + 1)));
+  EXPECT_FALSE(reply_fence(str("9007199254740992")));
+  EXPECT_FALSE(reply_fence(num(0)));
+  EXPECT_FALSE(reply_fence(str("-1")));
+  EXPECT_FALSE(reply_fence(str(" 12")));
+  Reply status;
+  status.type = Reply::Type::k_status;
+  status.str = "12";
+  EXPECT_FALSE(reply_fence(status)) << "only what the scripts send: an integer or a bulk string";
+}
+
+TEST(Answers, BreakShowsAnUnusableFenceAsNone) {
+  auto broken = read_break_answer(
+      arr({str("broken"), str("exclusive"), str("1"), str("2000"),
+           arr({arr({str("t"), str("h"), str("1"), str(""), str("1000"), str("9223372036854775807"), str("1")}),
+                arr({str("u"), str("h"), str("2"), str(""), str("1000"), str("1e30"), str("1")})})}));
+  ASSERT_TRUE(broken);
+  ASSERT_EQ(broken->holders.size(), 2u);
+  EXPECT_EQ(broken->holders[0].fence, 0);
+  EXPECT_EQ(broken->holders[1].fence, 0);
 }
 
 TEST(Answers, RenewReadsTheModeAndKeepsTheLimitInRange) {

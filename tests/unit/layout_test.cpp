@@ -59,6 +59,32 @@ TEST(Layout, SemaphoreHoldersTakeFencesAsStringsOrNumbers) {
   EXPECT_EQ(v.limit, 2);
 }
 
+TEST(Layout, AFenceRedlockCouldNotHaveHandedOutIsShownAsNone) {
+  // Past 2^53 - 1 a fence is no longer exact in the scripts' Lua numbers;
+  // below 1, or not a whole number, it is no fence at all.
+  for (const std::string bad : {"9223372036854775807", "9007199254740992", "1e30", "abc", "0", "-3", ""}) {
+    ServerView plain = read({{"schema", "redlock/1"}, {"token", "t"}, {"count", "1"}, {"fence", bad}});
+    ASSERT_EQ(plain.holders.size(), 1u) << bad;
+    EXPECT_EQ(plain.holders[0].fence, 0) << bad;
+    ServerView sem =
+        read({{"schema", "redlock/1"},
+              {"mode", "semaphore"},
+              {"limit", "2"},
+              {"h:a", R"({"expiry":1003000,"fence":")" + bad + R"(","count":1,"since":1,"host":"h","pid":1})"}});
+    ASSERT_EQ(sem.holders.size(), 1u) << bad;
+    EXPECT_EQ(sem.holders[0].fence, 0) << bad;
+  }
+  for (const std::string bad : {"9223372036854775807", "1e30", "-1", "0"}) {
+    ServerView sem = read({{"schema", "redlock/1"},
+                           {"mode", "shared"},
+                           {"h:a", R"({"expiry":1003000,"fence":)" + bad + R"(,"count":1,"since":1})"}});
+    ASSERT_EQ(sem.holders.size(), 1u) << bad;
+    EXPECT_EQ(sem.holders[0].fence, 0) << bad;
+  }
+  EXPECT_EQ(parse_fence("9007199254740991"), k_max_fence);
+  EXPECT_FALSE(parse_fence("9007199254740992"));
+}
+
 TEST(Layout, EntriesRedlockWouldNotWriteMakeTheKeyForeign) {
   for (const std::string& entry :
        {std::string("not json"), std::string("[1,2]"), std::string(R"({"host":5})"),

@@ -46,6 +46,13 @@ AcquireVote vote(char c, long long fence = 10) {
       v.kind = Kind::k_foreign;
       v.foreign_type = "list";
       break;
+    case 'g':  // granted, but with a fence that cannot be used
+    case 'r':  // re-entered, but with a fence that cannot be used
+      v.kind = Kind::k_failed;
+      v.taken = c == 'g' ? Kind::k_granted : Kind::k_reentered;
+      v.bad_fence = "'9223372036854775807'";
+      v.failure = redis::Failure{ExitStatus::k_protocol, "an unusable fence"};
+      break;
     default:  // 'x': no answer
       v.kind = Kind::k_failed;
       v.failure = redis::Failure{ExitStatus::k_unavailable, "timed out"};
@@ -142,6 +149,15 @@ TEST_P(AcquireTable, DecidesAndSaysWhatToUndo) {
 
 const Claim k_plain{};
 
+TEST(Quorum, AnUnusableFenceIsNeverTheQuorumsFenceNorRaisedTo) {
+  std::vector<AcquireVote> v = votes("GgG");
+  v[1].fence = 9'223'372'036'854'775'807;  // what a hostile server sent, had it been kept
+  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(1000));
+  ASSERT_EQ(d.verdict, Verdict::k_granted);
+  EXPECT_EQ(d.fence, 3);
+  EXPECT_EQ(bits(fences_to_raise(v, d)), "100");
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Rounds, AcquireTable,
     ::testing::Values(
@@ -166,6 +182,16 @@ INSTANTIATE_TEST_SUITE_P(
         AcquireRow{"foreign on a majority", "FFFGG", k_plain, false, Verdict::k_foreign, "00000", "00011", "00000"},
         AcquireRow{"foreign on a minority is outvoted", "FGGGF", k_plain, false, Verdict::k_granted, "01110", "00000",
                    "00000"},
+        AcquireRow{"one server grants with an unusable fence: nothing held, the grant given back", "g", k_plain, false,
+                   Verdict::k_unavailable, "0", "1", "0"},
+        AcquireRow{"one server re-enters with an unusable fence: the level is given back", "r", k_plain, true,
+                   Verdict::k_unavailable, "0", "1", "1"},
+        AcquireRow{"an unusable fence never counts towards a quorum", "GgG", k_plain, false, Verdict::k_granted, "101",
+                   "010", "000"},
+        AcquireRow{"two unusable fences of three: no quorum, every grant given back", "ggG", k_plain, false,
+                   Verdict::k_unavailable, "000", "111", "000"},
+        AcquireRow{"a re-entry with an unusable fence is undone even when the others hold", "RrR", k_plain, true,
+                   Verdict::k_granted, "101", "010", "010"},
         AcquireRow{"re-entry on all", "RRR", k_plain, true, Verdict::k_granted, "111", "000", "000"},
         AcquireRow{"re-entry on a quorum: the fresh grant elsewhere is given back", "RRG", k_plain, true,
                    Verdict::k_granted, "110", "001", "000"},
