@@ -162,8 +162,13 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
                   escape_for_terminal(name), format_duration(take.ttl));
       return lost ? ExitCode(ExitStatus::k_lost) : ExitCode::for_signal(sig);
     }
-    log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
-                format_duration(take.ttl));
+    if (lost) {
+      // The lock was lost, and said so: a release that cannot be sent is no news.
+      log_debug("could not release {}: {}", escape_for_terminal(name), e.what());
+    } else {
+      log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
+                  format_duration(take.ttl));
+    }
   }
   locker.set_cancel_fd(-1);
   if (lost) {

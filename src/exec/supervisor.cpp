@@ -510,11 +510,12 @@ class Supervisor {
       m_group_gone = true;
       return;
     }
-    log_warning("the command exited but left {} process{} in its process group; {} before the lock is released", left,
-                left == 1 ? "" : "es",
+    // After a loss there is no lock left to release: only the processes.
+    log_warning("the command exited but left {} process{} in its process group; {}{}", left, left == 1 ? "" : "es",
                 m_killed              ? "waiting for them to die"
                 : m_kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
-                                      : "sending SIGTERM (SIGKILL after --kill-after)");
+                                      : "sending SIGTERM (SIGKILL after --kill-after)",
+                m_lease == Lease::k_held ? " before the lock is released" : "");
     if (!m_killed) {
       terminate(Clock::now());
     }
