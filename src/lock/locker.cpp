@@ -35,7 +35,9 @@ namespace {
 
 redis::Failure unexpected_reply(const redis::Endpoint& where, std::string_view to) {
   return redis::Failure{ExitStatus::k_protocol,
-                        fmt::format("Redis at {} sent an unexpected reply to {}", where.display(), to)};
+                        fmt::format("Redis at {} sent an unexpected reply to {} (is it a Redis server, and are the "
+                                    "keys under --prefix redlock's alone?)",
+                                    where.display(), to)};
 }
 
 }  // namespace

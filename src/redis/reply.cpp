@@ -48,11 +48,36 @@ ExitStatus classify_error(const std::string& e) {
       e.find("no permissions to") != std::string::npos) {
     return ExitStatus::k_refused;
   }
-  // A cluster that lost slots comes back: like an unreachable server.
-  if (starts("CLUSTERDOWN")) {
+  // A cluster that lost slots comes back, a server loading its data or
+  // running a long script answers soon: like an unreachable server (a wait
+  // waits them out).
+  if (starts("CLUSTERDOWN") || starts("LOADING") || starts("BUSY ") || starts("MASTERDOWN") || starts("TRYAGAIN")) {
     return ExitStatus::k_unavailable;
   }
   return ExitStatus::k_protocol;
+}
+
+std::string error_hint(const std::string& e) {
+  auto starts = [&](const char* p) { return e.rfind(p, 0) == 0; };
+  if (starts("LOADING")) {
+    return " (it is loading its data: try again shortly)";
+  }
+  if (starts("BUSY ")) {
+    return " (another script is running on it: try again shortly, or end that script with SCRIPT KILL)";
+  }
+  if (starts("READONLY")) {
+    return " (it is a replica: give redlock the master, or the sentinels with redis+sentinel://)";
+  }
+  if (starts("OOM")) {
+    return " (it is out of memory: raise maxmemory or free some)";
+  }
+  if (starts("MASTERDOWN") || starts("TRYAGAIN") || starts("CLUSTERDOWN")) {
+    return " (try again shortly)";
+  }
+  if (classify_error(e) == ExitStatus::k_refused) {
+    return " (check the user's ACL permissions)";
+  }
+  return "";
 }
 
 }  // namespace redlock::redis

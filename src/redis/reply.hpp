@@ -32,4 +32,8 @@ struct Reply {
 // 76 for anything else.
 [[nodiscard]] ExitStatus classify_error(const std::string& error_text);
 
+// What to do about an error reply, as " (…)" to end a line, or "" when the
+// error says it all.
+[[nodiscard]] std::string error_hint(const std::string& error_text);
+
 }  // namespace redlock::redis

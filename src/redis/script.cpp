@@ -191,8 +191,7 @@ class Run {
                           fmt::format("Redis at {} kept redirecting {}: {}", where, m_call.script->name, e)};
     } else {
       a.failure =
-          Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e,
-                                      status == ExitStatus::k_refused ? " (check the user's ACL permissions)" : "")};
+          Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e, error_hint(e))};
     }
   }
 
