@@ -327,7 +327,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
     undo(name, reenter, d.undo_reentry, failed, false);
   }
-  if (granted && d.verdict != AcquireDecision::Verdict::k_granted) {
+  if (granted && d.verdict != AcquireDecision::Verdict::k_granted && validity <= Millis(0)) {
     // Granted, but the answers came after the lease they granted had run
     // out: Redis is too slow for this TTL, nobody else holds the lock.
     throw Error(ExitStatus::k_unavailable,

@@ -487,7 +487,10 @@ if not usable_fence(f) then
   return fence_refused('the request to raise ' .. KEYS[2], ARGV[2], not_a_fence .. ': nothing was written')
 end
 local fence_text = string.format('%d', f)
-local cur = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+local stored = redis.call('GET', KEYS[2])
+local cur = tonumber(stored or '0')
+-- A counter that is not a number is not redlock's: left as it is.
+if not cur then return redis.error_reply('the fence counter ' .. KEYS[2] .. ' is not a number') end
 if cur < f then redis.call('SET', KEYS[2], fence_text) end
 if multi then
   local v = redis.call('HGET', KEYS[1], 'h:' .. ARGV[1])

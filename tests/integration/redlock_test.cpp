@@ -407,4 +407,9 @@ TEST(Redlock, RaisingAFenceRefusesOneNoServerHandsOut) {
   redlock::redis::Reply ok = s[0].cmd({"EVAL", body, "2", lock_key("raise"), counter, "tok", "1796057741501083"});
   EXPECT_FALSE(ok.is_error()) << ok.text();
   EXPECT_EQ(s[0].cmd({"GET", counter}).str, "1796057741501083");
+  // A counter that is not a number is not redlock's: it stays as it is.
+  s[0].cmd({"SET", counter, "someone's"});
+  redlock::redis::Reply foreign = s[0].cmd({"EVAL", body, "2", lock_key("raise"), counter, "tok", "1796057741501084"});
+  EXPECT_TRUE(foreign.is_error()) << foreign.text();
+  EXPECT_EQ(s[0].cmd({"GET", counter}).str, "someone's");
 }
