@@ -55,6 +55,7 @@ AcquireVote read_hold(AcquireVote::Kind kind, const std::vector<Reply>& e) {
   v.kind = kind;
   v.fence = *fence;
   v.count = reply_integer(e[3]);
+  v.lease = Millis(std::max(0LL, reply_integer(e[4])));
   return v;
 }
 
@@ -123,6 +124,7 @@ std::optional<RenewVote> read_renew_answer(const Reply& reply) {
   RenewVote v;
   if (outcome == "renewed" && e.size() >= 4) {
     v.kind = RenewVote::Kind::k_renewed;
+    v.lease = Millis(std::max(0LL, reply_integer(e[1])));
     v.claim.mode = mode_named(e[2].text());
     v.claim.limit = static_cast<int>(std::clamp<long long>(reply_integer(e[3]), 1, 1'000'000));
   } else if (outcome == "notheld") {

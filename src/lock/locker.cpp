@@ -33,6 +33,20 @@ Millis clock_drift(Millis ttl) {
 
 namespace {
 
+// The lease a hold has after a round: never shorter than the TTL asked for
+// (re-entry and renewal never shorten one), and where every server that
+// counted kept a longer one, the shortest of those.
+template <typename Vote, typename Counted>
+Millis held_lease(Millis ttl, const std::vector<Vote>& votes, Counted counted) {
+  std::optional<Millis> shortest;
+  for (const auto& v : votes) {
+    if (counted(v)) {
+      shortest = shortest ? std::min(*shortest, v.lease) : v.lease;
+    }
+  }
+  return std::max(ttl, shortest.value_or(ttl));
+}
+
 redis::Failure unexpected_reply(const redis::Endpoint& where, std::string_view to) {
   return redis::Failure{ExitStatus::k_protocol,
                         fmt::format("Redis at {} sent an unexpected reply to {} (is it a Redis server, and are the "
@@ -341,7 +355,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       got.token = d.fresh ? token : reenter;
       got.fence = d.fence;
       got.count = d.count;
-      got.ttl = ttl;
+      got.ttl = held_lease(ttl, votes, [](const AcquireVote& v) {
+        return v.kind == AcquireVote::Kind::k_granted || v.kind == AcquireVote::Kind::k_reentered;
+      });
       got.validity = validity;
       got.sent = start;
       got.valid_until = start + ttl - clock_drift(ttl);
@@ -549,6 +565,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   const RenewDecision d = decide_renew(votes, r.validity);
   switch (d.verdict) {
     case RenewDecision::Verdict::k_renewed:
+      r.ttl = held_lease(ttl, votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
       return r;
     case RenewDecision::Verdict::k_unavailable:
       throw_quorum_failure(d.failures, n, quorum());

@@ -42,6 +42,7 @@ struct AcquireVote {
   long long fence = 0;                    // granted / reentered
   long long count = 0;                    // granted / reentered: re-entry depth now
   Millis ttl_left{0};                     // busy: the holder's PTTL (0 if unknown)
+  Millis lease{0};                        // granted / reentered: the lease it has there now
   std::string host, pid;                  // busy: who holds it, if the server said
   std::string cmd;                        // busy: the holder's command, if the server said
   long long holders = 0;                  // busy: how many hold it (a semaphore's or readers': several)
@@ -117,7 +118,8 @@ struct AcquireDecision {
 struct RenewVote {
   enum class Kind { k_renewed, k_not_held, k_foreign, k_failed };
   Kind kind = Kind::k_failed;
-  Claim claim;  // renewed: the mode (and limit) the lock is held in
+  Claim claim;      // renewed: the mode (and limit) the lock is held in
+  Millis lease{0};  // renewed: the lease it has there now (never shortened: it may exceed the TTL asked for)
   std::string foreign_type;
   std::optional<redis::Failure> failure;
 };

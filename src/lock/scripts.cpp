@@ -366,7 +366,7 @@ if mode == 'exclusive' then
                'host', ARGV[3], 'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
-    return {'acquired', ARGV[1], fence, 1, ttl}
+    return {'acquired', ARGV[1], fence, 1, math.max(ttl, hold)}
   end
 end
 local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,

@@ -224,7 +224,7 @@ TEST_F(Renew, ExtendsTheHoldersTtl) {
 }
 
 TEST_F(Renew, JsonHasTtlAndValidity) {
-  std::string t = take("renj");
+  std::string t = take("renj", {"--ttl", "5s"});
   Result r = rl({"renew", "renj", "--token", t, "--ttl", "10s", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   json j = json::parse(r.out);
@@ -232,6 +232,18 @@ TEST_F(Renew, JsonHasTtlAndValidity) {
   long long validity = j["validity_ms"];
   EXPECT_LE(validity, 10000 - 102);
   EXPECT_GT(validity, 8000);
+}
+
+TEST_F(Renew, JsonReportsTheLeaseKeptWhenItIsLongerThanAsked) {
+  // A renewal never shortens a lease; --json said "ttl_ms":5000 while the
+  // lock kept its 2 minutes.
+  std::string t = take("renl", {"--ttl", "2m"});
+  Result r = rl({"renew", "renl", "--token", t, "--ttl", "5s", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_GT(j["ttl_ms"].get<long long>(), 100'000) << r.out;
+  EXPECT_LE(j["ttl_ms"].get<long long>(), 120'000) << r.out;
+  EXPECT_GT(pttl(key("renl")), 100'000);
 }
 
 TEST_F(Renew, WrongTokenExits1AndChangesNothing) {
@@ -291,6 +303,15 @@ TEST_F(Reentry, JsonReportsTheDepth) {
   EXPECT_EQ(j["token"], t);
   EXPECT_EQ(std::to_string(j["fence"].get<long long>()), hget(key("rej"), "fence"));  // the holder's own fence
   EXPECT_EQ(j["count"], 2);
+}
+
+TEST_F(Reentry, JsonReportsTheLeaseKeptWhenItIsLongerThanAsked) {
+  std::string t = take("rel", {"--ttl", "2m"});
+  Result r = rl({"acquire", "rel", "--token", t, "--ttl", "5s", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_GT(j["ttl_ms"].get<long long>(), 100'000) << r.out;
+  EXPECT_LE(j["ttl_ms"].get<long long>(), 120'000) << r.out;
 }
 
 TEST_F(Reentry, ExtendsAShorterTtl) {
