@@ -80,9 +80,35 @@ int become_command(void* arg) {
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
   (void)!write(STDERR_FILENO, l.argv[0], strlen(l.argv[0]));
-  const char* why = err == ENOENT ? ": command not found\n" : ": permission denied or not executable\n";
-  if (err != ENOENT && err != EACCES && err != ENOEXEC && err != EISDIR) {
-    why = ": cannot execute\n";
+  // strerror() is not safe here (it may look up a locale): the reasons that
+  // tell the user what to change, by hand.
+  const char* why = ": cannot execute\n";
+  switch (err) {
+    case ENOENT:
+      why = ": command not found\n";
+      break;
+    case EACCES:
+    case ENOEXEC:
+    case EISDIR:
+      why = ": permission denied or not executable\n";
+      break;
+    case E2BIG:
+      why = ": argument list too long (with the environment)\n";
+      break;
+    case ENAMETOOLONG:
+      why = ": file name too long\n";
+      break;
+    case ETXTBSY:
+      why = ": text file busy (it is being written)\n";
+      break;
+    case ELOOP:
+      why = ": too many levels of symbolic links\n";
+      break;
+    case ENOMEM:
+      why = ": out of memory\n";
+      break;
+    default:
+      break;
   }
   (void)!write(STDERR_FILENO, why, strlen(why));
   return status;

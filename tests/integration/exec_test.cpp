@@ -92,6 +92,34 @@ TEST(Exec, CommandNotExecutableGives126) {
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
 
+TEST(Exec, ACommandLineTooLongWithTheLocksVariablesSaysSo) {
+  // Arguments that fit redlock's own start but not CMD's (the REDLOCK_*
+  // variables add a few hundred bytes) failed with "cannot execute". Under
+  // a 256 KiB stack the limit is 128 KiB: the longest argument that still
+  // lets redlock start is found by bisection, and with it CMD cannot start.
+  RedisServer redis;
+  TempDir dir;
+  auto attempt = [&](size_t pad) {
+    Child sh({"-c", "ulimit -s 256 && exec \"$0\" exec job -- true \"$@\"", redlock_binary(), std::string(pad / 2, 'a'),
+              std::string(pad - pad / 2, 'b')},
+             url_env(redis, dir), "sh");
+    return sh.wait(Seconds(20));
+  };
+  auto redlock_started = [](const Result& r) { return r.err.find("Argument list too long") == std::string::npos; };
+  size_t fits = 0;
+  size_t too_long = 250'000;  // two arguments, each under the kernel's 128 KiB for one
+  ASSERT_TRUE(redlock_started(attempt(fits)));
+  ASSERT_FALSE(redlock_started(attempt(too_long)));
+  while (too_long - fits > 1) {
+    const size_t mid = fits + (too_long - fits) / 2;
+    (redlock_started(attempt(mid)) ? fits : too_long) = mid;
+  }
+  Result r = attempt(fits);
+  EXPECT_EQ(r.status, 126) << r.err;
+  EXPECT_NE(r.err.find("redlock: cannot run true: argument list too long"), std::string::npos) << r.err;
+  EXPECT_FALSE(key_exists(redis, lock_key("job")));
+}
+
 TEST(Exec, ShellStringRunsWithDollarShell) {
   RedisServer redis;
   TempDir dir;
