@@ -322,6 +322,9 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optio
   const HolderInfo holder = holder_of(busy);
   const std::string who = describe(holder);
   std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (holder.kept) {
+    more += " (it finished; --hold-at-least keeps the lock)";
+  }
   if (busy.ahead > 0) {
     more += fmt::format(", with {} waiting in line before you", busy.ahead);
   }

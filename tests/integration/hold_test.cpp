@@ -42,6 +42,7 @@ TEST(HoldAtLeast, ExecExitsAtOnceAndTheLockStaysHeldUnderNoToken) {
   Result again = run({"exec", "--hold-at-least", "4s", "job", "--", "touch", f.path("ran")}, env);
   EXPECT_EQ(again.status, 75);
   EXPECT_NE(again.err.find("held by"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("(it finished; --hold-at-least keeps the lock)"), std::string::npos) << again.err;
   EXPECT_FALSE(file_exists(f.path("ran")));
 
   // The finished holder's token neither releases nor renews it.
