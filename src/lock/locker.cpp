@@ -412,6 +412,9 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
     if (targets[i] && just_failed[i] && !m_conns[i]->connected()) {
       fresh[i] = true;
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls);
+    } else if (targets[i] && just_failed[i]) {
+      m_conns[i]->keep_for_follow_up(brief.command);  // a round that timed out: right behind its request
+      fresh[i] = true;                                // and a new connection after it
     }
   }
   std::vector<bool> hung(m_conns.size(), false);

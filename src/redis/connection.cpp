@@ -60,6 +60,8 @@ void Connection::close_socket() {
   m_discard = 0;
   m_cancelled = false;
   m_verifying = false;
+  m_stale = false;
+  m_follow_up = false;
 }
 
 Connection::~Connection() = default;
@@ -98,9 +100,25 @@ void Connection::fail_timeout() {
     fail(ExitStatus::k_unavailable,
          fmt::format("cannot connect to Redis at {}: {}timed out after {}", m_endpoint.display(),
                      m_state == State::k_handshake ? "TLS handshake " : "", format_duration(m_timeouts.connect)));
+  } else if (m_state == State::k_ready && m_awaiting > 0 && m_hidden == 0 && !m_verifying && m_held.empty()) {
+    // The request may still be in the server's buffer (a stopped server
+    // runs it when it wakes up): the socket stays, as after a
+    // cancellation, so that a release of what it would grant can follow it
+    // in order (keep_for_follow_up()). Anything else reconnects first.
+    fail_cancelled();
+    m_failure->message =
+        fmt::format("Redis at {} did not answer within {}", m_endpoint.display(), format_duration(m_timeouts.command));
+    m_stale = true;
   } else {
     fail(ExitStatus::k_unavailable, fmt::format("Redis at {} did not answer within {}", m_endpoint.display(),
                                                 format_duration(m_timeouts.command)));
+  }
+}
+
+void Connection::keep_for_follow_up(Millis timeout) {
+  m_follow_up = m_stale;
+  if (m_follow_up) {
+    m_timeouts.command = std::min(m_timeouts.command, timeout);
   }
 }
 
@@ -150,6 +168,17 @@ bool Connection::closed_while_idle() const {
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
+  if (m_stale) {
+    // A socket kept after a timeout serves only the follow-up it was kept
+    // for: it may be wedged (a lost peer), and a new one is not.
+    if (!m_follow_up) {
+      close_socket();
+      m_out.clear();
+      m_failure.reset();
+    }
+    m_stale = false;
+    m_follow_up = false;
+  }
   if (m_failure && m_cancelled && m_state == State::k_ready) {
     m_failure.reset();  // after a cancellation: carry on behind the abandoned commands
     m_cancelled = false;

@@ -57,8 +57,16 @@ class Connection {
   void on_events(short revents);
   // When the current phase (connecting, or waiting for replies) times out.
   [[nodiscard]] std::optional<TimePoint> deadline() const;
-  // Gives up on the current phase: marks the connection failed and closes it.
+  // Gives up on the current phase: marks the connection failed and closes
+  // it; but a request already sent leaves the socket open, as after
+  // fail_cancelled(), for keep_for_follow_up().
   void fail_timeout();
+  // After a timeout that kept the socket: the next command (a release of
+  // what the abandoned request would grant) goes on that socket, behind the
+  // request, so a stopped server that wakes up runs both, in order. Without
+  // this call the next command reconnects. The follow-up waits at most
+  // `timeout` for its answer.
+  void keep_for_follow_up(Millis timeout);
   // Abandons the current phase (the caller was cancelled): failed, but a
   // connected socket stays open, so that what is queued next (a release of
   // what was just asked for) reaches the server after the abandoned command,
@@ -158,6 +166,8 @@ class Connection {
   size_t m_awaiting = 0;     // replies owed to queued commands (excluding hidden)
   size_t m_discard = 0;      // replies owed to abandoned commands, dropped when they come
   bool m_cancelled = false;  // the failure is a cancellation; the socket is still usable
+  bool m_stale = false;      // kept after a timeout: only for a follow-up
+  bool m_follow_up = false;  // keep_for_follow_up() was called
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;

@@ -266,3 +266,30 @@ TEST(Sentinel, AWaiterWaitsOutAFailover) {
   EXPECT_EQ(w.status, 0) << w.err;
   EXPECT_EQ(set.replica.cmd({"HGET", "redlock:{wait-failover}", "token"}).str + "\n", w.out);
 }
+
+TEST(Sentinel, AWaitersTryLeftInAStoppedMastersBufferIsReleasedBehindIt) {
+  // A try sent while the master was stopped timed out; its release went to
+  // a new connection, which through Sentinel waits for ROLE and so never
+  // sent it. The master, resumed, granted the stale try and nobody gave it
+  // back: the waiter then waited on its own lock until --wait ran out.
+  RedisServer master;
+  Sentinel sentinel(master.port(), Sentinel::Options{.down_after_ms = 60'000});
+  TempDir dir;
+  Env env{{"REDLOCK_URL", sentinel_url(sentinel)}};
+  Result held = run({"acquire", "--ttl", "2s", "stale"}, env);
+  ASSERT_EQ(held.status, 0) << held.err;
+  const std::string ran = dir.path() + "/ran";
+  Child waiter({"exec", "--wait", "25s", "--timeout", "300ms", "stale", "--", "touch", ran}, env);
+  ASSERT_TRUE(eventually([&] {
+    return master.cmd({"PUBSUB", "NUMSUB", "redlock:{stale}:released"}).elements.at(1).integer == 1;
+  }));
+  master.pause();
+  sleep_for(3.0);  // past the holder's TTL, and several of the waiter's tries
+  master.resume();
+  const double resumed_at = now_seconds();
+  Result w = waiter.wait(Seconds(30));
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_LT(now_seconds() - resumed_at, 8.0) << w.err;
+  EXPECT_TRUE(eventually([&] { return ::access(ran.c_str(), F_OK) == 0; }, Seconds(1)));
+  EXPECT_EQ(master.cmd({"EXISTS", "redlock:{stale}"}).integer, 0);
+}
