@@ -2,6 +2,7 @@
 // redlock does, and anything less fails cleanly (77), with nothing half-done.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -62,13 +63,38 @@ TEST(Acl, TheDocumentedMinimalAclIsEnoughForEverySubcommand) {
 TEST(Acl, WithoutTheChannelReleaseIs77AndLeavesTheLockWhole) {
   RedisServer redis;
   ASSERT_EQ(redis.cmd(minimal_acl("locker", "&redlock:*")).str, "OK");
-  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
-  Result a = run({"acquire", "--ttl", "30s", "job"}, env);
+  // Taken by a user with every right; given back by one without the channel.
+  Result a = run({"acquire", "--ttl", "30s", "job"}, {{"REDLOCK_URL", redis.url()}});
   ASSERT_EQ(a.status, 0) << a.err;
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
   Result r = run({"release", "--token", first_line(a.out), "job"}, env);
   EXPECT_EQ(r.status, 77) << r.err;
   EXPECT_NE(r.err.find("ACL"), std::string::npos) << r.err;
   EXPECT_EQ(redis.cmd({"HGET", lock_key("job"), "token"}).str, first_line(a.out)) << "nothing half-done";
+}
+
+TEST(Acl, AUserWhoCouldNotGiveTheLockBackCannotTakeIt) {
+  // Without what a release needs (the channel, PUBLISH, DEL...), acquire
+  // and exec took the lock, the release was refused, and the lock stayed
+  // held for its whole TTL while exec exited 0.
+  RedisServer redis;
+  TempDir dir;
+  for (const std::string leave_out : {"&redlock:*", "+publish", "+del", "+hdel", "+hincrby", "+hmget"}) {
+    SCOPED_TRACE(leave_out);
+    ASSERT_EQ(redis.cmd({"ACL", "DELUSER", "locker"}).type, redlock::redis::Reply::Type::k_integer);
+    ASSERT_EQ(redis.cmd(minimal_acl("locker", leave_out)).str, "OK");
+    Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+    Result a = run({"acquire", "job"}, env);
+    EXPECT_EQ(a.status, 77) << a.err;
+    EXPECT_EQ(a.out, "");
+    EXPECT_NE(a.err.find("giving it back needs"), std::string::npos) << a.err;
+    const std::string ran = dir.path() + "/ran";
+    Result e = run({"exec", "job", "--", "touch", ran}, env);
+    EXPECT_EQ(e.status, 77) << e.err;
+    EXPECT_NE(::access(ran.c_str(), F_OK), 0) << "the command ran";
+    EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
+    EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job") + ":fence"}).integer, 0);
+  }
 }
 
 TEST(Acl, WithoutEvalEverythingIs77BeforeAnyWrite) {
