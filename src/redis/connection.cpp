@@ -51,6 +51,22 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
       m_ssl(nullptr, [](SSL* s) { openssl().SSL_free(s); }),
       m_reader(nullptr, redisReaderFree) {}
 
+namespace {
+
+// What to do about a TLS failure whose cause is this client's certificate.
+std::string client_certificate_hint(const std::string& why) {
+  if (why.find("certificate required") != std::string::npos) {
+    return " (the server asks for a client certificate: give one with --tls-cert and --tls-key)";
+  }
+  if (why.find("unknown ca") != std::string::npos || why.find("bad certificate") != std::string::npos ||
+      why.find("certificate unknown") != std::string::npos) {
+    return " (the server does not accept this client certificate: see --tls-cert and --tls-key)";
+  }
+  return "";
+}
+
+}  // namespace
+
 void Connection::close_socket() {
   m_ssl.reset();
   m_tls_want = 0;
@@ -538,7 +554,8 @@ void Connection::handshake() {
   unsigned long e = ssl.ERR_peek_error();
   ExitStatus status = is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable;
   std::string why = err == SSL_ERROR_SYSCALL && e == 0 ? "the server closed the connection" : tls_error_text();
-  fail(status, fmt::format("TLS handshake with Redis at {} failed: {}", m_endpoint.display(), why));
+  fail(status, fmt::format("TLS handshake with Redis at {} failed: {}{}", m_endpoint.display(), why,
+                           client_certificate_hint(why)));
 }
 
 template <typename Io>
@@ -583,8 +600,9 @@ ssize_t Connection::transport_read(char* buf, size_t len) {
     return 0;
   }
   unsigned long e = ssl.ERR_peek_error();
+  const std::string why = tls_error_text();
   fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error from Redis at {}: {}", m_endpoint.display(), tls_error_text()));
+       fmt::format("TLS error from Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
   return -2;
 }
 
@@ -614,7 +632,7 @@ ssize_t Connection::transport_write(const char* buf, size_t len) {
   }
   std::string why = e == 0 ? std::string("the server closed the connection") : tls_error_text();
   fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error talking to Redis at {}: {}", m_endpoint.display(), why));
+       fmt::format("TLS error talking to Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
   return -2;
 }
 

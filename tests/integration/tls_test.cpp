@@ -109,6 +109,7 @@ TEST_F(Tls, ClientCertificateWhenTheServerDemandsOne) {
   Env env{{"REDLOCK_URL", redis.url()}};
   Result without = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "mtls"}, env);
   EXPECT_EQ(without.status, 77) << without.err;
+  EXPECT_NE(without.err.find("give one with --tls-cert and --tls-key"), std::string::npos) << without.err;
   Result with = run({"acquire", "--tls-ca", s_certs->file("ca.pem"), "--tls-cert", s_certs->file("client.pem"),
                      "--tls-key", s_certs->file("client.key"), "mtls"},
                     env);
