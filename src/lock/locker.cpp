@@ -186,10 +186,14 @@ namespace {
   const bool replicas_only = std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) {
     return f.message.find(k_replicas_hint) != std::string::npos;
   });
-  if (status == ExitStatus::k_unavailable && !replicas_only) {
+  // Servers that answered with an error (LOADING...) are running: their
+  // own message says what to do.
+  const bool all_answered =
+      std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) { return f.answered; });
+  if (status == ExitStatus::k_unavailable && !replicas_only && !all_answered) {
     msg += " (is redis-server running there? see --redis and --timeout)";
   }
-  throw Error(status, msg);
+  throw Error(status, msg, all_answered);
 }
 
 [[noreturn]] void throw_foreign(const std::string& name, const std::string& what, const std::string& where) {
@@ -347,7 +351,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     throw Error(ExitStatus::k_unavailable,
                 fmt::format("acquiring {} took {}, and its {} TTL had run out by then: it was given back (is "
                             "Redis slow or far away? a longer --ttl helps)",
-                            escape_for_terminal(name), format_duration(elapsed), format_duration(ttl)));
+                            escape_for_terminal(name), format_duration(elapsed), format_duration(ttl)),
+                true);
   }
   switch (d.verdict) {
     case AcquireDecision::Verdict::k_granted: {

@@ -230,11 +230,12 @@ std::optional<Millis> time_left(std::optional<redis::TimePoint> deadline) {
 }
 
 // Whether a try that failed with `e` is waited out: an outage (not a
-// refusal or a protocol error) after Redis had answered once, with time left
-// in --wait for a backoff.
-bool outage_to_wait_out(const Error& e, bool answered, std::optional<redis::TimePoint> deadline, Millis backoff) {
-  return answered && e.status() == ExitStatus::k_unavailable &&
-         (!deadline || redis::Clock::now() + backoff < *deadline);
+// refusal or a protocol error) after Redis had answered once, or that Redis
+// answered itself (LOADING, a grant that came too late), with time left in
+// --wait (the last try comes when --wait runs out).
+bool outage_to_wait_out(const Error& e, bool answered, std::optional<redis::TimePoint> deadline) {
+  return (answered || e.answered()) && e.status() == ExitStatus::k_unavailable &&
+         (!deadline || redis::Clock::now() < *deadline);
 }
 
 // How long a busy lock may stay busy: a release message ends the sleep
@@ -296,12 +297,13 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       // Redis went away while we waited (a restart, a failover, a reset
       // connection): reconnect with backoff within --wait; give up with the
       // error only when the wait is spent.
-      if (!outage_to_wait_out(e, answered, deadline, backoff)) {
+      if (!outage_to_wait_out(e, answered, deadline)) {
         throw;
       }
-      log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(backoff));
+      const Millis nap = deadline ? std::min(backoff, *time_left(deadline)) : backoff;
+      log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(nap));
       subs.reset();
-      if (!nap_for(backoff, cancel_fd, listener)) {
+      if (!nap_for(nap, cancel_fd, listener)) {
         return Interrupted{place.id};
       }
       backoff = std::min(backoff * 2, Millis(1000));

@@ -32,6 +32,7 @@ struct Timeouts {
 struct Failure {
   ExitStatus status = ExitStatus::k_unavailable;
   std::string message;
+  bool answered = false;  // an error reply: the server is there
 };
 
 // One non-blocking connection to one Redis server, driven by poll() from

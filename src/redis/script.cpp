@@ -190,8 +190,8 @@ class Run {
       a.failure = Failure{ExitStatus::k_protocol,
                           fmt::format("Redis at {} kept redirecting {}: {}", where, m_call.script->name, e)};
     } else {
-      a.failure =
-          Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e, error_hint(e))};
+      a.failure = Failure{
+          status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e, error_hint(e)), true};
     }
   }
 

@@ -49,11 +49,17 @@ class ExitCode {
 // not held) are return values, never this.
 class Error : public std::runtime_error {
  public:
-  Error(ExitStatus status, const std::string& message) : std::runtime_error(message), m_status(status) {}
+  // `answered`: the server did answer (an error it will get over, such as
+  // LOADING, or an answer that came too late), as against one that could
+  // not be reached.
+  Error(ExitStatus status, const std::string& message, bool answered = false)
+      : std::runtime_error(message), m_status(status), m_answered(answered) {}
   [[nodiscard]] ExitStatus status() const { return m_status; }
+  [[nodiscard]] bool answered() const { return m_answered; }
 
  private:
   ExitStatus m_status;
+  bool m_answered;
 };
 
 class UsageError : public Error {

@@ -146,3 +146,19 @@ TEST(WireFaults, AGrantWithAnUnusableFenceIs76AndIsGivenBack) {
     }
   }
 }
+
+TEST(WireFaults, AWaitWaitsOutAServerThatIsLoadingItsData) {
+  // LOADING is a server that will answer soon: 69, and a --wait waits it
+  // out rather than ending at its first try.
+  FakeRedis fake("-LOADING Redis is loading the dataset in memory\r\n");
+  Env env{{"REDLOCK_URL", fake.url()}};
+  Result once = run({"acquire", "w", "--timeout", "300ms"}, env);
+  EXPECT_EQ(once.status, 69) << once.err;
+  EXPECT_TRUE(one_line(once.err)) << once.err;
+  EXPECT_NE(once.err.find("loading its data: try again shortly"), std::string::npos) << once.err;
+  EXPECT_EQ(once.err.find("is redis-server running there"), std::string::npos) << once.err;
+  Result waited = run({"acquire", "w", "--wait", "1500ms", "--timeout", "300ms"}, env);
+  EXPECT_EQ(waited.status, 69) << waited.err;
+  EXPECT_GT(waited.seconds, 1.2) << waited.err;
+  EXPECT_LT(waited.seconds, 5.0) << waited.err;
+}
