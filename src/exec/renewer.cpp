@@ -1,6 +1,8 @@
 #include "exec/renewer.hpp"
 
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 
 #include <algorithm>
@@ -71,6 +73,12 @@ void Renewer::declare_lost(std::string reason) {
 }
 
 void Renewer::loop() {
+  // Job-control stops of redlock's group go to the supervisor's thread,
+  // which stops the whole process when it sends one (see Supervisor).
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGTSTP);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
   const Millis interval = interval_for(m_ttl);
   const Millis retry = std::clamp(interval / 10, Millis(10), Millis(250));
   TimePoint next = m_acquired_at + interval;

@@ -559,10 +559,19 @@ class Supervisor {
       return;
     }
     log_debug("the command was stopped by SIG{}; stopping too", signal_name(sig));
-    tcsetpgrp(STDIN_FILENO, getpgrp());  // SIGTTOU is blocked
-    kill(getpid(), SIGSTOP);             // returns once continued
+    // The terminal goes back to redlock's group only if the command had it:
+    // a command stopped reading in the background (after bg) must not take
+    // it from the shell.
+    if (tcgetpgrp(STDIN_FILENO) == m_child) {
+      tcsetpgrp(STDIN_FILENO, getpgrp());  // SIGTTOU is blocked
+    }
+    // The whole of redlock's group stops, as the terminal would have stopped
+    // it had the command been in it: a script that runs redlock, or an outer
+    // redlock exec, sees a job-control stop too. Only this thread takes
+    // SIGTSTP (the renewer's blocks it), so this returns once continued.
+    killpg(getpgrp(), SIGTSTP);
     if (tcgetpgrp(STDIN_FILENO) == getpgrp()) {
-      tcsetpgrp(STDIN_FILENO, m_child);
+      tcsetpgrp(STDIN_FILENO, m_child);  // continued in the foreground (fg)
     }
     kill(-m_child, SIGCONT);
   }
@@ -630,7 +639,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
     done.lost = true;
   }
   renewer.stop();
-  if (take_terminal) {
+  // Back to redlock's group, unless someone else has the terminal now (the
+  // shell, after Ctrl-Z and bg).
+  if (take_terminal && tcgetpgrp(STDIN_FILENO) == child) {
     tcsetpgrp(STDIN_FILENO, getpgrp());
   }
   return done;

@@ -161,3 +161,56 @@ TEST(ExecTerminal, AWaitWithoutALimitCountsTheTimeSoFar) {
   EXPECT_NE(screen.find("waiting for w: 1s so far, held by"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("ever"), std::string::npos) << screen;
 }
+
+TEST(ExecTerminal, AfterCtrlZAndBgTheShellKeepsTheTerminal) {
+  // Continued in the background, redlock took the terminal back from the
+  // shell when the command ended (or stopped on reading it), and the
+  // interactive shell, reading, got EIO and exited.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("\"$RL\" exec --ttl 30s bgk -- sh -c 'echo ready; sleep 1; echo slept'\n");
+  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
+  size_t mark = t.seen();
+  t.type("\x1a");
+  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  t.type("bg\n");
+  ASSERT_TRUE(t.shows_after(mark, "slept")) << t.read_until("").substr(mark);
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("bgk")}).integer == 0; }, Seconds(5)));
+  mark = t.seen();
+  t.type("echo still-$((2+2))-here\n");
+  EXPECT_TRUE(t.shows_after(mark, "still-4-here")) << t.read_until("").substr(mark);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
+
+TEST(ExecTerminal, CtrlZStopsAJobThatRunsRedlockInsideAScriptOrAnotherExec) {
+  // redlock stopped only itself: the script (or the outer exec) that ran it
+  // went on waiting, and the terminal stayed with a stopped group.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("\"$RL\" exec --ttl 30s outer -- \"$RL\" exec --ttl 30s outer -- sh -c 'echo ready; read x; echo got:$x'\n");
+  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
+  size_t mark = t.seen();
+  t.type("\x1a");
+  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  t.type("echo prompt-$((1+1))-back\n");
+  ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
+  mark = t.seen();
+  t.type("fg\n");
+  ASSERT_TRUE(t.shows_after(mark, "exec")) << t.read_until("").substr(mark);
+  t.type("hello\n");
+  EXPECT_TRUE(t.shows_after(mark, "got:hello")) << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("outer")}).integer, 0);
+
+  // A script without job control of its own reads the terminal after exec.
+  mark = t.seen();
+  t.type("sh -c '\"$RL\" exec --ttl 30s s -- true; read y; echo after:$y'\n");
+  t.type("there\n");
+  EXPECT_TRUE(t.shows_after(mark, "after:there")) << t.read_until("").substr(mark);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
