@@ -245,26 +245,18 @@ std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers
   return out;
 }
 
-// A Prometheus label value. Its format has three escapes (\\, \" and \n);
-// a name found by SCAN may hold any bytes, and the other control characters
-// and bytes that are not UTF-8 read as the table shows them ("\x1b", "\xff"):
-// nothing raw reaches a terminal, and names that differ only in such bytes
-// are not one series.
+// A Prometheus label value: the name as the table shows it (control
+// characters and bytes that are not UTF-8 as "\x1b", "\xff", a backslash
+// doubled), then escaped for the exposition format, whose label values
+// know only \\, \" and \n. Nothing raw reaches a terminal, and two names
+// never read alike.
 std::string label_value(const std::string& text) {
-  const std::string shown = escape_for_terminal(text);
   std::string out;
-  for (size_t i = 0; i < shown.size(); ++i) {
-    const char c = shown[i];
-    if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\\' && i + 1 < shown.size() && (shown[i + 1] == '\\' || shown[i + 1] == 'n')) {
-      out += shown.substr(i, 2);  // a backslash or a newline of the name, escaped alike in both
-      ++i;
-    } else if (c == '\\') {
-      out += "\\\\";  // the start of "\x1b": a backslash of its own
-    } else {
-      out += c;
+  for (const char c : escape_for_terminal(text)) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
     }
+    out += c;
   }
   return out;
 }

@@ -446,7 +446,7 @@ bool Connection::confirm_master(const Reply& role) {
                      ? fmt::format("Redis at {} requires a password: give it with --password-file or "
                                    "$REDLOCK_PASSWORD",
                                    m_endpoint.display())
-                     : fmt::format("Redis at {} answered ROLE: {}", m_endpoint.display(), role.str));
+                     : fmt::format("Redis at {} answered ROLE: {}", m_endpoint.display(), mask_secrets(role.str)));
     return false;
   }
   // A replica: the sentinel's answer was stale. Ask the others, within the
@@ -780,8 +780,9 @@ bool Connection::file_reply(Reply reply) {
   return true;
 }
 
-void Connection::refuse_setup(const std::string& error, bool auth) {
-  const ExitStatus status = classify_error(error);
+void Connection::refuse_setup(const std::string& reply, bool auth) {
+  const ExitStatus status = classify_error(reply);
+  const std::string error = mask_secrets(reply);
   if (status == ExitStatus::k_refused) {
     fail(status, fmt::format("Redis at {} refused the credentials: {} (check the password and user: --password-file "
                              "or $REDLOCK_PASSWORD)",

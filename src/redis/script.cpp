@@ -179,7 +179,7 @@ class Run {
     if (a.failure || !a.reply.is_error()) {
       return;
     }
-    const std::string& e = a.reply.str;
+    const std::string e = mask_secrets(a.reply.str);
     const std::string where = m_conns[i]->endpoint().display();
     const ExitStatus status = classify_error(e);
     if (e.rfind("NOAUTH", 0) == 0 || e.find("unauthenticated") != std::string::npos) {

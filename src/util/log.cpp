@@ -80,18 +80,34 @@ void keep_secret(std::string_view secret) noexcept {
   }
 }
 
-std::string one_line(std::string_view text) {
-  std::string masked(text);
-  {
-    std::lock_guard<std::mutex> guard(g_secrets_mutex);
-    for (const auto& secret : g_secrets) {
-      for (size_t at = masked.find(secret); at != std::string::npos; at = masked.find(secret, at)) {
-        masked.replace(at, secret.size(), k_redacted);
-        at += std::string_view(k_redacted).size();
-      }
+namespace {
+
+std::string masked(std::string_view text, size_t shortest) {
+  std::string out(text);
+  std::lock_guard<std::mutex> guard(g_secrets_mutex);
+  for (const auto& secret : g_secrets) {
+    if (secret.size() < shortest) {
+      continue;
+    }
+    for (size_t at = out.find(secret); at != std::string::npos; at = out.find(secret, at)) {
+      out.replace(at, secret.size(), k_redacted);
+      at += std::string_view(k_redacted).size();
     }
   }
-  return escape_controls(masked);
+  return out;
+}
+
+}  // namespace
+
+std::string mask_secrets(std::string_view server_text) {
+  return masked(server_text, 1);
+}
+
+std::string one_line(std::string_view text) {
+  // A short password ("1", "redis") would also be found in hosts, ports and
+  // words of redlock's own: those are masked where a server's words enter a
+  // message (mask_secrets()); this catches longer ones anywhere.
+  return escape_controls(masked(text, k_masked_anywhere));
 }
 
 void write_line(std::string_view text) noexcept {

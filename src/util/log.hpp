@@ -36,9 +36,17 @@ void write_stderr(std::string_view text) noexcept;
 // stderr shows it, even where a server's error echoes it back.
 void keep_secret(std::string_view secret) noexcept;
 
-// `text` fit to be one line on stderr: each secret kept reads "***", and
-// control characters and bytes that are not UTF-8 are escaped, so that a
-// server's words can neither start a second line nor drive the terminal.
+// A server's words (an error reply) with every secret kept reading "***":
+// a server without AUTH echoes the password it was sent.
+[[nodiscard]] std::string mask_secrets(std::string_view server_text);
+
+// Secrets at least this long are masked in every line, wherever they come from.
+inline constexpr size_t k_masked_anywhere = 6;
+
+// `text` fit to be one line on stderr: each secret of k_masked_anywhere
+// bytes or more reads "***", and control characters and bytes that are not
+// UTF-8 are escaped, so that a server's words can neither start a second
+// line nor drive the terminal.
 [[nodiscard]] std::string one_line(std::string_view text);
 
 // Writes "redlock: ", one_line(text) and a newline to stderr. Never throws.

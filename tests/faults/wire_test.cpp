@@ -147,6 +147,16 @@ TEST(WireFaults, AGrantWithAnUnusableFenceIs76AndIsGivenBack) {
   }
 }
 
+TEST(WireFaults, AShortPasswordIsHiddenInAServersWordsButDoesNotMaskRedlocksOwn) {
+  // Masked everywhere, the password "1" turned "127.0.0.1" into
+  // "***27.0.0.***" in every line cron mails.
+  FakeRedis fake("-ERR unknown command 'AUTH', with args beginning with: '1' \r\n");
+  Result r = run({"acquire", "w", "--timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "1"}});
+  EXPECT_EQ(r.status, 76) << r.err;
+  EXPECT_NE(r.err.find("Redis at " + fake.url() + " answered AUTH"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("with args beginning with: '***'"), std::string::npos) << r.err;
+}
+
 TEST(WireFaults, AWaitWaitsOutAServerThatIsLoadingItsData) {
   // LOADING is a server that will answer soon: 69, and a --wait waits it
   // out rather than ending at its first try.

@@ -26,9 +26,10 @@ for _ in $(seq 1 100); do
 done
 # A lock whose key someone else wrote with a name no redlock would accept:
 # an invalid UTF-8 byte, a quote, a backslash and a newline.
-# Two that differ only in a byte that is not UTF-8 are two series, and an
-# escape character reads as the table shows it, never raw.
-for odd in $'redlock:{odd\xff"\\\nname}' $'redlock:{odd\xfe"\\\nname}' $'redlock:{esc\e[2Jx}'; do
+# Names read as the table shows them: two that differ only in a byte that is
+# not UTF-8 are two series, an escape character is never raw, and a name
+# spelling "\x1b" out is not the one holding the character.
+for odd in $'redlock:{odd\xff"\\\nname}' $'redlock:{odd\xfe"\\\nname}' $'redlock:{esc\e[2Jx}' 'redlock:{lit\x1b[2Jx}'; do
   redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
     since_ms 1 ttl_ms 60000 >/dev/null
   redis-cli -p "$REDIS_PORT" pexpire "$odd" 60000 >/dev/null
@@ -43,7 +44,7 @@ assert "\x1b" not in text, "a raw escape character"
 samples = [(s.name, s.labels["name"]) for f in text_string_to_metric_families(text) for s in f.samples]
 assert len(samples) == len(set(samples)), "a series twice"
 names = {name for _, name in samples}
-for odd in ('odd\\xff"\\\nname', 'odd\\xfe"\\\nname', 'esc\\x1b[2Jx'):
+for odd in ('odd\\xff"\\\\\\nname', 'odd\\xfe"\\\\\\nname', 'esc\\x1b[2Jx', 'lit\\\\x1b[2Jx'):
     assert odd in names, (odd, names)
 PY
 "$bin" status --format prometheus 'nightly "report"' pool free >"$tmp/metrics" 2>"$tmp/err"
