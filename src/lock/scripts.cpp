@@ -194,6 +194,21 @@ namespace {
 // holder from it, with no round trip of its own), {'mismatch'|'upgrade',
 // mode, limit} or {'foreign', what}.
 constexpr std::string_view k_acquire = REDLOCK_CHECK_KEY REDLOCK_QUEUE REDLOCK_FENCE R"lua(
+-- A user who may take the lock but not give it back would leave it held for
+-- its whole TTL: what a release, a renewal and waking the line need is
+-- checked before anything is written (Redis 7; earlier servers cannot).
+if redis.acl_check_cmd then
+  local channel = KEYS[1] .. ':released'
+  for _, c in ipairs({{'PUBLISH', channel, 'released'}, {'DEL', KEYS[1]}, {'HDEL', KEYS[1], 'token'},
+                      {'HMGET', KEYS[1], 'token'}, {'HINCRBY', KEYS[1], 'count', '1'}, {'PEXPIRE', KEYS[1], '1'},
+                      {'PTTL', KEYS[1]}}) do
+    if not redis.acl_check_cmd(unpack(c)) then
+      local what = c[1] == 'PUBLISH' and ('PUBLISH to ' .. channel) or (c[1] .. ' on ' .. KEYS[1])
+      return redis.error_reply('NOPERM this user may take the lock but may not ' .. what ..
+                               ', which giving it back needs: nothing was written')
+    end
+  end
+end
 local ttl = tonumber(ARGV[2])
 local mode = ARGV[7]
 local hold = tonumber(ARGV[9]) or 0
@@ -343,21 +358,6 @@ if fair then
     admit(st, w.mode, w.limit)
   end
   if not admits(st, mode, ARGV[8]) then return busy(soonest, holding) end
-end
--- A user who may take the lock but not give it back would leave it held for
--- its whole TTL: what a release, a renewal and waking the line need is
--- checked before anything is written (Redis 7; earlier servers cannot).
-if redis.acl_check_cmd then
-  local channel = KEYS[1] .. ':released'
-  for _, c in ipairs({{'PUBLISH', channel, 'released'}, {'DEL', KEYS[1]}, {'HDEL', KEYS[1], 'token'},
-                      {'HMGET', KEYS[1], 'token'}, {'HINCRBY', KEYS[1], 'count', '1'}, {'PEXPIRE', KEYS[1], '1'},
-                      {'PTTL', KEYS[1]}}) do
-    if not redis.acl_check_cmd(unpack(c)) then
-      local what = c[1] == 'PUBLISH' and ('PUBLISH to ' .. channel) or (c[1] .. ' on ' .. KEYS[1])
-      return redis.error_reply('NOPERM this user may take the lock but may not ' .. what ..
-                               ', which giving it back needs: nothing was written')
-    end
-  end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0

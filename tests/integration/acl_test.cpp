@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "servers.hpp"
 
 using namespace redlock::test;
 
@@ -94,6 +95,24 @@ TEST(Acl, AUserWhoCouldNotGiveTheLockBackCannotTakeIt) {
     EXPECT_NE(::access(ran.c_str(), F_OK), 0) << "the command ran";
     EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
     EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job") + ":fence"}).integer, 0);
+  }
+}
+
+TEST(Acl, ARefusedRedlockWaiterLeavesNoPlaceInLine) {
+  // Over several servers a waiter enters every line on its first try: it
+  // did so before the check of its rights refused it, and its entry held
+  // up the line for its lease.
+  Servers s(3);
+  std::string urls;
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(s[i].cmd(minimal_acl("locker", "+publish")).str, "OK");
+    urls += (urls.empty() ? "" : ",") + ("redis://locker:@" + s[i].url().substr(8));
+  }
+  ASSERT_EQ(run({"acquire", "--ttl", "30s", "line"}, s.env()).status, 0);
+  Result w = run({"acquire", "--wait", "2s", "line"}, {{"REDLOCK_URL", urls}, {"REDLOCK_PASSWORD", "locker-pw"}});
+  EXPECT_EQ(w.status, 77) << w.err;
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(s[i].cmd({"EXISTS", lock_key("line") + ":queue"}).integer, 0) << s[i].url();
   }
 }
 
