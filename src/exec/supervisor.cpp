@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@ struct Launch {
   char* const* envp;
   pid_t parent;
   bool take_terminal;
+  const char* shown;  // argv[0] as a line on stderr may show it (escaped)
 };
 
 // The part of the child's life between clone and exec. It shares redlock's
@@ -79,7 +81,7 @@ int become_command(void* arg) {
   }
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
-  (void)!write(STDERR_FILENO, l.argv[0], strlen(l.argv[0]));
+  (void)!write(STDERR_FILENO, l.shown, strlen(l.shown));
   // strerror() is not safe here (it may look up a locale): the reasons that
   // tell the user what to change, by hand.
   const char* why = ": cannot execute\n";
@@ -177,8 +179,11 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 // is stopped (SIGSTOP, a debugger, a frozen machine's slow half) renews
 // nothing and acts on nothing; CMD must not run on past the lock for that.
 //
-// Each word is 8 bytes (a pipe writes those whole): the validity's end on
-// the monotonic clock in nanoseconds, or 0 for "done, the group is gone".
+// Each word is 8 bytes (a pipe writes those whole): the validity's end in
+// nanoseconds on CLOCK_BOOTTIME, or 0 for "done, the group is gone". The
+// deadline is a timer on that clock: unlike the monotonic clock it counts
+// the time a suspended machine slept, as the servers' TTLs do, so a
+// deadline passed during a suspend fires as the machine wakes.
 //
 // It runs in redlock's memory (CLONE_VM, no copy of anything) on a stack of
 // its own that lives as long as the memory does, so it costs a few
@@ -188,6 +193,7 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 // may set is nobody else's then.
 struct GuardArgs {
   int pipe = -1;
+  int timer = -1;  // a timerfd on CLOCK_BOOTTIME
   pid_t group = 0;
   long long deadline_ns = 0;  // 0: none (--on-lost ignore)
 };
@@ -195,41 +201,55 @@ GuardArgs g_guard;
 std::atomic<bool> g_guard_fired{false};  // the guard killed the group at the deadline
 alignas(64) char g_guard_stack[16 * 1024];
 
-long long monotonic_ns() {
-  timespec now{};
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
-  return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+// `t` (steady_clock, which is CLOCK_MONOTONIC) on CLOCK_BOOTTIME.
+long long boot_clock_ns(TimePoint t) {
+  timespec boot{};
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  const long long since_boot = static_cast<long long>(boot.tv_sec) * 1'000'000'000LL + boot.tv_nsec;
+  return t.time_since_epoch().count() + (since_boot - Clock::now().time_since_epoch().count());
+}
+
+// Arms the guard's timer for `deadline_ns` (absolute), or disarms it (0).
+void arm(int timer, long long deadline_ns) {
+  itimerspec when{};
+  when.it_value.tv_sec = deadline_ns / 1'000'000'000LL;
+  when.it_value.tv_nsec = deadline_ns % 1'000'000'000LL;
+  syscall(SYS_timerfd_settime, timer, TFD_TIMER_ABSTIME, &when, nullptr);
+}
+
+// Closes every descriptor but `a` and `b` (a < b).
+void close_all_but(unsigned a, unsigned b) {
+  if (a > 0) {
+    syscall(SYS_close_range, 0U, a - 1, 0U);
+  }
+  if (b > a + 1) {
+    syscall(SYS_close_range, a + 1, b - 1, 0U);
+  }
+  syscall(SYS_close_range, b + 1, ~0U, 0U);
 }
 
 int guard_main(void* /*unused*/) {
   syscall(SYS_setpgid, 0, 0);  // and redlock does the same, whichever runs first
   const int p = g_guard.pipe;
-  // Only the pipe's read end stays open: a guard holding redlock's
-  // standard streams or sockets would keep them open after redlock.
-  if (p > 0) {
-    syscall(SYS_close_range, 0U, static_cast<unsigned>(p - 1), 0U);
-  }
-  syscall(SYS_close_range, static_cast<unsigned>(p + 1), ~0U, 0U);
-  long long deadline = g_guard.deadline_ns;
+  const int timer = g_guard.timer;
+  // Only these two stay open: a guard holding redlock's standard streams or
+  // sockets would keep them open after redlock.
+  close_all_but(static_cast<unsigned>(std::min(p, timer)), static_cast<unsigned>(std::max(p, timer)));
+  arm(timer, g_guard.deadline_ns);
   while (true) {
-    timespec wait{};
-    timespec* timeout = nullptr;
-    if (deadline != 0) {
-      const long long left = deadline - monotonic_ns();
-      if (left <= 0) {
-        g_guard_fired.store(true);
-        syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone: so is CMD
-        deadline = 0;
-        continue;
-      }
-      wait.tv_sec = left / 1'000'000'000LL;
-      wait.tv_nsec = left % 1'000'000'000LL;
-      timeout = &wait;
+    pollfd fds[2] = {{p, POLLIN, 0}, {timer, POLLIN, 0}};
+    if (syscall(SYS_ppoll, fds, 2, nullptr, nullptr, 0) < 0) {
+      continue;
     }
-    pollfd fd{p, POLLIN, 0};
-    const long ready = syscall(SYS_ppoll, &fd, 1, timeout, nullptr, 0);
-    if (ready == 0) {
-      continue;  // the deadline, checked above
+    if ((fds[1].revents & POLLIN) != 0) {
+      unsigned long long expirations = 0;
+      syscall(SYS_read, timer, &expirations, sizeof(expirations));
+      g_guard_fired.store(true);
+      syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone: so is CMD
+      arm(timer, 0);
+    }
+    if ((fds[0].revents & (POLLIN | POLLHUP)) == 0) {
+      continue;
     }
     long long word = 0;
     long n = 0;
@@ -244,7 +264,7 @@ int guard_main(void* /*unused*/) {
       if (word == 0) {
         break;  // done
       }
-      deadline = word;
+      arm(timer, word);
     }
   }
   syscall(SYS_exit_group, 0);
@@ -259,7 +279,13 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
   if (pipe2(p, O_CLOEXEC) != 0) {
     return false;
   }
-  g_guard = GuardArgs{p[0], group, deadline ? deadline->time_since_epoch().count() : 0};
+  const int timer = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+  if (timer < 0) {
+    close(p[0]);
+    close(p[1]);
+    return false;
+  }
+  g_guard = GuardArgs{p[0], timer, group, deadline ? boot_clock_ns(*deadline) : 0};
   g_guard_fired.store(false);
   pid_t guard;
   {
@@ -272,6 +298,7 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
     }
   }
   close(p[0]);
+  close(timer);
   if (guard < 0) {
     close(p[1]);
     return false;
@@ -290,7 +317,7 @@ void GroupGuard::extend(TimePoint deadline) {
   if (!m_keeps_deadline || m_said_done.load()) {
     return;
   }
-  const long long word = deadline.time_since_epoch().count();
+  const long long word = boot_clock_ns(deadline);
   (void)!write(m_pipe.get(), &word, sizeof(word));
 }
 
@@ -432,7 +459,8 @@ class Supervisor {
     const TimePoint deadline = m_renewer.validity_end() - m_policy.kill_after;
     if (now >= deadline) {
       m_lease = Lease::k_lost;
-      m_lost_reason = "no renewal was confirmed before the lock's validity ran out (is Redis reachable?)";
+      m_lost_reason =
+          "no renewal was confirmed before the lock's validity ran out (is Redis reachable? was redlock stopped?)";
     } else {
       wake = std::min(wake, deadline);
     }
@@ -618,7 +646,8 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
 
   // When this returns, the child has exec'd CMD or exited: it made itself a
   // process group and, with a terminal, the foreground one.
-  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal}, cmd.argv);
+  const std::string shown = one_line(cmd.argv.front());
+  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal, shown.c_str()}, cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }

@@ -76,6 +76,14 @@ TEST(Exec, CommandNotFoundGives127) {
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
 
+TEST(Exec, ACommandThatIsNotFoundIsNamedWithoutRawControlCharacters) {
+  RedisServer redis;
+  TempDir dir;
+  Result r = run({"exec", "job", "--", "/no\x1b[2Jcmd"}, url_env(redis, dir));
+  EXPECT_EQ(r.status, 127) << r.err;
+  EXPECT_EQ(r.err, "redlock: cannot run /no\\x1b[2Jcmd: command not found\n");
+}
+
 TEST(Exec, CommandNotExecutableGives126) {
   RedisServer redis;
   TempDir dir;
