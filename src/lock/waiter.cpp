@@ -238,6 +238,15 @@ bool outage_to_wait_out(const Error& e, bool answered, std::optional<redis::Time
          (!deadline || redis::Clock::now() < *deadline);
 }
 
+// Sleeps before the next try after an outage: the backoff, or what is left
+// of --wait if less. False when cancelled.
+bool nap_after_outage(const Error& e, const std::string& name, Millis backoff, std::optional<redis::TimePoint> deadline,
+                      int cancel_fd, WaitListener* listener) {
+  const Millis nap = deadline ? std::min(backoff, *time_left(deadline)) : backoff;
+  log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(nap));
+  return nap_for(nap, cancel_fd, listener);
+}
+
 // How long a busy lock may stay busy: a release message ends the sleep
 // sooner.
 Millis nap_for_busy(const Busy& busy, const Place& place) {
@@ -300,10 +309,8 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       if (!outage_to_wait_out(e, answered, deadline)) {
         throw;
       }
-      const Millis nap = deadline ? std::min(backoff, *time_left(deadline)) : backoff;
-      log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(nap));
       subs.reset();
-      if (!nap_for(nap, cancel_fd, listener)) {
+      if (!nap_after_outage(e, name, backoff, deadline, cancel_fd, listener)) {
         return Interrupted{place.id};
       }
       backoff = std::min(backoff * 2, Millis(1000));
