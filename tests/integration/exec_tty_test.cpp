@@ -65,6 +65,17 @@ class OnTerminal {
     return m_screen.find(needle, skip) != std::string::npos;
   }
   [[nodiscard]] size_t seen() const { return m_screen.size(); }
+  // In the shell: runs `command_line`, waits for its "ready", presses
+  // Ctrl-Z and waits for the shell's "Stopped". Returns where that began.
+  size_t run_and_suspend(const std::string& command_line) {
+    EXPECT_TRUE(shows_after(0, "$ "));
+    type(command_line + "\n");
+    EXPECT_TRUE(shows_after(0, "ready")) << m_screen;
+    const size_t mark = seen();
+    type("\x1a");  // the terminal's suspend character
+    EXPECT_TRUE(shows_after(mark, "Stopped")) << m_screen.substr(mark);
+    return mark;
+  }
   int wait(Seconds limit = Seconds(10)) {
     auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
@@ -130,12 +141,7 @@ TEST(ExecTerminal, CtrlZStopsTheWholeJobAndFgResumesIt) {
   // stayed held by a stopped job with no way to reach it from the terminal.
   RedisServer redis;
   OnTerminal t(redis.url());
-  ASSERT_TRUE(t.shows_after(0, "$ "));
-  t.type("\"$RL\" exec --ttl 30s tz -- sh -c 'echo ready; read x; echo got:$x'\n");
-  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
-  size_t mark = t.seen();
-  t.type("\x1a");  // the terminal's suspend character
-  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  size_t mark = t.run_and_suspend("\"$RL\" exec --ttl 30s tz -- sh -c 'echo ready; read x; echo got:$x'");
   t.type("echo prompt-$((1+1))-back\n");
   ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tz")}).integer, 1) << "a stopped job keeps its lock for its TTL";
@@ -168,12 +174,7 @@ TEST(ExecTerminal, AfterCtrlZAndBgTheShellKeepsTheTerminal) {
   // interactive shell, reading, got EIO and exited.
   RedisServer redis;
   OnTerminal t(redis.url());
-  ASSERT_TRUE(t.shows_after(0, "$ "));
-  t.type("\"$RL\" exec --ttl 30s bgk -- sh -c 'echo ready; sleep 1; echo slept'\n");
-  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
-  size_t mark = t.seen();
-  t.type("\x1a");
-  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  size_t mark = t.run_and_suspend("\"$RL\" exec --ttl 30s bgk -- sh -c 'echo ready; sleep 1; echo slept'");
   t.type("bg\n");
   ASSERT_TRUE(t.shows_after(mark, "slept")) << t.read_until("").substr(mark);
   ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("bgk")}).integer == 0; }, Seconds(5)));
@@ -189,12 +190,8 @@ TEST(ExecTerminal, CtrlZStopsAJobThatRunsRedlockInsideAScriptOrAnotherExec) {
   // went on waiting, and the terminal stayed with a stopped group.
   RedisServer redis;
   OnTerminal t(redis.url());
-  ASSERT_TRUE(t.shows_after(0, "$ "));
-  t.type("\"$RL\" exec --ttl 30s outer -- \"$RL\" exec --ttl 30s outer -- sh -c 'echo ready; read x; echo got:$x'\n");
-  ASSERT_TRUE(t.shows_after(0, "ready")) << t.read_until("");
-  size_t mark = t.seen();
-  t.type("\x1a");
-  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  size_t mark = t.run_and_suspend(
+      "\"$RL\" exec --ttl 30s outer -- \"$RL\" exec --ttl 30s outer -- sh -c 'echo ready; read x; echo got:$x'");
   t.type("echo prompt-$((1+1))-back\n");
   ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
   mark = t.seen();
