@@ -69,7 +69,11 @@ bool announces_huge_array(const uint8_t* data, size_t size) {
 void read_as_answers(const Reply& reply) {
   using redlock::lock::AcquireVote;
   if (auto v = redlock::lock::read_acquire_answer(reply)) {
-    if (v->kind == AcquireVote::Kind::k_failed || v->failure || v->ttl_left.count() < 0) {
+    // A failed vote comes only from a grant whose fence is unusable: the
+    // server took something, which the caller must give back.
+    const bool took = v->taken != AcquireVote::Kind::k_failed;
+    const bool failed = v->kind == AcquireVote::Kind::k_failed;
+    if (failed != took || v->failure || v->ttl_left.count() < 0) {
       std::abort();
     }
   }
