@@ -76,6 +76,22 @@ class OnTerminal {
     EXPECT_TRUE(shows_after(mark, "Stopped")) << m_screen.substr(mark);
     return mark;
   }
+  // After run_and_suspend(): the shell answers again.
+  bool prompt_is_back(size_t mark) {
+    type("echo prompt-$((1+1))-back\n");
+    return shows_after(mark, "prompt-2-back");
+  }
+  // Resumes with fg a suspended job whose command reads a line and prints
+  // "got:" and it; the job ends with status 0.
+  void fg_and_answer() {
+    const size_t mark = seen();
+    type("fg\n");
+    EXPECT_TRUE(shows_after(mark, "exec")) << m_screen.substr(mark);
+    type("hello\n");
+    EXPECT_TRUE(shows_after(mark, "got:hello")) << m_screen.substr(mark);
+    type("echo \"rc=$?\"\n");
+    EXPECT_TRUE(shows_after(mark, "rc=0")) << m_screen.substr(mark);
+  }
   int wait(Seconds limit = Seconds(10)) {
     auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
@@ -141,18 +157,10 @@ TEST(ExecTerminal, CtrlZStopsTheWholeJobAndFgResumesIt) {
   // stayed held by a stopped job with no way to reach it from the terminal.
   RedisServer redis;
   OnTerminal t(redis.url());
-  size_t mark = t.run_and_suspend("\"$RL\" exec --ttl 30s tz -- sh -c 'echo ready; read x; echo got:$x'");
-  t.type("echo prompt-$((1+1))-back\n");
-  ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
+  const size_t mark = t.run_and_suspend("\"$RL\" exec --ttl 30s tz -- sh -c 'echo ready; read x; echo got:$x'");
+  ASSERT_TRUE(t.prompt_is_back(mark)) << t.read_until("").substr(mark);
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tz")}).integer, 1) << "a stopped job keeps its lock for its TTL";
-
-  mark = t.seen();
-  t.type("fg\n");
-  ASSERT_TRUE(t.shows_after(mark, "exec")) << t.read_until("").substr(mark);
-  t.type("hello\n");
-  EXPECT_TRUE(t.shows_after(mark, "got:hello")) << t.read_until("").substr(mark);
-  t.type("echo \"rc=$?\"\n");
-  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  t.fg_and_answer();
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("tz")}).integer, 0);
   t.type("exit\n");
   EXPECT_EQ(t.wait(), 0);
@@ -192,15 +200,8 @@ TEST(ExecTerminal, CtrlZStopsAJobThatRunsRedlockInsideAScriptOrAnotherExec) {
   OnTerminal t(redis.url());
   size_t mark = t.run_and_suspend(
       "\"$RL\" exec --ttl 30s outer -- \"$RL\" exec --ttl 30s outer -- sh -c 'echo ready; read x; echo got:$x'");
-  t.type("echo prompt-$((1+1))-back\n");
-  ASSERT_TRUE(t.shows_after(mark, "prompt-2-back")) << t.read_until("").substr(mark);
-  mark = t.seen();
-  t.type("fg\n");
-  ASSERT_TRUE(t.shows_after(mark, "exec")) << t.read_until("").substr(mark);
-  t.type("hello\n");
-  EXPECT_TRUE(t.shows_after(mark, "got:hello")) << t.read_until("").substr(mark);
-  t.type("echo \"rc=$?\"\n");
-  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  ASSERT_TRUE(t.prompt_is_back(mark)) << t.read_until("").substr(mark);
+  t.fg_and_answer();
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("outer")}).integer, 0);
 
   // A script without job control of its own reads the terminal after exec.
