@@ -353,7 +353,7 @@ class TakeListener final : public lock::WaitListener {
       m_report.emplace(m_take.name, m_take.wait, holder_of(busy));
     }
   }
-  [[nodiscard]] std::optional<redis::TimePoint> next_tick() const override {
+  [[nodiscard]] std::optional<TimePoint> next_tick() const override {
     return m_report ? m_report->next_tick() : std::nullopt;
   }
   void tick() override {

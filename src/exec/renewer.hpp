@@ -7,13 +7,10 @@
 #include <thread>
 
 #include "lock/locker.hpp"
-#include "redis/connection.hpp"
+#include "util/clock.hpp"
 #include "util/fd.hpp"
 
 namespace redlock::exec {
-
-using redis::Clock;
-using redis::TimePoint;
 
 // Keeps a held lock alive from a background thread: renews every ttl/3 on
 // the monotonic clock (next += interval, so the schedule does not drift),

@@ -309,7 +309,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                                    const Claim& claim, const Place& place) {
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
-  const auto start = redis::Clock::now();
+  const auto start = Clock::now();
   auto answers = round(
       {"3", keys.lock, keys.fence, keys.queue, token, std::to_string(ttl.count()), owner.host,
        std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
@@ -335,7 +335,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   if (granted && n > 1) {
     raise_fences(keys, d.fresh ? token : reenter, d, votes);
   }
-  const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
+  const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
   const Millis validity = ttl - elapsed - clock_drift(ttl);
   d = decide_acquire(votes, claim, reentering, validity);
 
@@ -541,7 +541,7 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
 
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
   const Keys keys = keys_for(m_options.prefix, name);
-  const auto start = redis::Clock::now();
+  const auto start = Clock::now();
   // A lock taken on a master that Sentinel has since replaced is lost: the
   // new master may not have it, and another client may take it there while
   // the old master still accepts our renewals.
@@ -568,7 +568,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
       votes[i] = std::move(*read);
     }
   }
-  const auto elapsed = std::chrono::duration_cast<Millis>(redis::Clock::now() - start);
+  const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
   Renewed r{ttl, ttl - elapsed - clock_drift(ttl), start + ttl - clock_drift(ttl)};
   const RenewDecision d = decide_renew(votes, r.validity);
   switch (d.verdict) {

@@ -56,11 +56,11 @@ struct Acquired {
   long long count = 1;  // re-entry depth after this acquire
   Millis ttl{0};
   Millis validity{0};     // time left that the lock is safely ours, as the answers came in
-  redis::TimePoint sent;  // when the acquire request went out (monotonic)
+  TimePoint sent;  // when the acquire request went out (monotonic)
   // Until when it is safely ours: every lease granted runs from after
   // `sent`, so `sent` + ttl less the clock drift (not less the round's own
   // time, which `validity` already took off).
-  redis::TimePoint valid_until;
+  TimePoint valid_until;
   std::vector<bool> voted;  // per server: did it grant the lock
   std::vector<bool> busy;   // per server: did it say busy (and keep a waiter in its line)
 };
@@ -93,7 +93,7 @@ struct Ended {
 struct Renewed {
   Millis ttl{0};
   Millis validity{0};            // time left, as the answers came in
-  redis::TimePoint valid_until;  // the renewal's send time + ttl less the clock drift
+  TimePoint valid_until;  // the renewal's send time + ttl less the clock drift
 };
 // The token does not hold the lock. `foreign` is set when the key now holds
 // something redlock did not write (it is left alone).

@@ -65,7 +65,7 @@ class Subscribers {
   // leaves `me` asleep (direct handoff, no herd). A message without names
   // (nobody was in line) and any message for an unfair waiter (`me` empty)
   // wake it.
-  redis::RunResult sleep(redis::TimePoint until, int cancel_fd, const std::string& me) {
+  redis::RunResult sleep(TimePoint until, int cancel_fd, const std::string& me) {
     keep_up();
     std::vector<redis::Connection*> conns = live(m_conns);
     redis::RunResult r;
@@ -141,25 +141,25 @@ class Subscribers {
 
 // When the listener's next tick comes before `until`, that tick; else
 // nullopt.
-std::optional<redis::TimePoint> tick_before(const WaitListener* listener, redis::TimePoint until) {
+std::optional<TimePoint> tick_before(const WaitListener* listener, TimePoint until) {
   if (listener == nullptr) {
     return std::nullopt;
   }
-  const std::optional<redis::TimePoint> tick = listener->next_tick();
+  const std::optional<TimePoint> tick = listener->next_tick();
   return tick && *tick < until ? tick : std::nullopt;
 }
 
 // Sleeps for `d` unless `cancel_fd` becomes readable first (returns false
 // then), ticking the listener on time.
 bool nap_for(Millis d, int cancel_fd, WaitListener* listener) {
-  const redis::TimePoint until = redis::Clock::now() + d;
+  const TimePoint until = Clock::now() + d;
   while (true) {
-    const std::optional<redis::TimePoint> tick = tick_before(listener, until);
-    const redis::TimePoint wake = tick ? *tick : until;
+    const std::optional<TimePoint> tick = tick_before(listener, until);
+    const TimePoint wake = tick ? *tick : until;
     pollfd p{cancel_fd, POLLIN, 0};
     int n;
     do {
-      const auto left = std::chrono::ceil<Millis>(wake - redis::Clock::now());
+      const auto left = std::chrono::ceil<Millis>(wake - Clock::now());
       n = ::poll(&p, cancel_fd >= 0 ? 1 : 0, static_cast<int>(std::max(Millis(0), left).count()));
     } while (n < 0 && errno == EINTR);
     if (n > 0) {
@@ -222,25 +222,25 @@ void leave_lines_behind(Locker& locker, const std::string& name, const Place& pl
 }
 
 // What is left of --wait (nothing: waiting forever).
-std::optional<Millis> time_left(std::optional<redis::TimePoint> deadline) {
+std::optional<Millis> time_left(std::optional<TimePoint> deadline) {
   if (!deadline) {
     return std::nullopt;
   }
-  return std::max(Millis(0), std::chrono::ceil<Millis>(*deadline - redis::Clock::now()));
+  return std::max(Millis(0), std::chrono::ceil<Millis>(*deadline - Clock::now()));
 }
 
 // Whether a try that failed with `e` is waited out: an outage (not a
 // refusal or a protocol error) after Redis had answered once, or that Redis
 // answered itself (LOADING, a grant that came too late), with time left in
 // --wait (the last try comes when --wait runs out).
-bool outage_to_wait_out(const Error& e, bool answered, std::optional<redis::TimePoint> deadline) {
+bool outage_to_wait_out(const Error& e, bool answered, std::optional<TimePoint> deadline) {
   return (answered || e.answered()) && e.status() == ExitStatus::k_unavailable &&
-         (!deadline || redis::Clock::now() < *deadline);
+         (!deadline || Clock::now() < *deadline);
 }
 
 // Sleeps before the next try after an outage: the backoff, or what is left
 // of --wait if less. False when cancelled.
-bool nap_after_outage(const Error& e, const std::string& name, Millis backoff, std::optional<redis::TimePoint> deadline,
+bool nap_after_outage(const Error& e, const std::string& name, Millis backoff, std::optional<TimePoint> deadline,
                       int cancel_fd, WaitListener* listener) {
   const Millis nap = deadline ? std::min(backoff, *time_left(deadline)) : backoff;
   log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(nap));
@@ -265,16 +265,16 @@ Millis nap_for_busy(const Busy& busy, const Place& place) {
 // Sleeps on a busy lock until a release for this waiter, its holder's TTL,
 // the next heartbeat of its place, or the deadline. False when cancelled.
 bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy, const Place& place,
-                   std::optional<redis::TimePoint> deadline, int cancel_fd, WaitListener* listener) {
-  const auto now = redis::Clock::now();
-  redis::TimePoint until = now + nap_for_busy(busy, place);
+                   std::optional<TimePoint> deadline, int cancel_fd, WaitListener* listener) {
+  const auto now = Clock::now();
+  TimePoint until = now + nap_for_busy(busy, place);
   if (deadline) {
     until = std::min(until, *deadline);
   }
   log_debug("{} is busy; sleeping up to {} for a release", name,
             format_duration(std::chrono::duration_cast<Millis>(until - now)));
   while (true) {
-    const std::optional<redis::TimePoint> tick = tick_before(listener, until);
+    const std::optional<TimePoint> tick = tick_before(listener, until);
     const redis::RunResult r = subs.sleep(tick ? *tick : until, cancel_fd, place.id);
     if (r == redis::RunResult::k_cancelled) {
       return false;
@@ -291,8 +291,8 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
                             const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
                             bool fair, WaitListener* listener) {
-  const std::optional<redis::TimePoint> deadline =
-      wait ? std::optional<redis::TimePoint>(redis::Clock::now() + *wait) : std::nullopt;
+  const std::optional<TimePoint> deadline =
+      wait ? std::optional<TimePoint>(Clock::now() + *wait) : std::nullopt;
   Place place = place_for(locker, fair, wait);
   std::unique_ptr<Subscribers> subs;
   bool answered = false;  // Redis has answered at least once: a later outage is waited out
@@ -325,7 +325,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     const Busy& busy = std::get<Busy>(outcome);
     settle(place, busy);
     tell(listener, busy);
-    if (deadline && redis::Clock::now() >= *deadline) {
+    if (deadline && Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now
       return busy;
     }

@@ -34,7 +34,7 @@ class WaitListener {
   WaitListener& operator=(const WaitListener&) = delete;
   virtual ~WaitListener() = default;
   virtual void busy(const Busy& busy) = 0;
-  [[nodiscard]] virtual std::optional<redis::TimePoint> next_tick() const = 0;
+  [[nodiscard]] virtual std::optional<TimePoint> next_tick() const = 0;
   virtual void tick() = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
 #include "redis/tls.hpp"
+#include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
@@ -18,9 +19,6 @@ struct redisReader;
 typedef struct ssl_st SSL;
 
 namespace redlock::redis {
-
-using Clock = std::chrono::steady_clock;
-using TimePoint = Clock::time_point;
 
 struct Timeouts {
   Millis connect{1000};  // to establish a connection (TCP/Unix handshake)
