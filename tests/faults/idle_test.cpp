@@ -2,9 +2,6 @@
 // closes idle clients after its `timeout` setting, and a restart closes
 // every connection. The next request must reconnect, not fail, and a waiter
 // must notice that its subscription is gone.
-//
-// The restart test is disabled until fixed (see tests/faults/README.md,
-// "Known holes"): it fails today.
 
 #include <gtest/gtest.h>
 

@@ -54,8 +54,8 @@ void warm_up(const Env& env) {
 }  // namespace
 
 TEST(RoundTrips, ADrippingReplyEndsWithinTheTimeoutNotOneTimeoutPerByte) {
-  // "$100000\r\n" and then one byte every 200 ms: each byte used to restart
-  // the 1 s timeout, so acquire would wait for all 100000 of them.
+  // "$100000\r\n" and then one byte every 200 ms: were the 1 s timeout
+  // restarted by each byte, acquire would wait for all 100000 of them.
   FakeRedis fake(FakeRedis::Mode::k_drip, std::chrono::milliseconds(200));
   TempDir dir;
   Env env{{"REDLOCK_URL", fake.url()}};

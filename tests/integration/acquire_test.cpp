@@ -1,7 +1,7 @@
 // Acquire, release, renew, re-entry and fences on one real redis-server,
 // driven through the built binary: one behaviour per test, asserted on exit
-// status, output and the keys in Redis (DESIGN.md: exit codes, keys, safety
-// promises 1-4 and 7).
+// status, output and the keys in Redis (man redlock: EXIT STATUS, KEYS,
+// SAFETY).
 
 #include <gtest/gtest.h>
 
@@ -244,8 +244,8 @@ TEST_F(Renew, JsonHasTtlAndValidity) {
 }
 
 TEST_F(Renew, JsonReportsTheLeaseKeptWhenItIsLongerThanAsked) {
-  // A renewal never shortens a lease; --json said "ttl_ms":5000 while the
-  // lock kept its 2 minutes.
+  // A renewal never shortens a lease, so --json reports the 2 minutes the
+  // lock keeps, not the 5 s asked for.
   std::string t = take("renl", {"--ttl", "2m"});
   expect_two_minute_lease(rl({"renew", "renl", "--token", t, "--ttl", "5s", "--json"}));
   EXPECT_GT(pttl(key("renl")), 100'000);

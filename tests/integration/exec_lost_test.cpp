@@ -124,7 +124,7 @@ TEST(ExecLost, RedisStoppedGetsCommandKilledBeforeTheLockExpires) {
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err, "");
   // The lock is lost and said so; a release that could not be sent adds no
-  // line (its "it frees itself within 3s" was no longer true).
+  // line (its "it frees itself within 3s" is not true of a lost lock).
   EXPECT_EQ(r.err.find("could not release"), std::string::npos) << r.err;
   // Once Redis runs again, the lock frees within its TTL (the release or
   // renewals queued while it was stopped may run now, but none extends it

@@ -482,8 +482,8 @@ TEST(Exec, NestedAcquireAndReleaseOfTheSameNameReenter) {
   EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
 
-// Global options are accepted after the subcommand (DESIGN.md), and -r is
-// the one most often written there: `redlock exec -r URL NAME -- CMD`.
+// Global options are accepted after the subcommand (man redlock: OPTIONS),
+// and -r is the one most often written there: `redlock exec -r URL NAME -- CMD`.
 TEST(Exec, RedisOptionAfterTheSubcommandTakesOneUrl) {
   RedisServer redis;
   TempDir dir;

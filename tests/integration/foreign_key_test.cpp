@@ -1,5 +1,5 @@
 // Keys redlock did not write: every subcommand exits 76 and leaves them
-// alone (DESIGN.md: keys).
+// alone (man redlock: KEYS, EXIT STATUS).
 
 #include <gtest/gtest.h>
 

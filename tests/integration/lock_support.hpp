@@ -43,7 +43,8 @@ inline std::vector<std::string> words(const std::string& s) {
   return out;
 }
 
-// Exactly one non-empty line, as DESIGN.md promises for every failure.
+// Exactly one non-empty line, as README.md ("Exit status") promises for
+// every failure.
 inline ::testing::AssertionResult one_line(const std::string& err) {
   if (err.empty() || err.back() != '\n' || std::count(err.begin(), err.end(), '\n') != 1 || err == "\n") {
     return ::testing::AssertionFailure() << "expected one line on stderr, got: '" << err << "'";

@@ -1,5 +1,5 @@
 // What a Redlock of several servers says when some of them fail: one line
-// for a failure of redlock's own (DESIGN.md: exit codes), the failing
+// for a failure of redlock's own (man redlock: EXIT STATUS), the failing
 // servers named in it; a server that refuses redlock while the others make
 // a quorum is named once, in words that read as written, and no password
 // ever shows.

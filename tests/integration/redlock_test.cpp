@@ -206,7 +206,8 @@ TEST(Redlock, StatusVerdictIsHeldWithAQuorum) {
 
 TEST(Redlock, StatusTableCallsASemaphoreOrSharedLockWithoutAQuorumFree) {
   // A semaphore place held on 2 of 3 servers is no grant (more than L*M/(L+1)
-  // servers are needed): the table said "held 0/3" and "shared 0".
+  // servers are needed): the table calls it free, not "held 0/3" or
+  // "shared 0".
   Servers s(3);
   ASSERT_EQ(run({"acquire", "--limit", "3", "sem"}, s.env()).status, 0);
   ASSERT_EQ(run({"acquire", "--shared", "rw"}, s.env()).status, 0);

@@ -81,7 +81,7 @@ TEST_F(Status, OfANamedLockExits0WhenHeldAnd1WhenFree) {
 }
 
 TEST_F(Status, ThatExits1SaysWhichLocksAreFreeInOneLine) {
-  // Every non-zero exit is explained in one line; status said nothing.
+  // Every non-zero exit is explained in one line, status's 1 too.
   take("held");
   Result one = rl({"status", "held", "free"});
   EXPECT_EQ(one.status, 1);

@@ -150,7 +150,7 @@ inline void sleep_for(double seconds) {
   nanosleep(&ts, nullptr);
 }
 
-// The key of lock `name` (DESIGN.md's key layout): the only place the tests
+// The key of lock `name` (man redlock: KEYS): the only place the tests
 // spell it.
 inline std::string lock_key(const std::string& name, const std::string& prefix = "redlock:") {
   return prefix + "{" + name + "}";

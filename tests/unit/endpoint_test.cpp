@@ -1,5 +1,6 @@
-// Redis URLs: every form DESIGN.md names, every malformed one rejected as a
-// usage error (64) before any connection, and no password in any output.
+// Redis URLs: every form the man page names (redlock(1), "Redis URLs"), every
+// malformed one rejected as a usage error (64) before any connection, and no
+// password in any output.
 
 #include "redis/endpoint.hpp"
 

@@ -28,7 +28,7 @@ TEST(Sha1, PaddingBoundaries) {
   EXPECT_EQ(sha1_hex(std::string(65, 'x')), "78c741ddc482e4cdf8c474a0876347a0905b6233");
 }
 
-// The compiler works the digest out as redlock's start-up used to.
+// The compiler works the digest out, so start-up does not.
 constexpr Sha1Hex k_abc = sha1("abc");
 static_assert(std::string_view(k_abc.data(), k_abc.size()) == "a9993e364706816aba3e25717850c26c9cd0d89d");
 
