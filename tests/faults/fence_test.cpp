@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;
@@ -16,12 +16,11 @@ using json = nlohmann::json;
 namespace {
 
 // CMD: records its fence and SIGTERM, and otherwise runs until told.
-const char* const k_holder =
-    "trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-    "echo \"$REDLOCK_FENCE\" > \"$D/fence\"\n"
-    "sleep 60 & echo $! > \"$D/grandchild\"\n"
-    "echo $$ > \"$D/pid\"\n"
-    "wait\n";
+const std::string k_holder = k_term_trap +
+                             "echo \"$REDLOCK_FENCE\" > \"$D/fence\"\n"
+                             "sleep 60 & echo $! > \"$D/grandchild\"\n"
+                             "echo $$ > \"$D/pid\"\n"
+                             "wait\n";
 
 // Stops redlock (and, when `whole_holder`, CMD's group and redlock's guard
 // too, as when a whole machine is frozen) until its 2 s lock has expired,

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;
@@ -38,11 +38,10 @@ struct ThreeServers {
 
 TEST(QuorumFaults, AStoppedMinorityLeavesTheCommandAlone) {
   ThreeServers s;
-  write_file(s.path("cmd.sh"),
-             "trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-             "echo $$ > \"$D/pid\"\n"
-             "sleep 3.5\n"
-             "echo finished > \"$D/finished\"\n");
+  write_file(s.path("cmd.sh"), k_term_trap +
+                                   "echo $$ > \"$D/pid\"\n"
+                                   "sleep 3.5\n"
+                                   "echo finished > \"$D/finished\"\n");
   Child exec({"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", s.path("cmd.sh")}, s.env());
   pid_t pid = wait_for_pid(s.path("pid"));
   ASSERT_GT(pid, 0) << exec.err_so_far();
@@ -62,10 +61,9 @@ TEST(QuorumFaults, AStoppedMinorityLeavesTheCommandAlone) {
 
 TEST(QuorumFaults, AStoppedMajorityGetsTheCommandKilledBeforeTheLockExpires) {
   ThreeServers s;
-  write_file(s.path("cmd.sh"),
-             "trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-             "echo $$ > \"$D/pid\"\n"
-             "sleep 30 & wait\n");
+  write_file(s.path("cmd.sh"), k_term_trap +
+                                   "echo $$ > \"$D/pid\"\n"
+                                   "sleep 30 & wait\n");
   Child exec(
       {"exec", "--ttl", "3s", "--timeout", "300ms", "--kill-after", "500ms", "job", "--", "sh", s.path("cmd.sh")},
       s.env());

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "fake_redis.hpp"
 #include "harness.hpp"
 

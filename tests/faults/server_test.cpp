@@ -8,20 +8,12 @@
 #include <algorithm>
 #include <memory>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;
 
 namespace {
-
-// CMD for the loss tests: records SIGTERM in $D/term and exits 0 (so that
-// 74 can only come from redlock), writes its PID and a grandchild's PID.
-const char* const k_term_recorder =
-    "trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-    "sleep 30 & echo $! > \"$D/grandchild\"\n"
-    "echo $$ > \"$D/pid\"\n"
-    "wait\n";
 
 // What a wait prints after the line it starts with (which names the holder).
 std::string after_waiting_line(const std::string& err) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../integration/exec_support.hpp"
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;

@@ -61,9 +61,8 @@ TEST(BrokenStderr, LostLockStillExits74AndTheCommandIsTerminated) {
                                    "job",
                                    "--",
                                    "sh",
-                                   f.script("trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-                                            "echo $$ > \"$D/pid\"\n"
-                                            "while :; do sleep 0.05; done\n")};
+                                   f.script(k_term_trap + "echo $$ > \"$D/pid\"\n"
+                                                          "while :; do sleep 0.05; done\n")};
     Child c(sh, f.env(), std::string("sh"));
     pid_t pid = wait_for_pid(f.path("pid"));
     ASSERT_GT(pid, 0) << redirect;

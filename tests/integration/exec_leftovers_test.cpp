@@ -14,19 +14,12 @@ namespace {
 
 using Fixture = ExecFixture;
 
-// A background process that ignores SIGTERM; its PID in $D/stubborn.
-// The child ignores SIGTERM before anyone can learn its PID (a subshell's
-// trap could come after a quick SIGTERM), and the script waits for that.
-const char* const k_stubborn =
-    "sh -c 'trap \"\" TERM; echo $$ > \"$D/stubborn.tmp\"; mv \"$D/stubborn.tmp\" \"$D/stubborn\"; exec sleep 131' &\n"
-    "while [ ! -e \"$D/stubborn\" ]; do sleep 0.01; done\n";
-
 }  // namespace
 
 TEST(ExecLeftovers, AfterALostLockAStubbornChildIsKilledBeforeRedlockExits) {
   Fixture f;
   Child c({"exec", "--ttl", "3s", "--kill-after", "1s", "job", "--", "sh",
-           f.script(std::string(k_stubborn) + "echo $$ > \"$D/pid\"\nsleep 132\n")},
+           f.script(k_stubborn_child + "echo $$ > \"$D/pid\"\nsleep 132\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
@@ -53,7 +46,7 @@ TEST(ExecLeftovers, AfterALostLockAStubbornChildIsKilledBeforeRedlockExits) {
 TEST(ExecLeftovers, OnLostKillReachesEveryProcessOfTheGroup) {
   Fixture f;
   Child c({"exec", "--ttl", "3s", "--on-lost", "kill", "job", "--", "sh",
-           f.script(std::string(k_stubborn) + "sleep 60 & echo $$ > \"$D/pid\"\nwait\n")},
+           f.script(k_stubborn_child + "sleep 60 & echo $$ > \"$D/pid\"\nwait\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
@@ -101,7 +94,7 @@ TEST(ExecLeftovers, ChildrenLeftBehindAreTerminatedBeforeTheLockIsReleased) {
 TEST(ExecLeftovers, AStubbornChildLeftBehindIsKilledAfterKillAfterThenTheLockIsReleased) {
   Fixture f;
   Child c({"exec", "--ttl", "6s", "--kill-after", "1s", "job", "--", "sh",
-           f.script(std::string(k_stubborn) + "echo $$ > \"$D/pid\"\nexit 0\n")},
+           f.script(k_stubborn_child + "echo $$ > \"$D/pid\"\nexit 0\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
@@ -129,7 +122,7 @@ TEST(ExecLeftovers, AStubbornChildLeftBehindIsKilledAfterKillAfterThenTheLockIsR
 TEST(ExecLeftovers, SigkillToRedlockWhileItWaitsForLeftoversKillsThem) {
   Fixture f;
   Child c({"exec", "--ttl", "30s", "--kill-after", "10s", "job", "--", "sh",
-           f.script(std::string(k_stubborn) + "echo $$ > \"$D/pid\"\nexit 0\n")},
+           f.script(k_stubborn_child + "echo $$ > \"$D/pid\"\nexit 0\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();

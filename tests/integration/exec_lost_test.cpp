@@ -13,14 +13,6 @@ using namespace redlock::test;
 
 namespace {
 
-// CMD for the loss tests: records SIGTERM in $D/term and exits 0 (so that
-// 74 can only come from redlock), writes its PID and a grandchild's PID.
-const char* const k_term_recorder =
-    "trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-    "sleep 30 & echo $! > \"$D/grandchild\"\n"
-    "echo $$ > \"$D/pid\"\n"
-    "wait\n";
-
 using Fixture = ExecFixture;
 
 // Breaks the lock with `break_it` while a 3 s lock (renewed every 1 s) is
@@ -164,10 +156,9 @@ TEST(ExecLost, RedisPausedForLessThanARenewalPeriodLeavesCommandAlone) {
   // --ttl 6s: renewed every 2 s. The pause covers the first renewal (due
   // 2 s after the acquire) but is shorter than ttl/3.
   Child c({"exec", "--ttl", "6s", "job", "--", "sh",
-           f.script("trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-                    "echo $$ > \"$D/pid\"\n"
-                    "sleep 4.5\n"
-                    "echo finished > \"$D/finished\"\n")},
+           f.script(k_term_trap + "echo $$ > \"$D/pid\"\n"
+                                  "sleep 4.5\n"
+                                  "echo finished > \"$D/finished\"\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
@@ -211,11 +202,10 @@ TEST(ExecLost, OnLostKillSendsSigkillAtOnceToTheWholeGroup) {
 TEST(ExecLost, OnLostIgnoreWarnsAndLetsTheCommandFinishButExits74) {
   Fixture f;
   Child c({"exec", "--ttl", "3s", "--on-lost", "ignore", "job", "--", "sh",
-           f.script("trap 'echo term > \"$D/term\"; exit 0' TERM\n"
-                    "echo $$ > \"$D/pid\"\n"
-                    "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
-                    "echo finished > \"$D/finished\"\n"
-                    "exit 0\n")},
+           f.script(k_term_trap + "echo $$ > \"$D/pid\"\n"
+                                  "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
+                                  "echo finished > \"$D/finished\"\n"
+                                  "exit 0\n")},
           f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();

@@ -1,8 +1,8 @@
 #pragma once
 
-// Helpers shared by the exec tests: CMD is usually a small sh script that
-// reports what it saw through files in a temp dir ($D in its environment),
-// so that redlock's own stdout stays observable.
+// Helpers shared by the exec tests (tests/integration, tests/faults): CMD is
+// usually a small sh script that reports what it saw through files in a temp
+// dir ($D in its environment), so that redlock's own stdout stays observable.
 
 #include <dirent.h>
 #include <signal.h>
@@ -161,6 +161,25 @@ class Reaper {
   std::vector<pid_t> m_groups;
   std::vector<pid_t> m_pids;
 };
+
+// The first line of a CMD script that records SIGTERM in $D/term and exits 0,
+// so that a 74 can only come from redlock.
+inline const std::string k_term_trap = "trap 'echo term > \"$D/term\"; exit 0' TERM\n";
+
+// CMD for the loss tests: k_term_trap, then writes its PID and a
+// grandchild's PID and waits.
+inline const std::string k_term_recorder = k_term_trap +
+                                           "sleep 30 & echo $! > \"$D/grandchild\"\n"
+                                           "echo $$ > \"$D/pid\"\n"
+                                           "wait\n";
+
+// Script lines that start a background process ignoring SIGTERM, its PID in
+// $D/stubborn. It ignores SIGTERM before anyone can learn its PID (a
+// subshell's trap could come after a quick SIGTERM), and the script waits
+// for that.
+inline const std::string k_stubborn_child =
+    "sh -c 'trap \"\" TERM; echo $$ > \"$D/stubborn.tmp\"; mv \"$D/stubborn.tmp\" \"$D/stubborn\"; exec sleep 131' &\n"
+    "while [ ! -e \"$D/stubborn\" ]; do sleep 0.01; done\n";
 
 // A redis-server, a temp dir (given to CMD as $D) and a Reaper for one test.
 struct ExecFixture {
