@@ -67,12 +67,12 @@ std::string peer_address(int fd) {
   if (addr.ss_family == AF_INET) {
     const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
     inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
-    return std::string(text) + ":" + std::to_string(ntohs(in->sin_port));
+    return fmt::format("{}:{}", text, ntohs(in->sin_port));
   }
   if (addr.ss_family == AF_INET6) {
     const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
     inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text));
-    return "[" + std::string(text) + "]:" + std::to_string(ntohs(in6->sin6_port));
+    return fmt::format("[{}]:{}", text, ntohs(in6->sin6_port));
   }
   if (addr.ss_family == AF_UNIX) {
     const auto* un = reinterpret_cast<const sockaddr_un*>(&addr);
