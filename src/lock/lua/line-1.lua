@@ -1,0 +1,12 @@
+-- Read the line of waiters, for `status`: a key of its own, read apart from
+-- the lock, so that status of a lock whose slot is moving (Redis Cluster)
+-- never waits for a line that exists only while someone waits.
+-- Replies {type, now_ms, {field, value, ...}}: the hash's fields as they
+-- are (dead entries included; the reader skips them by their expiry).
+-- KEYS: line of waiters.
+
+local t = redis.call('TYPE', KEYS[1])['ok']
+local now = redis.call('TIME')
+local now_ms = string.format('%d', now[1] * 1000 + math.floor(now[2] / 1000))
+if t ~= 'hash' then return {t, now_ms, {}} end
+return {t, now_ms, redis.call('HGETALL', KEYS[1])}
