@@ -1,6 +1,9 @@
 #include "lock/scripts.hpp"
 
 #include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "lock/lua_scripts.hpp"  // made from src/lock/lua/ at build time (src/lock/lua/embed.cmake)
 #include "util/sha1.hpp"
@@ -29,7 +32,64 @@ constexpr std::array<const Sha1Hex*, 8> k_sha1s = {&k_acquire_sha1,     &k_renew
                                                    &k_raise_fence_sha1, &k_break_sha1, &k_finish_sha1,
                                                    &k_leave_sha1,       &k_line_sha1};
 
+// The start of a call's arguments: the number of keys, then the keys. The
+// count is the one in the script's file name, which embed.cmake has checked
+// against the KEYS the script reads.
+template <const lua::Embedded& script, typename... Key>
+std::vector<std::string> keys_of(const Key&... key) {
+  static_assert(script.keys == sizeof...(Key), "a script takes as many keys as its file's name says");
+  return {std::to_string(sizeof...(Key)), key...};
+}
+
+std::string ms(Millis d) {
+  return std::to_string(d.count());
+}
+
+std::vector<std::string> with_argv(std::vector<std::string> args, std::initializer_list<std::string> argv) {
+  args.insert(args.end(), argv);
+  return args;
+}
+
 }  // namespace
+
+std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
+  // A reader's share has no limit of its own: '0' in the hash.
+  const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
+  return with_argv(keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.queue),
+                   {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode),
+                    std::to_string(limit), ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease),
+                    a.wait_left ? ms(*a.wait_left) : "-1", a.ticket});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const FinishArgs& a) {
+  return with_argv(keys_of<lua::k_finish>(keys.lock, keys.queue),
+                   {a.token, keys.channel, ms(a.min_hold), a.levels == FinishArgs::Levels::k_all ? "all" : "one",
+                    a.quiet ? "quiet" : ""});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {
+  return with_argv(keys_of<lua::k_renew>(keys.lock), {a.token, ms(a.ttl)});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const InspectArgs& /*a*/) {
+  return keys_of<lua::k_inspect>(keys.lock, keys.fence);
+}
+
+std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
+  return with_argv(keys_of<lua::k_raise_fence>(keys.lock, keys.fence), {a.token, std::to_string(a.fence)});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const BreakArgs& /*a*/) {
+  return with_argv(keys_of<lua::k_break>(keys.lock, keys.queue), {keys.channel});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
+  return with_argv(keys_of<lua::k_leave>(keys.lock, keys.queue), {a.waiter, keys.channel});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const LineArgs& /*a*/) {
+  return keys_of<lua::k_line>(keys.queue);
+}
 
 const Script& script(ScriptName name) {
   static const std::array<Script, 8> all = [] {

@@ -1,11 +1,13 @@
--- Acquire or re-enter. Atomic so that the lock never exists without its
--- TTL, the fence is raised exactly once per new holder, a re-entry is
--- granted only to a token that holds the lock at this instant and in a mode
--- at least as strong as asked (a reader's share never becomes exclusive),
--- and a semaphore never has more live holders than its limit on this server.
--- Fences are a hybrid logical clock: max(counter + 1, server TIME in µs), so
--- they keep increasing across a restart that lost the counter as long as the
--- server's clock does not go back. Numbers go to Redis through
+-- acquire: take the lock, or re-enter it.
+--
+-- Atomic so that the lock never exists without its TTL, the fence is
+-- raised exactly once per new holder, a re-entry is granted only to a token
+-- that holds the lock at this instant and in a mode at least as strong as
+-- asked (a reader's share never becomes exclusive), and a semaphore never
+-- has more live holders than its limit on this server.
+-- Fences are a hybrid logical clock: max(counter + 1, server TIME in µs),
+-- so they keep increasing across a restart that lost the counter as long
+-- as the server's clock does not go back. Numbers go to Redis through
 -- string.format('%d'): Lua would print 16 digits in exponent notation.
 -- A minimum hold (exec --hold-at-least, plain locks only) makes the first
 -- expiry at least that long, so a holder that is killed or whose host dies
@@ -16,24 +18,61 @@
 -- gets it in ticket order. A busy answer puts a waiter that gave its id in
 -- line (or refreshes its entry: the heartbeat) and says its place.
 -- 'unfair' skips the line altogether.
--- KEYS: lock hash, fence counter, line of waiters. ARGV: fresh token, ttl
--- ms, host, pid, cmd, token to re-enter ('' for none), mode ('exclusive',
--- 'semaphore' or 'shared'), limit, minimum hold ms, waiter id ('' to not
--- wait in line),
--- 'fair' or 'unfair', the entry's lease ms, ms left to wait (-1: forever),
--- the waiter's ticket: '' (one server: the next number of the line's own
--- sequence), 'clock' (Redlock: the server's clock in ms, when it first
--- joins) or a number (Redlock: the ticket the waiter settled on, the same
--- on every server, so that every server's line has the same order).
--- Replies {'acquired'|'reentered', token, fence, count, ttl}, {'busy',
--- holder's ttl, host, pid, place in line (0: not in line), waiters ahead
--- of a newcomer, the waiter's ticket (0: none), the holder's command, how
--- many hold it, 'kept' or ''} (a waiting acquire's first line names the
--- holder from it, with no round trip of its own), {'mismatch'|'upgrade',
--- mode, limit} or {'foreign', what}.
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  its fence counter, <prefix>{NAME}:fence
+-- KEYS[3]  its line of waiters, <prefix>{NAME}:queue
+--
+-- ARGV[1]   token         the token a new holder gets
+-- ARGV[2]   ttl_ms        the lease, in milliseconds
+-- ARGV[3]   host          who asks (kept for status): host,
+-- ARGV[4]   pid           process id,
+-- ARGV[5]   cmd           and command
+-- ARGV[6]   reenter       the token to re-enter ('' for none)
+-- ARGV[7]   mode          'exclusive', 'semaphore' or 'shared'
+-- ARGV[8]   limit         a semaphore's places ('1' exclusive, '0' shared)
+-- ARGV[9]   min_hold_ms   the minimum hold, in milliseconds (0: none)
+-- ARGV[10]  waiter        the waiter's id in line ('' to not wait in line)
+-- ARGV[11]  fairness      'fair' or 'unfair'
+-- ARGV[12]  lease_ms      how long the waiter's entry lives unrefreshed
+-- ARGV[13]  wait_left_ms  how much longer it waits (-1: forever)
+-- ARGV[14]  ticket        '' (one server: the next number of the line's own
+--                         sequence), 'clock' (Redlock: the server's clock in
+--                         ms, when it first joins) or a number (Redlock: the
+--                         ticket the waiter settled on, the same on every
+--                         server, so that every server's line has the same
+--                         order)
+--
+-- Replies:
+--   {'acquired'|'reentered', token, fence, count, ttl ms}
+--   {'busy', holder's ttl ms, host, pid, place in line (0: not in line),
+--    waiters ahead of a newcomer, the waiter's ticket (0: none), the
+--    holder's command, how many hold it, 'kept' or ''}   (a waiting
+--    acquire's first line names the holder from it, with no round trip of
+--    its own)
+--   {'mismatch'|'upgrade', mode, limit}   the lock is held in another mode
+--   {'foreign', what}     the lock's key or the line's is not redlock's
+--   an error reply        a fence counter redlock cannot increase, or an
+--                         ACL that would not let the lock be given back:
+--                         nothing written
 --@include check_key.lua
 --@include queue.lua
 --@include fence.lua
+
+local token = ARGV[1]
+local ttl_ms = ARGV[2]
+local host = ARGV[3]
+local pid = ARGV[4]
+local cmd = ARGV[5]
+local reenter = ARGV[6]
+local mode = ARGV[7]
+local limit = ARGV[8]
+local min_hold_ms = ARGV[9]
+local waiter = ARGV[10]
+local fairness = ARGV[11]
+local lease_ms = ARGV[12]
+local wait_left_ms = ARGV[13]
+local ticket = ARGV[14]
 
 -- A user who may take the lock but not give it back would leave it held for
 -- its whole TTL: what a release, a renewal and waking the line need is
@@ -50,11 +89,11 @@ if redis.acl_check_cmd then
     end
   end
 end
-local ttl = tonumber(ARGV[2])
-local mode = ARGV[7]
-local hold = tonumber(ARGV[9]) or 0
-local fair = ARGV[11] == 'fair'
-local ticket = tonumber(ARGV[14])
+local ttl = tonumber(ttl_ms)
+local hold = tonumber(min_hold_ms) or 0
+local fair = fairness == 'fair'
+-- The ticket the waiter settled on, if it has (Redlock).
+local settled = tonumber(ticket)
 if fair then
   local bad = queue_bad(KEYS[3])
   if bad then return {'foreign', bad} end
@@ -66,29 +105,28 @@ local function live_line()
   if not read_line then read_line = line_of(KEYS[3], true) end
   return read_line
 end
--- Puts the caller (waiter ARGV[10]) in line, or refreshes its entry (the
--- heartbeat); returns its entry and the live line. Once per call of the
--- script: a second call returns what the first did.
+-- Puts the waiter in line, or refreshes its entry (the heartbeat); returns
+-- its entry and the live line. Once per call of the script: a second call
+-- returns what the first did.
 local entered = nil
 local function enter()
   if entered then return entered[1], entered[2] end
   local line = live_line()
-  local key = 'w:' .. ARGV[10]
+  local key = 'w:' .. waiter
   local v = nil
-  for _, w in ipairs(line) do if w.id == ARGV[10] then v = w end end
+  for _, w in ipairs(line) do if w.id == waiter then v = w end end
   if not v then
-    local first = ticket
-    if not first and ARGV[14] == 'clock' then first = now end
+    local first = settled
+    if not first and ticket == 'clock' then first = now end
     if not first then first = redis.call('HINCRBY', KEYS[3], 'seq', 1) end
-    v = {ticket = first, since = now, host = ARGV[3], pid = tonumber(ARGV[4]), cmd = ARGV[5], mode = mode,
-         limit = ARGV[8]}
-  elseif ticket then
-    v.ticket = ticket
+    v = {ticket = first, since = now, host = host, pid = tonumber(pid), cmd = cmd, mode = mode, limit = limit}
+  elseif settled then
+    v.ticket = settled
   end
-  local lease = tonumber(ARGV[12])
+  local lease = tonumber(lease_ms)
   v.expiry = now + lease
   v.deadline = -1
-  if ARGV[13] ~= '-1' then v.deadline = now + tonumber(ARGV[13]) end
+  if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
   v.id = nil
   redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
@@ -101,13 +139,13 @@ end
 local function busy(left, who)
   who = who or {'', '', '', 0, ''}
   local place, ahead, mine = 0, 0, 0
-  if fair and ARGV[10] == '' then
+  if fair and waiter == '' then
     ahead = #live_line()
   elseif fair then
     local v, line = enter()
     place = 1
     for _, w in ipairs(line) do
-      if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < ARGV[10])) then
+      if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < waiter)) then
         place = place + 1
       end
     end
@@ -119,9 +157,9 @@ local function dequeue()
   -- Over several servers the waiter keeps its place until it has its
   -- majority (then it leaves every line): a grant here that is undone must
   -- not let the next waiter overtake it on this server alone.
-  if not fair or ARGV[10] == '' or (ARGV[14] or '') ~= '' then return end
-  redis.call('HDEL', KEYS[3], 'w:' .. ARGV[10])
-  for _, w in ipairs(live_line()) do if w.id ~= ARGV[10] then return end end
+  if not fair or waiter == '' or (ticket or '') ~= '' then return end
+  redis.call('HDEL', KEYS[3], 'w:' .. waiter)
+  for _, w in ipairs(live_line()) do if w.id ~= waiter then return end end
   redis.call('DEL', KEYS[3])
 end
 -- The first holder of a semaphore or shared lock, named in a busy answer.
@@ -131,9 +169,9 @@ if multi then
   local first = nil
   local soonest = nil
   for _, v in ipairs(list) do
-    if ARGV[6] ~= '' and v.token == ARGV[6] then
+    if reenter ~= '' and v.token == reenter then
       if multi == 'shared' and mode ~= 'shared' then return {'upgrade', multi, ''} end
-      if multi == 'semaphore' and (mode ~= 'semaphore' or h[7] ~= ARGV[8]) then
+      if multi == 'semaphore' and (mode ~= 'semaphore' or h[7] ~= limit) then
         return {'mismatch', multi, h[7] or ''}
       end
       local fence = tonumber(v.fence)
@@ -143,18 +181,17 @@ if multi then
       end
       v.count = v.count + 1
       lengthen(v, ttl)
-      local token = v.token
       v.token = nil
-      redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
+      redis.call('HSET', KEYS[1], 'h:' .. reenter, cjson.encode(v))
       keep_alive(list)
-      return {'reentered', token, fence, v.count, v.expiry - now}
+      return {'reentered', reenter, fence, v.count, v.expiry - now}
     end
     first = first or v
     if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
   end
   if #list > 0 then
     holding = {first.host, tostring(first.pid), first.cmd or '', #list, ''}
-    if mode ~= multi or (multi == 'semaphore' and h[7] ~= ARGV[8]) then
+    if mode ~= multi or (multi == 'semaphore' and h[7] ~= limit) then
       if multi == 'shared' and mode == 'exclusive' then return busy(soonest, holding) end
       return {'mismatch', multi, h[7] or ''}
     end
@@ -166,7 +203,7 @@ if multi then
 elseif t == 'hash' then
   -- A semaphore's --limit disagrees with a plain lock, its holder's token or not.
   if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
-  if ARGV[6] ~= '' and h[1] == ARGV[6] then
+  if reenter ~= '' and h[1] == reenter then
     local fence = tonumber(h[3])
     if not usable_fence(fence) then
       return fence_refused('the fence of the lock ' .. KEYS[1], h[3],
@@ -184,21 +221,21 @@ if fair then
   -- Over several servers a waiter is in every line on every try, even where
   -- the lock is free: a grant here that the others outvote and that is
   -- undone leaves it in its place.
-  if ARGV[10] ~= '' and (ARGV[14] or '') ~= '' then enter() end
+  if waiter ~= '' and (ticket or '') ~= '' then enter() end
   -- Free (or with room): it is this caller's turn only if everyone ahead of
   -- it in line would be let in too.
   local st = lock_state()
   local soonest = 0
   if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
   for _, w in ipairs(live_line()) do
-    if w.id == ARGV[10] then break end
+    if w.id == waiter then break end
     -- A Redlock waiter whose entry here went (its grant on this server was
     -- undone) keeps its place by its ticket.
-    if ticket and (w.ticket > ticket or (w.ticket == ticket and w.id > ARGV[10])) then break end
+    if settled and (w.ticket > settled or (w.ticket == settled and w.id > waiter)) then break end
     if not admits(st, w.mode, w.limit) then return busy(soonest, holding) end
     admit(st, w.mode, w.limit)
   end
-  if not admits(st, mode, ARGV[8]) then return busy(soonest, holding) end
+  if not admits(st, mode, limit) then return busy(soonest, holding) end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0
@@ -218,18 +255,18 @@ redis.call('SET', KEYS[2], fence_text)
 local since = string.format('%d', now)
 if mode == 'exclusive' then
   if t == 'none' then
-    redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', ARGV[1], 'count', 1, 'fence', fence_text,
-               'host', ARGV[3], 'pid', ARGV[4], 'cmd', ARGV[5], 'since_ms', since, 'ttl_ms', ARGV[2])
+    redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', token, 'count', 1, 'fence', fence_text,
+               'host', host, 'pid', pid, 'cmd', cmd, 'since_ms', since, 'ttl_ms', ttl_ms)
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
-    return {'acquired', ARGV[1], fence, 1, math.max(ttl, hold)}
+    return {'acquired', token, fence, 1, math.max(ttl, hold)}
   end
 end
 local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
-                host = ARGV[3], pid = tonumber(ARGV[4]), cmd = ARGV[5]}
-redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'mode', mode, 'limit', ARGV[8],
-           'h:' .. ARGV[1], cjson.encode(holder))
+                host = host, pid = tonumber(pid), cmd = cmd}
+redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'mode', mode, 'limit', limit,
+           'h:' .. token, cjson.encode(holder))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 dequeue()
-return {'acquired', ARGV[1], fence, 1, ttl}
+return {'acquired', token, fence, 1, ttl}

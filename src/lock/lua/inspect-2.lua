@@ -1,6 +1,18 @@
--- Read everything status shows in one consistent snapshot, with the
--- server's clock for ages and expiries.
--- KEYS: lock hash, fence counter.
+-- inspect: read everything status shows.
+--
+-- One script, so that status sees one consistent snapshot, with the
+-- server's clock for ages and expiries. It reads and never writes: a
+-- foreign key is shown for what it is.
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  its fence counter, <prefix>{NAME}:fence
+--
+-- No ARGV.
+--
+-- Replies {type, now_ms, fence, pttl, fields}: the type of the lock's key
+-- ('none' when free), the server's clock in milliseconds, the fence counter
+-- ('' when absent or not a string), the key's PTTL (-2 unless a hash) and
+-- the hash's fields as {field, value, ...} ({} unless a hash).
 
 local t = redis.call('TYPE', KEYS[1])['ok']
 local now = redis.call('TIME')

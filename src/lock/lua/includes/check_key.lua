@@ -1,16 +1,27 @@
--- Shared prologue: classify the key at KEYS[1] and read the clock.
+-- check_key: the prologue of every script that touches a lock. It
+-- classifies the key at KEYS[1] and reads the server's clock, and returns
+-- {'foreign', what} at once for a key that is not redlock's.
 -- - t == 'none': free.
 -- - a hash that carries redlock's schema marker (field 'schema' =
 --   'redlock/1'; no other writer sets it by accident):
 --   - with token and count fields: a plain (exclusive) lock; h holds token,
---     count, fence, host, pid;
+--     count, fence, host, pid (then mode, limit, schema);
 --   - with a mode field: a semaphore ('semaphore', with its limit) or the
---     readers of a readers/writer lock ('shared'); every holder is a field
---     'h:<token>' holding JSON {count, fence, expiry, since, ttl, host, pid,
---     cmd} with its own expiry in server milliseconds (the fence as a string:
---     cjson keeps only 14 digits of a number), and the key lives as long as
---     the longest-lived holder.
+--     readers of a readers/writer lock ('shared'), named by multi; every
+--     holder is a field 'h:<token>' holding JSON {count, fence, expiry,
+--     since, ttl, host, pid, cmd} with its own expiry in server
+--     milliseconds (the fence as a string: cjson keeps only 14 digits of a
+--     number), and the key lives as long as the longest-lived holder.
 -- Anything else is foreign and is never touched.
+-- clock is the server's TIME, now the same in milliseconds.
+-- - holders(): a semaphore's or readers' live holders, each with its
+--   token (dead ones are removed from the hash).
+-- - entry_of(list, token): the holder in list with that token, or nil.
+-- - keep_alive(list): the key lives as long as the longest-lived holder in
+--   list, and goes with the last one.
+-- - extend(ttl): a plain lock's lease made at least ttl ms (never shorter);
+--   the lease it has now.
+-- - lengthen(v, ttl): holder v's expiry made at least ttl ms from now.
 local t = redis.call('TYPE', KEYS[1])['ok']
 local h = nil
 local multi = nil

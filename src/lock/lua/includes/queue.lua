@@ -1,11 +1,12 @@
--- Shared helpers for the line of waiters at KEYS[q] ('<prefix>{NAME}:queue',
--- in the lock's hash slot): a hash with the schema marker, a 'seq' counter
--- that hands out tickets (HINCRBY: the server's order, never a client's
--- clock) and one field 'w:<id>' per waiter holding JSON {ticket, expiry,
--- since, deadline, host, pid, cmd, mode, limit}. A waiter keeps its entry
--- alive by heartbeat (expiry); an entry whose expiry passed is dead and is
--- skipped (and removed when the line is next written). The key expires with
--- its longest-lived entry, and is deleted with its last one.
+-- queue: the line of waiters at '<prefix>{NAME}:queue' (in the lock's
+-- hash slot; each function takes its key): a hash with the schema marker, a
+-- 'seq' counter that hands out tickets (HINCRBY: the server's order, never
+-- a client's clock) and one field 'w:<id>' per waiter holding JSON {ticket,
+-- expiry, since, deadline, host, pid, cmd, mode, limit}. A waiter keeps its
+-- entry alive by heartbeat (expiry); an entry whose expiry passed is dead
+-- and is skipped (and removed when the line is next written). The key
+-- expires with its longest-lived entry, and is deleted with its last one.
+-- It builds on check_key (t, multi, h and now: what holds the lock).
 -- - queue_bad(key): nil when the key is absent or redlock's, else what it is.
 -- - line_of(key, prune): the live waiters, first come first.
 -- - lock_state(): what holds the lock now (mode, count of live holders, limit).
