@@ -128,7 +128,7 @@ local function enter()
   v.deadline = -1
   if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
   v.id = nil
-  redis.call('HSET', KEYS[3], 'schema', 'redlock/1', key, cjson.encode(v))
+  redis.call('HSET', KEYS[3], 'schema', k_schema, key, cjson.encode(v))
   if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
   entered = {v, line}
   read_line = nil
@@ -255,7 +255,7 @@ redis.call('SET', KEYS[2], fence_text)
 local since = string.format('%d', now)
 if mode == 'exclusive' then
   if t == 'none' then
-    redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'token', token, 'count', 1, 'fence', fence_text,
+    redis.call('HSET', KEYS[1], 'schema', k_schema, 'token', token, 'count', 1, 'fence', fence_text,
                'host', host, 'pid', pid, 'cmd', cmd, 'since_ms', since, 'ttl_ms', ttl_ms)
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
@@ -264,7 +264,7 @@ if mode == 'exclusive' then
 end
 local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
                 host = host, pid = tonumber(pid), cmd = cmd}
-redis.call('HSET', KEYS[1], 'schema', 'redlock/1', 'mode', mode, 'limit', limit,
+redis.call('HSET', KEYS[1], 'schema', k_schema, 'mode', mode, 'limit', limit,
            'h:' .. token, cjson.encode(holder))
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end

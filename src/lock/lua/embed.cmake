@@ -1,5 +1,5 @@
 # Builds the C++ header that carries the lock's Lua scripts into redlock:
-#   cmake -DLUA_DIR=src/lock/lua -DOUT=<header> -P embed.cmake
+#   cmake -DLUA_DIR=src/lock/lua -DSCHEMA=redlock/1 -DOUT=<header> -P embed.cmake
 # (CMakeLists.txt runs it whenever a .lua file or this file changes).
 #
 # Each script is LUA_DIR/<name>-<keys>.lua. What a file sends to Redis is the
@@ -7,14 +7,15 @@
 # `--@include <file>` line replaced by LUA_DIR/includes/<file>, itself
 # without its header. An include is pulled in once per script: a second
 # `--@include` of it (an include's own, for what it needs) is dropped, so
-# an include may name what it builds on. See README.md beside this file.
+# an include may name what it builds on. '@SCHEMA@' in a script becomes
+# SCHEMA, the marker of the lock's layout. See README.md beside this file.
 #
 # The text is handled with string(FIND) and string(SUBSTRING), never as a
 # CMake list: Lua is full of semicolons and brackets.
 
 cmake_minimum_required(VERSION 3.20)
 
-foreach(var LUA_DIR OUT)
+foreach(var LUA_DIR SCHEMA OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "embed.cmake: -D${var}=... is required")
   endif()
@@ -114,6 +115,11 @@ foreach(script ${scripts})
   endforeach()
   if(NOT highest EQUAL keys)
     message(FATAL_ERROR "embed.cmake: ${script} reads KEYS up to KEYS[${highest}], its name says ${keys}")
+  endif()
+  string(REPLACE "@SCHEMA@" "${SCHEMA}" text "${text}")
+  string(REGEX MATCH "@[A-Z_]+@" unknown "${text}")
+  if(unknown)
+    message(FATAL_ERROR "embed.cmake: ${script} has ${unknown}, which embed.cmake does not fill in")
   endif()
   string(FIND "${text}" ")lua\"" clash)
   if(NOT clash EQUAL -1)

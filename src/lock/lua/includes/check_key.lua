@@ -3,7 +3,8 @@
 -- {'foreign', what} at once for a key that is not redlock's.
 -- - t == 'none': free.
 -- - a hash that carries redlock's schema marker (field 'schema' =
---   'redlock/1'; no other writer sets it by accident):
+--   k_schema, REDLOCK_LOCK_SCHEMA in CMakeLists.txt; no other writer sets it
+--   by accident, and a redlock of another layout has another: README.md):
 --   - with token and count fields: a plain (exclusive) lock; h holds token,
 --     count, fence, host, pid (then mode, limit, schema);
 --   - with a mode field: a semaphore ('semaphore', with its limit) or the
@@ -22,12 +23,13 @@
 -- - extend(ttl): a plain lock's lease made at least ttl ms (never shorter);
 --   the lease it has now.
 -- - lengthen(v, ttl): holder v's expiry made at least ttl ms from now.
+local k_schema = '@SCHEMA@'
 local t = redis.call('TYPE', KEYS[1])['ok']
 local h = nil
 local multi = nil
 if t == 'hash' then
   h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit', 'schema')
-  if h[8] ~= 'redlock/1' then return {'foreign', 'hash without redlock\'s schema field'} end
+  if h[8] ~= k_schema then return {'foreign', 'hash without redlock\'s schema field'} end
   if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]
   elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end
 elseif t ~= 'none' then

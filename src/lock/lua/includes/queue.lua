@@ -6,7 +6,7 @@
 -- entry alive by heartbeat (expiry); an entry whose expiry passed is dead
 -- and is skipped (and removed when the line is next written). The key
 -- expires with its longest-lived entry, and is deleted with its last one.
--- It builds on check_key (t, multi, h and now: what holds the lock).
+-- It builds on check_key (t, multi, h and now: what holds the lock; k_schema).
 -- - queue_bad(key): nil when the key is absent or redlock's, else what it is.
 -- - line_of(key, prune): the live waiters, first come first.
 -- - lock_state(): what holds the lock now (mode, count of live holders, limit).
@@ -21,7 +21,7 @@
 local function queue_bad(key)
   local qt = redis.call('TYPE', key)['ok']
   if qt == 'none' then return nil end
-  if qt == 'hash' and redis.call('HMGET', key, 'schema')[1] == 'redlock/1' then return nil end
+  if qt == 'hash' and redis.call('HMGET', key, 'schema')[1] == k_schema then return nil end
   return qt .. ' at ' .. key
 end
 local function line_of(key, prune)
