@@ -215,7 +215,8 @@ elseif t == 'hash' then
   end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
-  return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})
+  return busy(redis.call('PTTL', KEYS[1]),
+              {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})
 end
 if fair then
   -- Over several servers a waiter is in every line on every try, even where
