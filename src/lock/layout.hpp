@@ -13,8 +13,10 @@
 namespace redlock::lock {
 
 // The schema marker every lock hash redlock writes carries (field 'schema'):
-// a hash without it is not redlock's and is never changed.
-inline constexpr const char* k_schema = "redlock/1";
+// a hash without it is not redlock's and is never changed. It is set in
+// CMakeLists.txt, which writes it into the Lua scripts too;
+// src/lock/lua/README.md says when it changes.
+inline constexpr const char* k_schema = REDLOCK_LOCK_SCHEMA;
 
 // The largest fence redlock hands out: 2^53 - 1. The scripts compute fences
 // with Lua's numbers, which are doubles: past this they skip integers, so a

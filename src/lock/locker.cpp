@@ -259,7 +259,7 @@ void Locker::raise_fences(const Keys& keys, const std::string& holder, const Acq
   if (std::find(behind.begin(), behind.end(), true) == behind.end()) {
     return;
   }
-  auto raised = round({"2", keys.lock, keys.fence, holder, std::to_string(d.fence)},
+  auto raised = round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = d.fence}),
                       lock::script(ScriptName::k_raise_fence), behind);
   for (size_t i = 0; i < votes.size(); ++i) {
     if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
@@ -310,13 +310,21 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   const Keys keys = keys_for(m_options.prefix, name);
   const std::string token = random_token();
   const auto start = Clock::now();
-  auto answers = round(
-      {"3", keys.lock, keys.fence, keys.queue, token, std::to_string(ttl.count()), owner.host,
-       std::to_string(owner.pid), owner.cmd, reenter, mode_name(claim.mode),
-       std::to_string(claim.mode == Claim::Mode::k_shared ? 0 : claim.limit), std::to_string(claim.min_hold.count()),
-       place.id, place.fair ? "fair" : "unfair", std::to_string(place.lease.count()),
-       std::to_string(place.wait_left ? place.wait_left->count() : -1), place.ticket},
-      lock::script(ScriptName::k_acquire), {});
+  const AcquireArgs args{.token = token,
+                         .ttl = ttl,
+                         .host = owner.host,
+                         .pid = owner.pid,
+                         .cmd = owner.cmd,
+                         .reenter = reenter,
+                         .mode = claim.mode,
+                         .limit = claim.limit,
+                         .min_hold = claim.min_hold,
+                         .waiter = place.id,
+                         .fair = place.fair,
+                         .lease = place.lease,
+                         .wait_left = place.wait_left,
+                         .ticket = place.ticket};
+  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes;
   std::vector<bool> failed(n, false);
@@ -426,8 +434,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round({"2", keys.lock, keys.queue, token, keys.channel, "0", "one", announce ? "" : "quiet"},
-              lock::script(ScriptName::k_finish), targets, hung);
+  (void)round(to_args(keys, FinishArgs{.token = token, .quiet = !announce}), lock::script(ScriptName::k_finish),
+              targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
       m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
@@ -438,8 +446,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
   // One level, with no minimum hold: the finish script's simplest case.
-  auto answers =
-      round({"2", keys.lock, keys.queue, token, keys.channel, "0", "one", ""}, lock::script(ScriptName::k_finish), {});
+  auto answers = round(to_args(keys, FinishArgs{.token = token}), lock::script(ScriptName::k_finish), {});
   refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
@@ -511,9 +518,10 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
   const Keys keys = keys_for(m_options.prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
-  auto answers = round(
-      {"2", keys.lock, keys.queue, token, keys.channel, std::to_string(min_hold.count()), whole ? "all" : "one", ""},
-      lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
+  const FinishArgs args{
+      .token = token, .min_hold = min_hold, .levels = whole ? FinishArgs::Levels::k_all : FinishArgs::Levels::k_one};
+  auto answers =
+      round(to_args(keys, args), lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
   const size_t n = m_conns.size();
   std::vector<redis::Failure> failures;
   Ended ended;
@@ -549,7 +557,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   std::vector<bool> targets(moved.size());
   std::transform(moved.begin(), moved.end(), targets.begin(), [](bool m) { return !m; });
   auto answers =
-      round({"1", keys.lock, token, std::to_string(ttl.count())}, lock::script(ScriptName::k_renew), targets);
+      round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}), lock::script(ScriptName::k_renew), targets);
   refuse_shared_node(answers);
   const size_t n = m_conns.size();
   std::vector<RenewVote> votes(n);
@@ -589,7 +597,7 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
   }
   const Keys keys = keys_for(m_options.prefix, name);
   try {
-    (void)round({"2", keys.lock, keys.queue, id, keys.channel}, lock::script(ScriptName::k_leave), targets);
+    (void)round(to_args(keys, LeaveArgs{.waiter = id}), lock::script(ScriptName::k_leave), targets);
   } catch (const Error& e) {
     log_debug("could not leave the line for {}: {}", name, e.what());
   }
@@ -597,7 +605,7 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
 
 Broken Locker::break_lock(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"2", keys.lock, keys.queue, keys.channel}, lock::script(ScriptName::k_break), {});
+  auto answers = round(to_args(keys, BreakArgs{}), lock::script(ScriptName::k_break), {});
   std::vector<BreakVote> votes(answers.size());
   Broken out;
   for (size_t i = 0; i < answers.size(); ++i) {
@@ -625,7 +633,7 @@ Broken Locker::break_lock(const std::string& name) {
 
 std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round({"2", keys.lock, keys.fence}, lock::script(ScriptName::k_inspect), {});
+  auto answers = round(to_args(keys, InspectArgs{}), lock::script(ScriptName::k_inspect), {});
   refuse_shared_node(answers);
   std::vector<ServerView> views;
   std::vector<redis::Failure> failures;
@@ -652,7 +660,7 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
 void Locker::read_line(const Keys& keys, std::vector<ServerView>& views) {
   std::vector<bool> targets(views.size());
   std::transform(views.begin(), views.end(), targets.begin(), [](const ServerView& v) { return !v.error; });
-  auto answers = round({"1", keys.queue}, lock::script(ScriptName::k_line), targets);
+  auto answers = round(to_args(keys, LineArgs{}), lock::script(ScriptName::k_line), targets);
   for (size_t i = 0; i < answers.size(); ++i) {
     if (!targets[i] || answers[i].failure) {
       continue;  // the line is news for status, never a reason to fail it

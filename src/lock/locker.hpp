@@ -29,14 +29,6 @@ struct Owner {
   std::string cmd;
 };
 
-// The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
-struct Keys {
-  std::string lock;     // <prefix>{NAME}       hash
-  std::string fence;    // <prefix>{NAME}:fence counter
-  std::string channel;  // <prefix>{NAME}:released
-  std::string queue;    // <prefix>{NAME}:queue     hash: the line of waiters
-};
-
 // Where an acquire stands with respect to the line of waiters.
 struct Place {
   bool fair = true;                 // respect the line (false: --unfair, race for the lock as it frees)

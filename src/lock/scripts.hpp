@@ -1,6 +1,12 @@
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock/claim.hpp"
 #include "redis/script.hpp"
+#include "util/duration.hpp"
 
 namespace redlock::lock {
 
@@ -9,8 +15,83 @@ using Script = redis::Script;
 
 // Every read-check-write on a lock is one of these scripts: Redis runs a
 // script atomically, so no other client can act between our check of the
-// token and our write. Each script's comment says what it guarantees.
+// token and our write. Each is a file in src/lock/lua/ whose header says
+// what it guarantees, its KEYS, its ARGV and its replies.
 enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_finish, k_leave, k_line };
 [[nodiscard]] const Script& script(ScriptName name);
+
+// The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
+struct Keys {
+  std::string lock;     // <prefix>{NAME}       hash
+  std::string fence;    // <prefix>{NAME}:fence counter
+  std::string channel;  // <prefix>{NAME}:released
+  std::string queue;    // <prefix>{NAME}:queue     hash: the line of waiters
+};
+
+// Each script's ARGV by name, one struct per script, in the words of its
+// file's header. to_args writes what EVALSHA takes after the SHA-1: the
+// number of keys, the keys the script reads (taken from `keys`), then its
+// ARGV in order.
+
+// acquire-3.lua: take the lock, or re-enter it.
+struct AcquireArgs {
+  std::string token;  // the token a new holder gets
+  Millis ttl{0};
+  std::string host;  // who asks, kept for status
+  long long pid = 0;
+  std::string cmd;
+  std::string reenter;  // the token to re-enter ("" for none)
+  Claim::Mode mode = Claim::Mode::k_exclusive;
+  int limit = 1;  // a semaphore's places (a reader's share sends 0)
+  Millis min_hold{0};
+  std::string waiter;               // the waiter's id in line ("" to not wait in line)
+  bool fair = true;                 // false: skip the line of waiters
+  Millis lease{0};                  // how long the waiter's entry lives unrefreshed
+  std::optional<Millis> wait_left;  // how much longer it waits (nullopt: forever)
+  std::string ticket;               // "", "clock" or the ticket settled on (Place::ticket)
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
+
+// finish-2.lua: end a hold (release, undo, exec's end).
+struct FinishArgs {
+  enum class Levels { k_one, k_all };
+  std::string token;
+  Millis min_hold{0};  // kept under no token until then (0: none)
+  Levels levels = Levels::k_one;
+  bool quiet = false;  // tell no waiter: undoing an attempt that never counted as held
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const FinishArgs& a);
+
+// renew-1.lua: extend the holder's lease.
+struct RenewArgs {
+  std::string token;
+  Millis ttl{0};
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a);
+
+// inspect-2.lua: read everything status shows (no ARGV).
+struct InspectArgs {};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const InspectArgs& a);
+
+// raise-fence-2.lua: raise the fence counter to a quorum's fence.
+struct RaiseFenceArgs {
+  std::string token;  // the new holder, whose fence is raised with the counter
+  long long fence = 0;
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a);
+
+// break-2.lua: free the lock, whoever holds it (the channel is its only ARGV).
+struct BreakArgs {};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a);
+
+// leave-2.lua: a waiter leaves the line.
+struct LeaveArgs {
+  std::string waiter;
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a);
+
+// line-1.lua: read the line of waiters (no ARGV).
+struct LineArgs {};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LineArgs& a);
 
 }  // namespace redlock::lock

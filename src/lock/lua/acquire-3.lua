@@ -1,0 +1,273 @@
+-- acquire: take the lock, or re-enter it.
+--
+-- Atomic so that the lock never exists without its TTL, the fence is
+-- raised exactly once per new holder, a re-entry is granted only to a token
+-- that holds the lock at this instant and in a mode at least as strong as
+-- asked (a reader's share never becomes exclusive), and a semaphore never
+-- has more live holders than its limit on this server.
+-- Fences are a hybrid logical clock: max(counter + 1, server TIME in µs),
+-- so they keep increasing across a restart that lost the counter as long
+-- as the server's clock does not go back. Numbers go to Redis through
+-- string.format('%d'): Lua would print 16 digits in exponent notation.
+-- A minimum hold (exec --hold-at-least, plain locks only) makes the first
+-- expiry at least that long, so a holder that is killed or whose host dies
+-- still keeps the lock for its minimum hold.
+-- Fair waiting: re-entry by the holder's token comes first and never
+-- waits; otherwise, while anyone is in line, a newcomer gets the lock only
+-- when everyone ahead of it would too (never, for a plain lock): a waiter
+-- gets it in ticket order. A busy answer puts a waiter that gave its id in
+-- line (or refreshes its entry: the heartbeat) and says its place.
+-- 'unfair' skips the line altogether.
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  its fence counter, <prefix>{NAME}:fence
+-- KEYS[3]  its line of waiters, <prefix>{NAME}:queue
+--
+-- ARGV[1]   token         the token a new holder gets
+-- ARGV[2]   ttl_ms        the lease, in milliseconds
+-- ARGV[3]   host          who asks (kept for status): host,
+-- ARGV[4]   pid           process id,
+-- ARGV[5]   cmd           and command
+-- ARGV[6]   reenter       the token to re-enter ('' for none)
+-- ARGV[7]   mode          'exclusive', 'semaphore' or 'shared'
+-- ARGV[8]   limit         a semaphore's places ('1' exclusive, '0' shared)
+-- ARGV[9]   min_hold_ms   the minimum hold, in milliseconds (0: none)
+-- ARGV[10]  waiter        the waiter's id in line ('' to not wait in line)
+-- ARGV[11]  fairness      'fair' or 'unfair'
+-- ARGV[12]  lease_ms      how long the waiter's entry lives unrefreshed
+-- ARGV[13]  wait_left_ms  how much longer it waits (-1: forever)
+-- ARGV[14]  ticket        '' (one server: the next number of the line's own
+--                         sequence), 'clock' (Redlock: the server's clock in
+--                         ms, when it first joins) or a number (Redlock: the
+--                         ticket the waiter settled on, the same on every
+--                         server, so that every server's line has the same
+--                         order)
+--
+-- Replies:
+--   {'acquired'|'reentered', token, fence, count, ttl ms}
+--   {'busy', holder's ttl ms, host, pid, place in line (0: not in line),
+--    waiters ahead of a newcomer, the waiter's ticket (0: none), the
+--    holder's command, how many hold it, 'kept' or ''}   (a waiting
+--    acquire's first line names the holder from it, with no round trip of
+--    its own)
+--   {'mismatch'|'upgrade', mode, limit}   the lock is held in another mode
+--   {'foreign', what}     the lock's key or the line's is not redlock's
+--   an error reply        a fence counter redlock cannot increase, or an
+--                         ACL that would not let the lock be given back:
+--                         nothing written
+--@include check_key.lua
+--@include queue.lua
+--@include fence.lua
+
+local token = ARGV[1]
+local ttl_ms = ARGV[2]
+local host = ARGV[3]
+local pid = ARGV[4]
+local cmd = ARGV[5]
+local reenter = ARGV[6]
+local mode = ARGV[7]
+local limit = ARGV[8]
+local min_hold_ms = ARGV[9]
+local waiter = ARGV[10]
+local fairness = ARGV[11]
+local lease_ms = ARGV[12]
+local wait_left_ms = ARGV[13]
+local ticket = ARGV[14]
+
+-- A user who may take the lock but not give it back would leave it held for
+-- its whole TTL: what a release, a renewal and waking the line need is
+-- checked before anything is written (Redis 7; earlier servers cannot).
+if redis.acl_check_cmd then
+  local channel = KEYS[1] .. ':released'
+  for _, c in ipairs({{'PUBLISH', channel, 'released'}, {'DEL', KEYS[1]}, {'HDEL', KEYS[1], 'token'},
+                      {'HMGET', KEYS[1], 'token'}, {'HINCRBY', KEYS[1], 'count', '1'}, {'PEXPIRE', KEYS[1], '1'},
+                      {'PTTL', KEYS[1]}}) do
+    if not redis.acl_check_cmd(unpack(c)) then
+      local what = c[1] == 'PUBLISH' and ('PUBLISH to ' .. channel) or (c[1] .. ' on ' .. KEYS[1])
+      return redis.error_reply('NOPERM this user may take the lock but may not ' .. what ..
+                               ', which giving it back needs: nothing was written')
+    end
+  end
+end
+local ttl = tonumber(ttl_ms)
+local hold = tonumber(min_hold_ms) or 0
+local fair = fairness == 'fair'
+-- The ticket the waiter settled on, if it has (Redlock).
+local settled = tonumber(ticket)
+if fair then
+  local bad = queue_bad(KEYS[3])
+  if bad then return {'foreign', bad} end
+end
+-- The live line, read (and its dead entries pruned) once per call of the
+-- script; enter() makes it read again.
+local read_line = nil
+local function live_line()
+  if not read_line then read_line = line_of(KEYS[3], true) end
+  return read_line
+end
+-- Puts the waiter in line, or refreshes its entry (the heartbeat); returns
+-- its entry and the live line. Once per call of the script: a second call
+-- returns what the first did.
+local entered = nil
+local function enter()
+  if entered then return entered[1], entered[2] end
+  local line = live_line()
+  local key = 'w:' .. waiter
+  local v = nil
+  for _, w in ipairs(line) do if w.id == waiter then v = w end end
+  if not v then
+    local first = settled
+    if not first and ticket == 'clock' then first = now end
+    if not first then first = redis.call('HINCRBY', KEYS[3], 'seq', 1) end
+    v = {ticket = first, since = now, host = host, pid = tonumber(pid), cmd = cmd, mode = mode, limit = limit}
+  elseif settled then
+    v.ticket = settled
+  end
+  local lease = tonumber(lease_ms)
+  v.expiry = now + lease
+  v.deadline = -1
+  if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
+  v.id = nil
+  redis.call('HSET', KEYS[3], 'schema', k_schema, key, cjson.encode(v))
+  if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
+  entered = {v, line}
+  read_line = nil
+  return v, line
+end
+-- who: the holder named (host, pid, cmd, how many hold, and 'kept' when it
+-- is held only for a finished holder's minimum hold), or nil.
+local function busy(left, who)
+  who = who or {'', '', '', 0, ''}
+  local place, ahead, mine = 0, 0, 0
+  if fair and waiter == '' then
+    ahead = #live_line()
+  elseif fair then
+    local v, line = enter()
+    place = 1
+    for _, w in ipairs(line) do
+      if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < waiter)) then
+        place = place + 1
+      end
+    end
+    ahead, mine = place - 1, v.ticket
+  end
+  return {'busy', left, who[1], who[2], place, ahead, mine, who[3], who[4], who[5]}
+end
+local function dequeue()
+  -- Over several servers the waiter keeps its place until it has its
+  -- majority (then it leaves every line): a grant here that is undone must
+  -- not let the next waiter overtake it on this server alone.
+  if not fair or waiter == '' or (ticket or '') ~= '' then return end
+  redis.call('HDEL', KEYS[3], 'w:' .. waiter)
+  for _, w in ipairs(live_line()) do if w.id ~= waiter then return end end
+  redis.call('DEL', KEYS[3])
+end
+-- The first holder of a semaphore or shared lock, named in a busy answer.
+local holding = nil
+if multi then
+  local list = holders()
+  local first = nil
+  local soonest = nil
+  for _, v in ipairs(list) do
+    if reenter ~= '' and v.token == reenter then
+      if multi == 'shared' and mode ~= 'shared' then return {'upgrade', multi, ''} end
+      if multi == 'semaphore' and (mode ~= 'semaphore' or h[7] ~= limit) then
+        return {'mismatch', multi, h[7] or ''}
+      end
+      local fence = tonumber(v.fence)
+      if not usable_fence(fence) then
+        return fence_refused('the fence of this hold of ' .. KEYS[1], v.fence,
+                             not_a_fence .. ': it cannot be re-entered; redlock break frees it')
+      end
+      v.count = v.count + 1
+      lengthen(v, ttl)
+      v.token = nil
+      redis.call('HSET', KEYS[1], 'h:' .. reenter, cjson.encode(v))
+      keep_alive(list)
+      return {'reentered', reenter, fence, v.count, v.expiry - now}
+    end
+    first = first or v
+    if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
+  end
+  if #list > 0 then
+    holding = {first.host, tostring(first.pid), first.cmd or '', #list, ''}
+    if mode ~= multi or (multi == 'semaphore' and h[7] ~= limit) then
+      if multi == 'shared' and mode == 'exclusive' then return busy(soonest, holding) end
+      return {'mismatch', multi, h[7] or ''}
+    end
+    if multi == 'semaphore' and #list >= tonumber(h[7]) then return busy(soonest, holding) end
+  else
+    redis.call('DEL', KEYS[1])
+    t = 'none'
+  end
+elseif t == 'hash' then
+  -- A semaphore's --limit disagrees with a plain lock, its holder's token or not.
+  if mode == 'semaphore' then return {'mismatch', 'exclusive', '1'} end
+  if reenter ~= '' and h[1] == reenter then
+    local fence = tonumber(h[3])
+    if not usable_fence(fence) then
+      return fence_refused('the fence of the lock ' .. KEYS[1], h[3],
+                           not_a_fence .. ': it cannot be re-entered; redlock break frees it')
+    end
+    local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+    local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+    return {'reentered', h[1], fence, count, extend(math.max(ttl, since + hold - now))}
+  end
+  local kept = ''
+  if h[1] == '' then kept = 'kept' end
+  return busy(redis.call('PTTL', KEYS[1]),
+              {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})
+end
+if fair then
+  -- Over several servers a waiter is in every line on every try, even where
+  -- the lock is free: a grant here that the others outvote and that is
+  -- undone leaves it in its place.
+  if waiter ~= '' and (ticket or '') ~= '' then enter() end
+  -- Free (or with room): it is this caller's turn only if everyone ahead of
+  -- it in line would be let in too.
+  local st = lock_state()
+  local soonest = 0
+  if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
+  for _, w in ipairs(live_line()) do
+    if w.id == waiter then break end
+    -- A Redlock waiter whose entry here went (its grant on this server was
+    -- undone) keeps its place by its ticket.
+    if settled and (w.ticket > settled or (w.ticket == settled and w.id > waiter)) then break end
+    if not admits(st, w.mode, w.limit) then return busy(soonest, holding) end
+    admit(st, w.mode, w.limit)
+  end
+  if not admits(st, mode, limit) then return busy(soonest, holding) end
+end
+local counter = redis.call('GET', KEYS[2])
+local last = 0
+if counter then
+  -- Refused before anything is written: a counter redlock cannot increase
+  -- exactly would hand out a fence that is not larger than the last one.
+  last = tonumber(counter)
+  if not last or (last ~= 0 and not usable_fence(last)) or last >= k_max_fence then
+    return fence_refused('the fence counter ' .. KEYS[2], counter,
+                         'which redlock cannot increase exactly (a whole number from 0 to 9007199254740990): ' ..
+                         'redlock did not write it; delete it only if you know no holder relies on its fences')
+  end
+end
+local fence = math.max(last + 1, clock[1] * 1000000 + clock[2])
+local fence_text = string.format('%d', fence)
+redis.call('SET', KEYS[2], fence_text)
+local since = string.format('%d', now)
+if mode == 'exclusive' then
+  if t == 'none' then
+    redis.call('HSET', KEYS[1], 'schema', k_schema, 'token', token, 'count', 1, 'fence', fence_text,
+               'host', host, 'pid', pid, 'cmd', cmd, 'since_ms', since, 'ttl_ms', ttl_ms)
+    redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
+    dequeue()
+    return {'acquired', token, fence, 1, math.max(ttl, hold)}
+  end
+end
+local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
+                host = host, pid = tonumber(pid), cmd = cmd}
+redis.call('HSET', KEYS[1], 'schema', k_schema, 'mode', mode, 'limit', limit,
+           'h:' .. token, cjson.encode(holder))
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+dequeue()
+return {'acquired', token, fence, 1, ttl}

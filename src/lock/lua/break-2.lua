@@ -1,0 +1,50 @@
+-- break: free the lock, whoever holds it and in whatever mode.
+--
+-- The operator's way out of a stuck lock. Atomic so that the holders it
+-- reports are exactly the ones it removed. Deleting the hash clears a
+-- semaphore's or readers' mode and limit too; the fence counter is left
+-- alone, so fences keep increasing across the break. A foreign key is
+-- reported and left alone. The waiters at the head of the line are woken
+-- as by a release. PUBLISH comes before the DEL: a user whose ACL refuses
+-- the channel must find the lock untouched.
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  its line of waiters, <prefix>{NAME}:queue
+--
+-- ARGV[1]  channel  the release channel, <prefix>{NAME}:released
+--
+-- Replies:
+--   {'broken', mode, limit, now_ms, {{token, host, pid, cmd, since_ms,
+--    fence, count}, ...}}   the holders it removed
+--   {'free'}
+--   {'foreign', what}     the lock's key is not redlock's: left alone
+--@include check_key.lua
+--@include queue.lua
+
+local channel = ARGV[1]
+
+if t == 'none' then return {'free'} end
+local out = {}
+if multi then
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == 'h:' then
+      local v = cjson.decode(all[i + 1])
+      if v.expiry > now then
+        out[#out + 1] = {string.sub(all[i], 3), v.host or '', tostring(v.pid or ''), v.cmd or '',
+                         string.format('%d', v.since or 0), tostring(v.fence or ''), tostring(v.count or 1)}
+      end
+    end
+  end
+else
+  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
+  out[1] = {h[1], h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or '', h[2]}
+end
+if #out == 0 then
+  redis.call('DEL', KEYS[1])
+  return {'free'}
+end
+if queue_bad(KEYS[2]) then redis.call('PUBLISH', channel, 'released')
+else wake(channel, {count = 0}, line_of(KEYS[2], false)) end
+redis.call('DEL', KEYS[1])
+return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}

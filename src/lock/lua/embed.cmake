@@ -1,0 +1,138 @@
+# Builds the C++ header that carries the lock's Lua scripts into redlock:
+#   cmake -DLUA_DIR=src/lock/lua -DSCHEMA=redlock/1 -DOUT=<header> -P embed.cmake
+# (CMakeLists.txt runs it whenever a .lua file or this file changes).
+#
+# Each script is LUA_DIR/<name>-<keys>.lua. What a file sends to Redis is the
+# file without its header (the comment lines it opens with), with every
+# `--@include <file>` line replaced by LUA_DIR/includes/<file>, itself
+# without its header. An include is pulled in once per script: a second
+# `--@include` of it (an include's own, for what it needs) is dropped, so
+# an include may name what it builds on. '@SCHEMA@' in a script becomes
+# SCHEMA, the marker of the lock's layout. See README.md beside this file.
+#
+# The text is handled with string(FIND) and string(SUBSTRING), never as a
+# CMake list: Lua is full of semicolons and brackets.
+
+cmake_minimum_required(VERSION 3.20)
+
+foreach(var LUA_DIR SCHEMA OUT)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "embed.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+# `text` without its header: the comment lines at its top, up to the first
+# line that is code, blank or an --@ directive.
+function(strip_header text out)
+  while(TRUE)
+    string(SUBSTRING "${text}" 0 3 start)
+    if(NOT start MATCHES "^--" OR start STREQUAL "--@")
+      break()
+    endif()
+    string(FIND "${text}" "\n" nl)
+    if(nl EQUAL -1)
+      set(text "")
+      break()
+    endif()
+    math(EXPR nl "${nl} + 1")
+    string(SUBSTRING "${text}" ${nl} -1 text)
+  endwhile()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# The text of `file` as sent: header stripped, includes expanded. The
+# includes already pulled in are in the global property embed_included.
+function(expand file out)
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "embed.cmake: ${file} does not exist")
+  endif()
+  file(READ "${file}" text)
+  strip_header("${text}" text)
+  set(done "")
+  while(TRUE)
+    string(FIND "${text}" "--@" at)
+    if(at EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${text}" 0 ${at} before)
+    string(SUBSTRING "${text}" ${at} -1 rest)
+    string(FIND "${rest}" "\n" nl)
+    if(nl EQUAL -1)
+      message(FATAL_ERROR "embed.cmake: ${file}: a directive must end with a newline")
+    endif()
+    string(SUBSTRING "${rest}" 0 ${nl} line)
+    math(EXPR nl "${nl} + 1")
+    string(SUBSTRING "${rest}" ${nl} -1 rest)
+    if(NOT (before STREQUAL "" OR before MATCHES "\n$"))
+      message(FATAL_ERROR "embed.cmake: ${file}: '${line}' must start its line")
+    endif()
+    if(NOT line MATCHES "^--@include ([a-z0-9_]+\\.lua)$")
+      message(FATAL_ERROR "embed.cmake: ${file}: '${line}' is not '--@include <file>.lua'")
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    get_property(included GLOBAL PROPERTY embed_included)
+    set(inserted "")
+    if(NOT "|${name}|" IN_LIST included)
+      set_property(GLOBAL APPEND PROPERTY embed_included "|${name}|")
+      expand("${LUA_DIR}/includes/${name}" inserted)
+    endif()
+    string(APPEND done "${before}${inserted}")
+    set(text "${rest}")
+  endwhile()
+  set(${out} "${done}${text}" PARENT_SCOPE)
+endfunction()
+
+file(GLOB scripts RELATIVE "${LUA_DIR}" "${LUA_DIR}/*.lua")
+list(SORT scripts)
+if(NOT scripts)
+  message(FATAL_ERROR "embed.cmake: no scripts in ${LUA_DIR}")
+endif()
+
+set(header "// Made by src/lock/lua/embed.cmake from src/lock/lua/*.lua when redlock is\n")
+string(APPEND header "// built: edit the .lua files, not this.\n")
+string(APPEND header "#pragma once\n\n#include <string_view>\n\nnamespace redlock::lock::lua {\n\n")
+string(APPEND header "// A script as it is sent to Redis: its name (its file's, without the key\n")
+string(APPEND header "// count), how many of its arguments are KEYS, and its text.\n")
+string(APPEND header "struct Embedded {\n  std::string_view name;\n  int keys;\n  std::string_view text;\n};\n")
+
+foreach(script ${scripts})
+  if(NOT script MATCHES "^([a-z][a-z-]*)-([0-9]+)\\.lua$")
+    message(FATAL_ERROR "embed.cmake: ${script} is not named <name>-<number of keys>.lua")
+  endif()
+  set(name "${CMAKE_MATCH_1}")
+  set(keys "${CMAKE_MATCH_2}")
+  set_property(GLOBAL PROPERTY embed_included "")
+  expand("${LUA_DIR}/${script}" text)
+
+  # The key count in the name is the one the script reads: its highest KEYS[n].
+  string(REGEX MATCHALL "KEYS\\[[0-9]+\\]" used "${text}")
+  set(highest 0)
+  foreach(k ${used})
+    string(REGEX REPLACE "KEYS\\[([0-9]+)\\]" "\\1" n "${k}")
+    if(n GREATER highest)
+      set(highest ${n})
+    endif()
+  endforeach()
+  if(NOT highest EQUAL keys)
+    message(FATAL_ERROR "embed.cmake: ${script} reads KEYS up to KEYS[${highest}], its name says ${keys}")
+  endif()
+  string(REPLACE "@SCHEMA@" "${SCHEMA}" text "${text}")
+  string(REGEX MATCH "@[A-Z_]+@" unknown "${text}")
+  if(unknown)
+    message(FATAL_ERROR "embed.cmake: ${script} has ${unknown}, which embed.cmake does not fill in")
+  endif()
+  string(FIND "${text}" ")lua\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "embed.cmake: ${script} contains ')lua\"', which would end its C++ raw string")
+  endif()
+
+  string(REPLACE "-" "_" id "${name}")
+  string(APPEND header "\n// ${script}\n")
+  string(APPEND header "inline constexpr Embedded k_${id}{\"${name}\", ${keys}, R\"lua(${text})lua\"};\n")
+endforeach()
+string(APPEND header "\n}  // namespace redlock::lock::lua\n")
+
+# Written only when it changes, so that nothing recompiles for nothing.
+file(WRITE "${OUT}.tmp" "${header}")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${OUT}.tmp" "${OUT}")
+file(REMOVE "${OUT}.tmp")

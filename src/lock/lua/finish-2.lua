@@ -1,0 +1,79 @@
+-- finish: end a hold.
+--
+-- One level (release; release --hold-at-least; undoing an attempt) or
+-- every level the token holds (exec's end: levels nested acquires took and
+-- never gave back could not be renewed once exec is gone). Atomic so that
+-- only the holder ends its hold, the lock never lacks an expiry, and
+-- waiters are told (PUBLISH) exactly when a place becomes free.
+-- When the last level goes less than the minimum hold after the lock was
+-- taken (since_ms, the server's clock), the lock is kept until then under
+-- no token: nobody can renew or release it, acquirers find it busy, and
+-- status shows the finished holder.
+-- The release message names the waiters at the head of the line that can
+-- go now (direct handoff: the others sleep on); a waiter that is not named
+-- stays asleep, one that finds no names (nobody in line) tries at once.
+-- Undoing an attempt that never counted as held ('quiet') tells nobody: no
+-- waiter, least of all the one undoing it, has anything to gain.
+-- PUBLISH comes before any write: Redis does not roll a script back, and a
+-- user whose ACL refuses the channel must find the lock untouched (the
+-- waiters it wakes cannot act before the script ends).
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  its line of waiters, <prefix>{NAME}:queue
+--
+-- ARGV[1]  token        the holder's token
+-- ARGV[2]  channel      the release channel, <prefix>{NAME}:released
+-- ARGV[3]  min_hold_ms  the minimum hold, in milliseconds (0: none)
+-- ARGV[4]  levels       'one' or 'all'
+-- ARGV[5]  quiet        'quiet' (tell no waiter) or ''
+--
+-- Replies:
+--   {'released', levels dropped, holders left}
+--   {'decremented', 1, levels left}
+--   {'kept', levels dropped, ms left}   held under no token until then
+--   {'notheld'}
+--   {'foreign', what}     the lock's key is not redlock's: left alone
+--@include check_key.lua
+--@include queue.lua
+
+local token = ARGV[1]
+local channel = ARGV[2]
+local min_hold_ms = ARGV[3]
+local levels = ARGV[4]
+local quiet = ARGV[5]
+
+local function announce(st)
+  if quiet == 'quiet' then return end
+  if queue_bad(KEYS[2]) then redis.call('PUBLISH', channel, 'released') return end
+  wake(channel, st, line_of(KEYS[2], false))
+end
+if multi then
+  local list = holders()
+  local v = entry_of(list, token)
+  if not v then keep_alive(list) return {'notheld'} end
+  if levels ~= 'all' and v.count > 1 then
+    v.count = v.count - 1
+    v.token = nil
+    redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
+    return {'decremented', 1, v.count}
+  end
+  local rest = {}
+  for _, w in ipairs(list) do if w.token ~= token then rest[#rest + 1] = w end end
+  if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
+  redis.call('HDEL', KEYS[1], 'h:' .. token)
+  keep_alive(rest)
+  return {'released', v.count, #rest}
+end
+if t == 'none' or h[1] ~= token then return {'notheld'} end
+local count = tonumber(h[2])
+if levels ~= 'all' and count > 1 then return {'decremented', 1, redis.call('HINCRBY', KEYS[1], 'count', -1)} end
+local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+local left = since + tonumber(min_hold_ms) - now
+if left > 0 then
+  redis.call('HSET', KEYS[1], 'token', '', 'count', 0, 'finished_ms', string.format('%d', now))
+  redis.call('PEXPIRE', KEYS[1], left)
+  return {'kept', count, left}
+end
+announce({count = 0})
+redis.call('DEL', KEYS[1])
+return {'released', count, 0}

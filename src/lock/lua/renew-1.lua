@@ -1,0 +1,35 @@
+-- renew: extend the holder's lease.
+--
+-- Atomic so that an expired hold is never recreated and only the holder's
+-- token extends it. A lease is the longest that any of its levels asked
+-- for: a nested holder's shorter --ttl never shortens it.
+--
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+--
+-- ARGV[1]  token   the holder's token
+-- ARGV[2]  ttl_ms  the lease asked for, in milliseconds
+--
+-- Replies (the quorum a renewal needs depends on the mode and limit):
+--   {'renewed', lease left ms, mode, limit}
+--   {'notheld'}           the token holds nothing here
+--   {'foreign', what}     the key is not redlock's: left alone
+--@include check_key.lua
+
+local token = ARGV[1]
+local ttl_ms = ARGV[2]
+
+local ttl = tonumber(ttl_ms)
+if multi then
+  local list = holders()
+  local v = entry_of(list, token)
+  if v then
+    lengthen(v, ttl)
+    v.token = nil
+    redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
+  end
+  keep_alive(list)
+  if not v then return {'notheld'} end
+  return {'renewed', v.expiry - now, multi, h[7] or '1'}
+end
+if t == 'none' or h[1] ~= token then return {'notheld'} end
+return {'renewed', extend(ttl), 'exclusive', '1'}
