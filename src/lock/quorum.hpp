@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lock/claim.hpp"
-#include "redis/connection.hpp"
+#include "redis/failure.hpp"
 #include "util/duration.hpp"
 
 namespace redlock::lock {
