@@ -59,13 +59,6 @@ AcquireVote read_hold(AcquireVote::Kind kind, const std::vector<Reply>& e) {
   return v;
 }
 
-Claim::Mode mode_named(const std::string& mode) {
-  if (mode == "semaphore") {
-    return Claim::Mode::k_semaphore;
-  }
-  return mode == "shared" ? Claim::Mode::k_shared : Claim::Mode::k_exclusive;
-}
-
 }  // namespace
 
 long long reply_integer(const Reply& r) {
@@ -107,7 +100,7 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
     }
   } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
-    v.held_mode = e[1].text();
+    v.held_mode = mode_named(e[1].text());
     v.held_limit = e[2].text();
   } else if (outcome == "foreign") {
     v.kind = AcquireVote::Kind::k_foreign;
@@ -162,7 +155,7 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
   BreakVote v;
   if (outcome == "broken" && e.size() >= 5) {
     v.kind = BreakVote::Kind::k_broken;
-    v.mode = e[1].text();
+    v.mode = mode_named(e[1].text());
     v.limit = reply_integer(e[2]);
     v.now_ms = reply_integer(e[3]);
     for (const auto& hr : e[4].elements) {

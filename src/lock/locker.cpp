@@ -205,11 +205,11 @@ namespace {
 namespace {
 
 // A NAME held in another mode than asked for: say what it is and how to ask.
-[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, const std::string& held_mode,
+[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, Claim::Mode held_mode,
                                  const std::string& held_limit) {
-  std::string held = held_mode == "semaphore" ? fmt::format("a semaphore with --limit {}", held_limit)
-                     : held_mode == "shared"  ? std::string("shared by readers (--shared)")
-                                              : std::string("a plain lock (--limit 1)");
+  std::string held = held_mode == Claim::Mode::k_semaphore ? fmt::format("a semaphore with --limit {}", held_limit)
+                     : held_mode == Claim::Mode::k_shared  ? std::string("shared by readers (--shared)")
+                                                           : std::string("a plain lock (--limit 1)");
   std::string asked = claim.mode == Claim::Mode::k_semaphore ? fmt::format("--limit {}", claim.limit)
                       : claim.mode == Claim::Mode::k_shared  ? std::string("--shared")
                                                              : std::string("a plain lock");

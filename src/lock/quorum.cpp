@@ -5,18 +5,6 @@
 
 namespace redlock::lock {
 
-const char* mode_name(Claim::Mode mode) {
-  switch (mode) {
-    case Claim::Mode::k_semaphore:
-      return "semaphore";
-    case Claim::Mode::k_shared:
-      return "shared";
-    case Claim::Mode::k_exclusive:
-      break;
-  }
-  return "exclusive";
-}
-
 size_t majority(size_t n) {
   return n / 2 + 1;
 }
@@ -217,13 +205,11 @@ RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity)
 
 namespace {
 
-Claim claim_of(const std::string& mode, long long limit) {
+Claim claim_of(Claim::Mode mode, long long limit) {
   Claim c;
-  if (mode == "semaphore") {
-    c.mode = Claim::Mode::k_semaphore;
+  c.mode = mode;
+  if (mode == Claim::Mode::k_semaphore) {
     c.limit = static_cast<int>(std::clamp<long long>(limit, 1, 1'000'000));
-  } else if (mode == "shared") {
-    c.mode = Claim::Mode::k_shared;
   }
   return c;
 }
@@ -238,6 +224,7 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   // token -> (servers that hold it, the merged view: smallest TTL, largest fence and count)
   std::map<std::string, std::pair<size_t, HolderView>> seen;
   size_t foreign = 0;
+  bool first = true;  // the first holder seen: its server says the mode
   for (const auto& s : v.views) {
     if (s.foreign) {
       ++foreign;
@@ -254,7 +241,8 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
         m.since_ms = std::min(m.since_ms, h.since_ms);
       }
       ++it->second.first;
-      if (v.mode.empty()) {
+      if (first) {
+        first = false;
         v.mode = s.mode;
         v.limit = s.limit;
         v.now_ms = s.now_ms;

@@ -61,7 +61,7 @@ TEST(Answers, AcquireReadsEveryOutcome) {
   auto mismatch = read_acquire_answer(arr({str("mismatch"), str("semaphore"), str("3")}));
   ASSERT_TRUE(mismatch);
   EXPECT_EQ(mismatch->kind, AcquireVote::Kind::k_mismatch);
-  EXPECT_EQ(mismatch->held_mode, "semaphore");
+  EXPECT_EQ(mismatch->held_mode, Claim::Mode::k_semaphore);
   EXPECT_EQ(mismatch->held_limit, "3");
 
   auto upgrade = read_acquire_answer(arr({str("upgrade"), str("shared"), str("")}));
@@ -194,6 +194,14 @@ TEST(Answers, ReleaseReadsEveryOutcome) {
   ASSERT_TRUE(foreign);
   EXPECT_EQ(foreign->kind, ReleaseAnswer::Kind::k_foreign);
   EXPECT_EQ(foreign->foreign_type, "?");
+}
+
+TEST(Answers, AModeReadsBackFromItsNameAndAnyOtherNameIsExclusive) {
+  for (Claim::Mode m : {Claim::Mode::k_exclusive, Claim::Mode::k_semaphore, Claim::Mode::k_shared}) {
+    EXPECT_EQ(mode_named(mode_name(m)), m) << mode_name(m);
+  }
+  EXPECT_EQ(mode_named(""), Claim::Mode::k_exclusive);
+  EXPECT_EQ(mode_named("Shared"), Claim::Mode::k_exclusive);
 }
 
 TEST(Answers, InspectReadsAPlainHolder) {

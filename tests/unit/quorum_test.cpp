@@ -35,12 +35,12 @@ AcquireVote vote(char c, long long fence = 10) {
       break;
     case 'M':
       v.kind = Kind::k_mismatch;
-      v.held_mode = "semaphore";
+      v.held_mode = Claim::Mode::k_semaphore;
       v.held_limit = "3";
       break;
     case 'U':
       v.kind = Kind::k_upgrade;
-      v.held_mode = "shared";
+      v.held_mode = Claim::Mode::k_shared;
       break;
     case 'F':
       v.kind = Kind::k_foreign;
@@ -322,11 +322,11 @@ TEST(Quorum, RenewalTallies) {
   EXPECT_EQ(foreign.foreign_type, "string");
 }
 
-ServerView view(std::vector<HolderView> holders, const std::string& mode = "exclusive", long long limit = 1) {
+ServerView view(std::vector<HolderView> holders, Claim::Mode mode = Claim::Mode::k_exclusive, long long limit = 1) {
   ServerView v;
   v.endpoint = "redis://x";
   v.type = holders.empty() ? "none" : "hash";
-  v.mode = holders.empty() ? "" : mode;
+  v.mode = mode;
   v.limit = limit;
   v.now_ms = 1000;
   v.holders = std::move(holders);
@@ -360,7 +360,7 @@ TEST(Judge, MergesTheSmallestTtlAndLargestFence) {
 
 TEST(Judge, SemaphoreHoldersNeedTheSemaphoreQuorumAndListOldestFirst) {
   // Limit 2 over 3 servers: a holder counts only on all three.
-  auto s = [&](std::vector<HolderView> h) { return view(std::move(h), "semaphore", 2); };
+  auto s = [&](std::vector<HolderView> h) { return view(std::move(h), Claim::Mode::k_semaphore, 2); };
   StatusVerdict v = judge("x", {s({holder("b", 20), holder("a", 10)}), s({holder("a", 10), holder("b", 20)}),
                                 s({holder("b", 20), holder("a", 10), holder("c", 5)})});
   ASSERT_EQ(v.holders.size(), 2u);
@@ -391,7 +391,7 @@ BreakVote break_vote(char c, const std::string& token = "t1", long long since = 
   switch (c) {
     case 'K':  // broken: took it from `token`
       v.kind = BreakVote::Kind::k_broken;
-      v.mode = "exclusive";
+      v.mode = Claim::Mode::k_exclusive;
       v.now_ms = 1000;
       v.holders.push_back(HolderView{token, "web-1", 42, "job", since, 0, 7, 1});
       break;
