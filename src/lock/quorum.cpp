@@ -1,6 +1,7 @@
 #include "lock/quorum.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 
 namespace redlock::lock {
@@ -166,6 +167,95 @@ std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const A
     out[i] = d.voted[i] && votes[i].fence < d.fence;
   }
   return out;
+}
+
+namespace {
+
+// The lease of the votes that `counted` accepts, as held_lease says.
+template <typename Vote, typename Counted>
+Millis shortest_lease(Millis ttl, const std::vector<Vote>& votes, Counted counted) {
+  std::optional<Millis> shortest;
+  for (const auto& v : votes) {
+    if (counted(v)) {
+      shortest = shortest ? std::min(*shortest, v.lease) : v.lease;
+    }
+  }
+  return std::max(ttl, shortest.value_or(ttl));
+}
+
+// Across servers the strongest answer wins: a hold kept anywhere is kept,
+// then released, then decremented (a server that missed a level).
+int strength(Ended::Kind k) {
+  switch (k) {
+    case Ended::Kind::k_kept:
+      return 3;
+    case Ended::Kind::k_released:
+      return 2;
+    case Ended::Kind::k_decremented:
+      return 1;
+    case Ended::Kind::k_not_held:
+      break;
+  }
+  return 0;
+}
+
+Ended::Kind ended_kind(FinishVote::Kind k) {
+  switch (k) {
+    case FinishVote::Kind::k_kept:
+      return Ended::Kind::k_kept;
+    case FinishVote::Kind::k_released:
+      return Ended::Kind::k_released;
+    case FinishVote::Kind::k_decremented:
+      return Ended::Kind::k_decremented;
+    case FinishVote::Kind::k_not_held:
+    case FinishVote::Kind::k_foreign:
+    case FinishVote::Kind::k_failed:
+      break;
+  }
+  return Ended::Kind::k_not_held;
+}
+
+}  // namespace
+
+Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes) {
+  return shortest_lease(ttl, votes, [](const AcquireVote& v) {
+    return v.kind == AcquireVote::Kind::k_granted || v.kind == AcquireVote::Kind::k_reentered;
+  });
+}
+
+Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes) {
+  return shortest_lease(ttl, votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
+}
+
+ReleaseOutcome decide_release(const std::vector<FinishVote>& votes) {
+  const auto any = [&](std::initializer_list<FinishVote::Kind> kinds) {
+    return std::any_of(votes.begin(), votes.end(), [&](const FinishVote& v) {
+      return std::find(kinds.begin(), kinds.end(), v.kind) != kinds.end();
+    });
+  };
+  if (any({FinishVote::Kind::k_decremented})) {
+    return ReleaseOutcome::k_decremented;
+  }
+  if (any({FinishVote::Kind::k_released, FinishVote::Kind::k_kept})) {
+    return ReleaseOutcome::k_released;
+  }
+  return ReleaseOutcome::k_not_held;
+}
+
+Ended decide_finish(const std::vector<FinishVote>& votes) {
+  Ended ended;
+  for (const auto& v : votes) {
+    const Ended::Kind kind = ended_kind(v.kind);
+    if (kind == Ended::Kind::k_not_held) {
+      continue;
+    }
+    ended.levels = std::max(ended.levels, v.levels);
+    ended.kept = std::max(ended.kept, v.kept);
+    if (strength(kind) > strength(ended.kind)) {
+      ended.kind = kind;
+    }
+  }
+  return ended;
 }
 
 RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity) {

@@ -116,6 +116,36 @@ struct AcquireDecision {
 // one, hands out a larger fence).
 [[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
 
+// One server's answer to the finish script: a release, or the end of a hold.
+struct FinishVote {
+  enum class Kind { k_released, k_decremented, k_kept, k_not_held, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long levels = 0;  // released / decremented / kept: the re-entry levels dropped
+  Millis kept{0};        // kept: how long the lock stays held for its minimum hold
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
+
+// How a hold ended (Locker::finish).
+struct Ended {
+  enum class Kind { k_released, k_decremented, k_kept, k_not_held };
+  Kind kind = Kind::k_not_held;
+  long long levels = 0;  // re-entry levels dropped
+  Millis kept{0};        // k_kept: how long the lock stays held for its minimum hold
+};
+
+// One level dropped: decremented where a server still holds more levels,
+// else released where any server let go of the hold (kept for a minimum
+// hold, it is no longer the token's), else not held.
+[[nodiscard]] ReleaseOutcome decide_release(const std::vector<FinishVote>& votes);
+
+// A hold ended across servers: the strongest answer wins (a hold kept
+// anywhere is kept, then released, then decremented: a server that missed a
+// level), with the most levels dropped and the longest time kept.
+[[nodiscard]] Ended decide_finish(const std::vector<FinishVote>& votes);
+
 // One server's answer to the renew script.
 struct RenewVote {
   enum class Kind { k_renewed, k_not_held, k_foreign, k_failed };
@@ -138,6 +168,13 @@ struct RenewDecision {
 // its mode needs and `validity` is left; too few usable answers is
 // unavailable (a retry may still save it), else the token no longer holds.
 [[nodiscard]] RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity);
+
+// The lease a hold has after a round: never shorter than the `ttl` asked for
+// (re-entry and renewal never shorten one), and where every server that
+// counted (granted, re-entered, renewed) kept a longer one, the shortest of
+// those.
+[[nodiscard]] Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes);
+[[nodiscard]] Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes);
 
 // One holder of a lock as one server sees it.
 struct HolderView {
