@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lock/answers.hpp"
 #include "redis/reply.hpp"
@@ -82,19 +84,50 @@ void read_as_answers(const Reply& reply) {
       std::abort();
     }
   }
-  (void)redlock::lock::read_release_answer(reply);
+  if (auto v = redlock::lock::read_finish_answer(reply)) {
+    if (v->failure || v->kept.count() < 0) {
+      std::abort();
+    }
+  }
+  (void)redlock::lock::read_raise_answer(reply);
   if (auto v = redlock::lock::read_break_answer(reply)) {
     if (v->failure || (v->kind != redlock::lock::BreakVote::Kind::k_broken && !v->holders.empty())) {
       std::abort();
     }
   }
-  redlock::lock::ServerView view;
-  if (redlock::lock::read_inspect_answer(reply, view)) {
-    for (const auto& h : view.holders) {
+  if (auto view = redlock::lock::read_inspect_answer(reply)) {
+    for (const auto& h : view->holders) {
       if (h.token.empty()) {
         std::abort();
       }
     }
+  }
+}
+
+// Tallies `reply` as one server's answer, as a round does: a vote that
+// counts for nothing always says why.
+void tally_as_a_round(const Reply& reply) {
+  using redlock::lock::AcquireVote;
+  using redlock::lock::RenewVote;
+  redlock::lock::Answer answer;
+  answer.reply = reply;
+  answer.replicas_short = !reply.elements.empty() && reply.elements.size() % 2 == 0;
+  const std::vector<redlock::lock::Answer> answers = {answer};
+  const std::vector<std::string> servers = {"redis://fuzz"};
+  for (const auto& v : redlock::lock::acquire_votes(answers, servers, 1)) {
+    if (v.kind == AcquireVote::Kind::k_failed && !v.failure) {
+      std::abort();
+    }
+  }
+  for (const auto& v : redlock::lock::renew_votes(answers, servers, 1, {false})) {
+    if (v.kind == RenewVote::Kind::k_failed && !v.failure) {
+      std::abort();
+    }
+  }
+  std::vector<redlock::redis::Failure> failures;
+  const auto views = redlock::lock::inspect_views(answers, servers, failures);
+  if (views.size() != 1 || views[0].error.has_value() != (failures.size() == 1)) {
+    std::abort();
   }
 }
 
@@ -126,6 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       freeReplyObject(raw);
       walk(reply);
       read_as_answers(reply);
+      tally_as_a_round(reply);
     }
   }
   return 0;

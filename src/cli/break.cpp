@@ -39,9 +39,9 @@ std::string describe(const lock::HolderView& h, long long now_ms) {
 
 std::string line_for(const std::string& name, const lock::BreakDecision& d) {
   std::string what = escape_for_terminal(name);
-  if (d.mode == "semaphore") {
+  if (d.mode == lock::Claim::Mode::k_semaphore) {
     what += fmt::format(" (semaphore of {})", d.limit);
-  } else if (d.mode == "shared") {
+  } else if (d.mode == lock::Claim::Mode::k_shared) {
     what += " (shared)";
   }
   std::string from;
@@ -55,8 +55,8 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
   const auto& d = b.decision;
   nlohmann::json j = {{"name", name}, {"state", verdict_name(d.verdict)}};
   if (d.verdict == Verdict::k_broken) {
-    j["mode"] = d.mode;
-    if (d.mode == "semaphore") {
+    j["mode"] = lock::mode_name(d.mode);
+    if (d.mode == lock::Claim::Mode::k_semaphore) {
       j["limit"] = d.limit;
     }
     nlohmann::json holders = nlohmann::json::array();

@@ -71,8 +71,9 @@ nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
 }
 
 nlohmann::json waiter_json(const lock::WaiterView& w, size_t position) {
+  const std::string mode = lock::mode_name(w.mode);
   nlohmann::json j = {{"position", position}, {"host", w.host},      {"pid", w.pid},
-                      {"cmd", w.cmd},         {"mode", w.mode},      {"since_ms", w.since_ms},
+                      {"cmd", w.cmd},         {"mode", mode},        {"since_ms", w.since_ms},
                       {"age_ms", w.age_ms},   {"until_ms", nullptr}, {"left_ms", nullptr}};
   if (w.until_ms >= 0) {
     j["until_ms"] = w.until_ms;
@@ -87,8 +88,8 @@ nlohmann::json to_json(const Verdict& v) {
     j["type"] = v.foreign_type;
   }
   if (v.state == State::k_held) {
-    j["mode"] = v.mode;
-    if (v.mode == "semaphore") {
+    j["mode"] = lock::mode_name(v.mode);
+    if (v.mode == lock::Claim::Mode::k_semaphore) {
       j["limit"] = v.limit;
     }
     // The oldest holder's fields at the top level: the whole story for a plain lock.
@@ -138,10 +139,10 @@ std::string state_label(const Verdict& v) {
   if (v.state == State::k_free) {
     return state_name(v.state);  // also a semaphore or shared lock nobody holds on a quorum
   }
-  if (v.mode == "semaphore") {
+  if (v.mode == lock::Claim::Mode::k_semaphore) {
     return fmt::format("held {}/{}", v.holders.size(), v.limit);
   }
-  if (v.mode == "shared") {
+  if (v.mode == lock::Claim::Mode::k_shared) {
     return fmt::format("shared {}", v.holders.size());
   }
   if (!v.holders.empty() && v.holders.front().kept) {
@@ -172,7 +173,7 @@ void add_waiter_rows(const Verdict& v, std::vector<Row>& rows) {
     const auto& w = v.waiters[i];
     const std::string left =
         w.until_ms < 0 ? "no time limit" : fmt::format("gives up in {}", format_duration(Millis(w.left_ms)));
-    const std::string what = w.mode == "shared" ? " (shared)" : "";
+    const std::string what = w.mode == lock::Claim::Mode::k_shared ? " (shared)" : "";
     rows.push_back({fmt::format("  waiting {}", i + 1),
                     fmt::format("{} pid {}{} for {}, {}: {}", escape_for_terminal(w.host), w.pid, what,
                                 format_duration(Millis(w.age_ms)), left, escape_for_terminal(w.cmd))});

@@ -1,5 +1,7 @@
 #include "lock/answers.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -12,15 +14,6 @@ namespace redlock::lock {
 using redis::Reply;
 
 namespace {
-
-// The outcome a script's answer names, or "" when the reply is not an
-// array that starts with one.
-std::string outcome_of(const Reply& reply) {
-  if (!reply.is_array() || reply.elements.empty() || reply.elements[0].is_array()) {
-    return "";
-  }
-  return reply.elements[0].text();
-}
 
 std::string foreign_type_of(const Reply& reply) {
   return reply.elements.size() > 1 ? reply.elements[1].text() : "?";
@@ -59,14 +52,77 @@ AcquireVote read_hold(AcquireVote::Kind kind, const std::vector<Reply>& e) {
   return v;
 }
 
-Claim::Mode mode_named(const std::string& mode) {
-  if (mode == "semaphore") {
-    return Claim::Mode::k_semaphore;
-  }
-  return mode == "shared" ? Claim::Mode::k_shared : Claim::Mode::k_exclusive;
+// A grant or re-entry whose fence cannot be used, from the server at `where`.
+redis::Failure bad_fence_failure(const std::string& where, const AcquireVote& v) {
+  return redis::Failure{
+      ExitStatus::k_protocol,
+      fmt::format("Redis at {} {} the lock with a fence redlock cannot use ({}; a fence is a whole number from 1 to "
+                  "{}): it was given back there, and that server does not count; check what answers at that address",
+                  where, v.taken == AcquireVote::Kind::k_reentered ? "re-entered" : "granted", v.bad_fence,
+                  k_max_fence)};
 }
 
+// A server's view of a lock for status, with why it has none.
+struct Viewed {
+  ServerView view;
+  std::optional<redis::Failure> failure;
+};
+
 }  // namespace
+
+std::string outcome_of(const Reply& reply) {
+  if (!reply.is_array() || reply.elements.empty() || reply.elements[0].is_array()) {
+    return "";
+  }
+  return reply.elements[0].text();
+}
+
+redis::Failure unexpected_reply(const std::string& where, std::string_view script) {
+  return redis::Failure{ExitStatus::k_protocol,
+                        fmt::format("Redis at {} sent an unexpected reply to {} (is it a Redis server, and are the "
+                                    "keys under --prefix redlock's alone?)",
+                                    where, script)};
+}
+
+redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what) {
+  return redis::Failure{ExitStatus::k_unavailable,
+                        fmt::format("Redis at {}: fewer than {} replica{} acknowledged the {} in time "
+                                    "(--min-replicas {}; see INFO replication there): {}",
+                                    where, wanted, wanted == 1 ? "" : "s", what, wanted, k_replicas_hint)};
+}
+
+Error quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size_t quorum) {
+  ExitStatus status = ExitStatus::k_unavailable;
+  for (const auto& f : failures) {
+    const bool more_specific =
+        f.status == ExitStatus::k_refused || (f.status == ExitStatus::k_protocol && status != ExitStatus::k_refused);
+    if (more_specific) {
+      status = f.status;
+    }
+  }
+  std::string msg;
+  if (n == 1) {
+    msg = failures.front().message;
+  } else {
+    msg = fmt::format("only {} of {} Redis servers answered (a quorum is {}): ", n - failures.size(), n, quorum);
+    for (size_t i = 0; i < failures.size(); ++i) {
+      msg += (i ? "; " : "") + failures[i].message;
+    }
+  }
+  // Servers that answered but lack the replicas --min-replicas asks for are
+  // running: the hint for them is in their own message.
+  const bool replicas_only = std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) {
+    return f.message.find(k_replicas_hint) != std::string::npos;
+  });
+  // Servers that answered with an error (LOADING...) are running: their
+  // own message says what to do.
+  const bool all_answered =
+      std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) { return f.answered; });
+  if (status == ExitStatus::k_unavailable && !replicas_only && !all_answered) {
+    msg += " (is redis-server running there? see --redis and --timeout)";
+  }
+  return Error(status, msg, all_answered);
+}
 
 long long reply_integer(const Reply& r) {
   if (r.type == Reply::Type::k_integer) {
@@ -107,7 +163,7 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
     }
   } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
-    v.held_mode = e[1].text();
+    v.held_mode = mode_named(e[1].text());
     v.held_limit = e[2].text();
   } else if (outcome == "foreign") {
     v.kind = AcquireVote::Kind::k_foreign;
@@ -116,6 +172,31 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
     return std::nullopt;
   }
   return v;
+}
+
+std::vector<AcquireVote> acquire_votes(const std::vector<Answer>& answers, const std::vector<std::string>& servers,
+                                       int min_replicas) {
+  std::vector<AcquireVote> votes = tally<AcquireVote>(answers, servers, "acquire", read_acquire_answer);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    AcquireVote& v = votes[i];
+    const bool holds = v.kind == AcquireVote::Kind::k_granted || v.kind == AcquireVote::Kind::k_reentered;
+    if (v.kind == AcquireVote::Kind::k_failed && !v.failure) {
+      // A grant with a fence that cannot be used is a bad reply: the hold is
+      // given back, and that fence is never raised to on the other servers.
+      v.failure = bad_fence_failure(servers[i], v);
+    } else if (holds && answers[i].replicas_short) {
+      v = AcquireVote{};
+      v.failure = replicas_failure(servers[i], min_replicas, "lock");
+    }
+  }
+  return votes;
+}
+
+std::optional<RaiseVote> read_raise_answer(const Reply& reply) {
+  if (outcome_of(reply) != "raised") {
+    return std::nullopt;
+  }
+  return RaiseVote{};
 }
 
 std::optional<RenewVote> read_renew_answer(const Reply& reply) {
@@ -138,22 +219,40 @@ std::optional<RenewVote> read_renew_answer(const Reply& reply) {
   return v;
 }
 
-std::optional<ReleaseAnswer> read_release_answer(const Reply& reply) {
+std::vector<RenewVote> renew_votes(const std::vector<Answer>& answers, const std::vector<std::string>& servers,
+                                   int min_replicas, const std::vector<bool>& moved) {
+  std::vector<RenewVote> votes = tally<RenewVote>(answers, servers, "renew", read_renew_answer);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    if (i < moved.size() && moved[i]) {
+      votes[i] = RenewVote{};
+      votes[i].kind = RenewVote::Kind::k_not_held;
+    } else if (votes[i].kind == RenewVote::Kind::k_renewed && answers[i].replicas_short) {
+      votes[i] = RenewVote{};
+      votes[i].failure = replicas_failure(servers[i], min_replicas, "renewal");
+    }
+  }
+  return votes;
+}
+
+std::optional<FinishVote> read_finish_answer(const Reply& reply) {
   const std::string outcome = outcome_of(reply);
-  ReleaseAnswer a;
-  if (outcome == "released") {
-    a.kind = ReleaseAnswer::Kind::k_released;
-  } else if (outcome == "decremented") {
-    a.kind = ReleaseAnswer::Kind::k_decremented;
+  const auto& e = reply.elements;
+  FinishVote v;
+  if ((outcome == "released" || outcome == "decremented" || outcome == "kept") && e.size() >= 3) {
+    v.kind = outcome == "released"      ? FinishVote::Kind::k_released
+             : outcome == "decremented" ? FinishVote::Kind::k_decremented
+                                        : FinishVote::Kind::k_kept;
+    v.levels = reply_integer(e[1]);
+    v.kept = v.kind == FinishVote::Kind::k_kept ? Millis(std::max(0LL, reply_integer(e[2]))) : Millis(0);
   } else if (outcome == "notheld") {
-    a.kind = ReleaseAnswer::Kind::k_not_held;
+    v.kind = FinishVote::Kind::k_not_held;
   } else if (outcome == "foreign") {
-    a.kind = ReleaseAnswer::Kind::k_foreign;
-    a.foreign_type = foreign_type_of(reply);
+    v.kind = FinishVote::Kind::k_foreign;
+    v.foreign_type = foreign_type_of(reply);
   } else {
     return std::nullopt;
   }
-  return a;
+  return v;
 }
 
 std::optional<BreakVote> read_break_answer(const Reply& reply) {
@@ -162,7 +261,7 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
   BreakVote v;
   if (outcome == "broken" && e.size() >= 5) {
     v.kind = BreakVote::Kind::k_broken;
-    v.mode = e[1].text();
+    v.mode = mode_named(e[1].text());
     v.limit = reply_integer(e[2]);
     v.now_ms = reply_integer(e[3]);
     for (const auto& hr : e[4].elements) {
@@ -190,11 +289,12 @@ std::optional<BreakVote> read_break_answer(const Reply& reply) {
   return v;
 }
 
-bool read_inspect_answer(const Reply& reply, ServerView& view) {
+std::optional<ServerView> read_inspect_answer(const Reply& reply) {
   const auto& e = reply.elements;
   if (outcome_of(reply).empty() || e.size() < 5) {
-    return false;
+    return std::nullopt;
   }
+  ServerView view;
   view.type = e[0].text();
   view.now_ms = reply_integer(e[1]);
   view.ttl_ms = reply_integer(e[3]);
@@ -203,7 +303,27 @@ bool read_inspect_answer(const Reply& reply, ServerView& view) {
     fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
   }
   read_holders(view, fields);
-  return true;
+  return view;
+}
+
+std::vector<ServerView> inspect_views(const std::vector<Answer>& answers, const std::vector<std::string>& servers,
+                                      std::vector<redis::Failure>& failures) {
+  const auto read = [](const Reply& reply) -> std::optional<Viewed> {
+    std::optional<ServerView> view = read_inspect_answer(reply);
+    return view ? std::optional<Viewed>(Viewed{std::move(*view), std::nullopt}) : std::nullopt;
+  };
+  std::vector<ServerView> views;
+  std::vector<Viewed> viewed = tally<Viewed>(answers, servers, "inspect", read);
+  for (size_t i = 0; i < viewed.size(); ++i) {
+    ServerView& v = viewed[i].view;
+    v.endpoint = servers[i];
+    if (viewed[i].failure) {
+      v.error = viewed[i].failure->message;
+      failures.push_back(*viewed[i].failure);
+    }
+    views.push_back(std::move(v));
+  }
+  return views;
 }
 
 std::optional<std::vector<WaiterView>> read_line_answer(const Reply& reply) {
@@ -219,6 +339,20 @@ std::optional<std::vector<WaiterView>> read_line_answer(const Reply& reply) {
     fields.emplace_back(e[2].elements[k].text(), e[2].elements[k + 1].text());
   }
   return read_waiters(fields, reply_integer(e[1]));
+}
+
+std::string evicting_policy(const std::vector<Reply>& replies) {
+  // CONFIG GET answers {name, value}.
+  const auto value = [&](size_t k) {
+    const bool ok = k < replies.size() && replies[k].is_array() && replies[k].elements.size() == 2;
+    return ok ? replies[k].elements[1].text() : std::string();
+  };
+  const std::string limit = value(0);
+  const std::string policy = value(1);
+  if (!limit.empty() && limit != "0" && !policy.empty() && policy != "noeviction") {
+    return policy;
+  }
+  return "";
 }
 
 }  // namespace redlock::lock

@@ -5,15 +5,86 @@
 // element names the outcome, see scripts.cpp); a reply of any other shape
 // is std::nullopt, which the caller reports as an unexpected reply. These
 // readers never throw and never trust a number they are given, so a
-// hostile or broken server can only make a vote fail.
+// hostile or broken server can only make a vote fail. `tally` runs a reader
+// over every server's answer to one round; Locker (locker.hpp) does the
+// talking, quorum.hpp the deciding.
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "lock/quorum.hpp"
+#include "redis/failure.hpp"
 #include "redis/reply.hpp"
+#include "util/exit_status.hpp"
 
 namespace redlock::lock {
+
+// What one server said to one script in one round.
+struct Answer {
+  std::optional<redis::Failure> failure;  // no usable answer: unreachable, refused, error reply
+  redis::Reply reply;                     // the script's reply when there is no failure
+  bool replicas_short = false;            // WAIT came back with fewer replicas than asked
+  std::string node;                       // the node that ran the script, "" if unknown
+};
+
+// The outcome a script's answer names (its first element), or "" when the
+// reply is not an array that starts with one.
+[[nodiscard]] std::string outcome_of(const redis::Reply& reply);
+
+// The failure for a reply of a shape `script` never gives, from the server
+// that `where` names.
+[[nodiscard]] redis::Failure unexpected_reply(const std::string& where, std::string_view script);
+
+// How replicas_failure's line ends: a server that answered is running, and
+// what to do about it is in its own message.
+inline constexpr std::string_view k_replicas_hint = "lower --min-replicas or attach replicas";
+
+// A server at `where` that answered, but fewer than `wanted` of whose
+// replicas acknowledged the `what` ("lock", "renewal") in time.
+[[nodiscard]] redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what);
+
+// The error for a round in which too few of `n` servers answered usably
+// (`failures`, at least one; a quorum is `quorum`): the most specific status
+// (refused > protocol error > unavailable) with every server's reason, so
+// the user knows which ones to look at.
+[[nodiscard]] Error quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size_t quorum);
+
+// The one per-server tally: every server's answer to `script` read into a
+// vote. A server with no usable answer votes its failure; a reply that
+// `read` (a reply in, std::optional<Vote> out) does not know is an
+// unexpected reply from `servers[i]`. `Vote` fails by default and has an
+// optional `failure`.
+template <typename Vote, typename Read>
+[[nodiscard]] std::vector<Vote> tally(const std::vector<Answer>& answers, const std::vector<std::string>& servers,
+                                      std::string_view script, Read read) {
+  std::vector<Vote> votes(answers.size());
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const Answer& a = answers[i];
+    if (a.failure) {
+      votes[i].failure = a.failure;
+    } else if (std::optional<Vote> vote = read(a.reply)) {
+      votes[i] = std::move(*vote);
+    } else {
+      votes[i].failure = unexpected_reply(servers[i], script);
+    }
+  }
+  return votes;
+}
+
+// The failure of every vote that has one, in server order.
+template <typename Vote>
+[[nodiscard]] std::vector<redis::Failure> failures_of(const std::vector<Vote>& votes) {
+  std::vector<redis::Failure> out;
+  for (const Vote& v : votes) {
+    if (v.failure) {
+      out.push_back(*v.failure);
+    }
+  }
+  return out;
+}
 
 // A reply element as an integer: an integer reply, or a string holding a
 // decimal integer; anything else is 0.
@@ -29,27 +100,59 @@ namespace redlock::lock {
 // server did all the same (so that it is undone) and `bad_fence` what it sent.
 [[nodiscard]] std::optional<AcquireVote> read_acquire_answer(const redis::Reply& reply);
 
+// Every server's acquire vote (tally with read_acquire_answer), each failed
+// one with its reason: a grant or re-entry with an unusable fence says what
+// was sent and that it is given back; one whose replicas fell short of
+// `min_replicas` fails as if nothing were taken there.
+[[nodiscard]] std::vector<AcquireVote> acquire_votes(const std::vector<Answer>& answers,
+                                                     const std::vector<std::string>& servers, int min_replicas);
+
+// One server's answer to the raise_fence script: raised, or why not.
+struct RaiseVote {
+  std::optional<redis::Failure> failure;
+};
+// The raise_fence script: raised.
+[[nodiscard]] std::optional<RaiseVote> read_raise_answer(const redis::Reply& reply);
+
 // The renew script: renewed (with the mode and limit held) / notheld / foreign.
 [[nodiscard]] std::optional<RenewVote> read_renew_answer(const redis::Reply& reply);
 
-// The finish script's answer to a release (one level, no minimum hold).
-struct ReleaseAnswer {
-  enum class Kind { k_released, k_decremented, k_not_held, k_foreign };
-  Kind kind = Kind::k_not_held;
-  std::string foreign_type;  // foreign: what the key holds
-};
-[[nodiscard]] std::optional<ReleaseAnswer> read_release_answer(const redis::Reply& reply);
+// Every server's renew vote (tally with read_renew_answer): a server marked
+// in `moved` (its sentinels failed over) does not hold it; a renewal whose
+// replicas fell short of `min_replicas` fails.
+[[nodiscard]] std::vector<RenewVote> renew_votes(const std::vector<Answer>& answers,
+                                                 const std::vector<std::string>& servers, int min_replicas,
+                                                 const std::vector<bool>& moved);
+
+// The finish script (a release, or the end of a hold): released / decremented
+// / kept, each with the levels dropped (and kept, the time left), or
+// notheld / foreign.
+[[nodiscard]] std::optional<FinishVote> read_finish_answer(const redis::Reply& reply);
 
 // The break script: broken (with the mode, limit, server time and every
 // holder it took the lock from) / free / foreign.
 [[nodiscard]] std::optional<BreakVote> read_break_answer(const redis::Reply& reply);
 
-// The inspect script (status): fills `view`'s type, server time, PTTL and
-// holders (see read_holders). False for a reply of another shape.
-[[nodiscard]] bool read_inspect_answer(const redis::Reply& reply, ServerView& view);
+// The inspect script (status): `view`'s type, server time, PTTL and holders
+// (see read_holders). Nullopt for a reply of another shape.
+[[nodiscard]] std::optional<ServerView> read_inspect_answer(const redis::Reply& reply);
+
+// Every server's view of a lock from its answer to the inspect script
+// (tally with read_inspect_answer), its `endpoint` from `servers`; one with
+// no usable answer shows why as its `error`, and the reason is appended to
+// `failures`.
+[[nodiscard]] std::vector<ServerView> inspect_views(const std::vector<Answer>& answers,
+                                                    const std::vector<std::string>& servers,
+                                                    std::vector<redis::Failure>& failures);
 
 // The line script (status): the live waiters in the line, first come first
 // (see read_waiters). Nullopt for a reply of another shape.
 [[nodiscard]] std::optional<std::vector<WaiterView>> read_line_answer(const redis::Reply& reply);
+
+// A server's answers to CONFIG GET maxmemory and CONFIG GET
+// maxmemory-policy: the policy when it may evict a held lock (a memory
+// limit with any policy but noeviction), "" when it may not or the replies
+// do not say.
+[[nodiscard]] std::string evicting_policy(const std::vector<redis::Reply>& replies);
 
 }  // namespace redlock::lock

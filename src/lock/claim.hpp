@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include "util/duration.hpp"
 
 namespace redlock::lock {
@@ -16,7 +18,12 @@ struct Claim {
   Millis min_hold{0};
 };
 
-// "exclusive", "semaphore" or "shared": the mode's name in the lock's hash.
+// "exclusive", "semaphore" or "shared": the mode's name in the lock's hash,
+// the scripts' arguments and replies, and what redlock prints.
 [[nodiscard]] const char* mode_name(Claim::Mode mode);
+
+// The mode a name stands for (mode_name's inverse). Any other name reads as
+// exclusive, the plain lock's layout, as the scripts read it.
+[[nodiscard]] Claim::Mode mode_named(std::string_view name);
 
 }  // namespace redlock::lock

@@ -144,8 +144,8 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
     v.foreign = true;
     return;
   }
-  const std::string mode = field("mode");
-  if (mode == "semaphore" || mode == "shared") {
+  const Claim::Mode mode = mode_named(field("mode"));
+  if (mode != Claim::Mode::k_exclusive) {
     v.mode = mode;
     v.limit = to_ll(field("limit"));
     read_shared(v, fields);
@@ -158,7 +158,7 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
     v.foreign = true;
     return;
   }
-  v.mode = "exclusive";
+  v.mode = Claim::Mode::k_exclusive;
   HolderView h;
   h.kept = kept;
   h.finished_ms = kept ? to_ll(field("finished_ms")) : 0;
@@ -194,7 +194,7 @@ std::vector<WaiterView> read_waiters(const std::vector<std::pair<std::string, st
       w.host = json_text(j, "host");
       w.pid = json_integer(j, "pid");
       w.cmd = json_text(j, "cmd");
-      w.mode = json_text(j, "mode");
+      w.mode = mode_named(json_text(j, "mode"));
       w.since_ms = json_integer(j, "since");
       w.until_ms = json_integer(j, "deadline");
       w.age_ms = std::max(0LL, now_ms - w.since_ms);

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "lock/answers.hpp"
@@ -20,8 +18,6 @@
 
 namespace redlock::lock {
 
-using redis::Reply;
-
 Keys keys_for(const std::string& prefix, const std::string& name) {
   std::string lock = prefix + "{" + name + "}";
   return Keys{lock, lock + ":fence", lock + ":released", lock + ":queue"};
@@ -31,58 +27,11 @@ Millis clock_drift(Millis ttl) {
   return Millis(ttl.count() / 100 + 2);
 }
 
-namespace {
-
-// The lease a hold has after a round: never shorter than the TTL asked for
-// (re-entry and renewal never shorten one), and where every server that
-// counted kept a longer one, the shortest of those.
-template <typename Vote, typename Counted>
-Millis held_lease(Millis ttl, const std::vector<Vote>& votes, Counted counted) {
-  std::optional<Millis> shortest;
-  for (const auto& v : votes) {
-    if (counted(v)) {
-      shortest = shortest ? std::min(*shortest, v.lease) : v.lease;
-    }
-  }
-  return std::max(ttl, shortest.value_or(ttl));
-}
-
-redis::Failure unexpected_reply(const redis::Endpoint& where, std::string_view to) {
-  return redis::Failure{ExitStatus::k_protocol,
-                        fmt::format("Redis at {} sent an unexpected reply to {} (is it a Redis server, and are the "
-                                    "keys under --prefix redlock's alone?)",
-                                    where.display(), to)};
-}
-
-}  // namespace
-
-namespace {
-
-constexpr std::string_view k_replicas_hint = "lower --min-replicas or attach replicas";
-
-// A server that answered, but whose replicas did not all acknowledge.
-redis::Failure replicas_failure(const redis::Endpoint& where, int wanted, const char* what) {
-  return redis::Failure{ExitStatus::k_unavailable,
-                        fmt::format("Redis at {}: fewer than {} replica{} acknowledged the {} in time "
-                                    "(--min-replicas {}; see INFO replication there): {}",
-                                    where.display(), wanted, wanted == 1 ? "" : "s", what, wanted, k_replicas_hint)};
-}
-
-}  // namespace
-
-// What one server said in one round.
-struct Locker::Answer {
-  std::optional<redis::Failure> failure;  // no usable answer: unreachable, refused, error reply
-  Reply reply;                            // the script's reply when there is no failure
-  std::string kind;                       // first element of the script's reply
-  bool replicas_short = false;            // WAIT came back with fewer replicas than asked
-  std::string node;                       // the node that ran the script, "" if unknown
-};
-
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
     : m_endpoints(std::move(endpoints)), m_options(std::move(options)) {
   for (const auto& ep : m_endpoints) {
     m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls));
+    m_names.push_back(ep.display());
   }
   m_warned.assign(m_endpoints.size(), false);
 }
@@ -107,7 +56,7 @@ std::vector<bool> Locker::failed_over() {
     if (m_conns[i]->master_changed(m_cancel_fd)) {
       moved[i] = true;
       log_warning("the sentinels of {} have failed over from {}: the lock held on the old master cannot be trusted",
-                  m_endpoints[i].display(), before);
+                  m_names[i], before);
     }
   }
   return moved;
@@ -115,16 +64,8 @@ std::vector<bool> Locker::failed_over() {
 
 Locker::~Locker() = default;
 
-std::vector<std::string> Locker::endpoint_names() const {
-  std::vector<std::string> out;
-  for (const auto& ep : m_endpoints) {
-    out.push_back(ep.display());
-  }
-  return out;
-}
-
-std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
-                                          const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
+std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
+                                  const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
   const bool wait_replicas =
       &script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew);
   redis::ScriptCall call;
@@ -145,71 +86,30 @@ std::vector<Locker::Answer> Locker::round(const std::vector<std::string>& args, 
     a.reply = std::move(said[i].reply);
     a.replicas_short = said[i].replicas_short;
     a.node = std::move(said[i].node);
-    if (!a.failure && (!a.reply.is_array() || a.reply.elements.empty())) {
-      a.failure = unexpected_reply(m_endpoints[i], script.name);
-    } else if (!a.failure) {
-      a.kind = a.reply.elements[0].text();
+    const std::string outcome = a.failure ? std::string() : outcome_of(a.reply);
+    if (!a.failure && outcome.empty()) {
+      a.failure = unexpected_reply(m_names[i], script.name);
     }
     if (a.failure) {
       warn_refused(i, *a.failure);
     }
-    log_debug("{} {}: {}", m_endpoints[i].display(), script.name, a.failure ? a.failure->message : a.kind);
+    log_debug("{} {}: {}", m_names[i], script.name, a.failure ? a.failure->message : outcome);
   }
   return answers;
 }
 
 namespace {
 
-// The failure to report when too few servers gave a usable answer: the most
-// specific status (refused > protocol error > unavailable) with every
-// server's reason, so the user knows which ones to look at.
-[[noreturn]] void throw_quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size_t quorum) {
-  ExitStatus status = ExitStatus::k_unavailable;
-  for (const auto& f : failures) {
-    const bool more_specific =
-        f.status == ExitStatus::k_refused || (f.status == ExitStatus::k_protocol && status != ExitStatus::k_refused);
-    if (more_specific) {
-      status = f.status;
-    }
-  }
-  std::string msg;
-  if (n == 1) {
-    msg = failures.front().message;
-  } else {
-    msg = fmt::format("only {} of {} Redis servers answered (a quorum is {}): ", n - failures.size(), n, quorum);
-    for (size_t i = 0; i < failures.size(); ++i) {
-      msg += (i ? "; " : "") + failures[i].message;
-    }
-  }
-  // Servers that answered but lack the replicas --min-replicas asks for are
-  // running: the hint for them is in their own message.
-  const bool replicas_only = std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) {
-    return f.message.find(k_replicas_hint) != std::string::npos;
-  });
-  // Servers that answered with an error (LOADING...) are running: their
-  // own message says what to do.
-  const bool all_answered =
-      std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) { return f.answered; });
-  if (status == ExitStatus::k_unavailable && !replicas_only && !all_answered) {
-    msg += " (is redis-server running there? see --redis and --timeout)";
-  }
-  throw Error(status, msg, all_answered);
-}
-
 [[noreturn]] void throw_foreign(const std::string& name, const std::string& what, const std::string& where) {
   throw Error(ExitStatus::k_protocol, foreign_message(name, what, " on " + where));
 }
 
-}  // namespace
-
-namespace {
-
 // A NAME held in another mode than asked for: say what it is and how to ask.
-[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, const std::string& held_mode,
+[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, Claim::Mode held_mode,
                                  const std::string& held_limit) {
-  std::string held = held_mode == "semaphore" ? fmt::format("a semaphore with --limit {}", held_limit)
-                     : held_mode == "shared"  ? std::string("shared by readers (--shared)")
-                                              : std::string("a plain lock (--limit 1)");
+  std::string held = held_mode == Claim::Mode::k_semaphore ? fmt::format("a semaphore with --limit {}", held_limit)
+                     : held_mode == Claim::Mode::k_shared  ? std::string("shared by readers (--shared)")
+                                                           : std::string("a plain lock (--limit 1)");
   std::string asked = claim.mode == Claim::Mode::k_semaphore ? fmt::format("--limit {}", claim.limit)
                       : claim.mode == Claim::Mode::k_shared  ? std::string("--shared")
                                                              : std::string("a plain lock");
@@ -218,37 +118,6 @@ namespace {
 }
 
 }  // namespace
-
-// Turns one server's answer to the acquire script into a vote.
-AcquireVote Locker::acquire_vote(size_t i, Answer& a) const {
-  AcquireVote v;
-  if (a.failure) {
-    v.failure = std::move(a.failure);
-    return v;
-  }
-  std::optional<AcquireVote> read = read_acquire_answer(a.reply);
-  if (!read) {
-    v.failure = unexpected_reply(m_endpoints[i], "acquire");
-    return v;
-  }
-  if (read->kind == AcquireVote::Kind::k_failed) {
-    // A grant with a fence that cannot be used is a bad reply: the hold is
-    // given back, and that fence is never raised to on the other servers.
-    read->failure = redis::Failure{
-        ExitStatus::k_protocol,
-        fmt::format("Redis at {} {} the lock with a fence redlock cannot use ({}; a fence is a whole number from 1 to "
-                    "{}): it was given back there, and that server does not count; check what answers at that address",
-                    m_endpoints[i].display(), read->taken == AcquireVote::Kind::k_reentered ? "re-entered" : "granted",
-                    read->bad_fence, k_max_fence)};
-    return *read;
-  }
-  const bool holds = read->kind == AcquireVote::Kind::k_granted || read->kind == AcquireVote::Kind::k_reentered;
-  if (holds && a.replicas_short) {
-    v.failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "lock");
-    return v;
-  }
-  return *read;
-}
 
 // Redlock fencing: servers in the quorum whose counter is below the
 // quorum's maximum are raised to it before the lock counts as held; a server
@@ -261,11 +130,11 @@ void Locker::raise_fences(const Keys& keys, const std::string& holder, const Acq
   }
   auto raised = round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = d.fence}),
                       lock::script(ScriptName::k_raise_fence), behind);
+  const auto said = tally<RaiseVote>(raised, m_names, "raise-fence", read_raise_answer);
   for (size_t i = 0; i < votes.size(); ++i) {
-    if (behind[i] && (raised[i].failure || raised[i].kind != "raised")) {
+    if (behind[i] && said[i].failure) {
       votes[i].kind = AcquireVote::Kind::k_failed;
-      votes[i].failure = raised[i].failure.value_or(redis::Failure{
-          ExitStatus::k_protocol, fmt::format("Redis at {} did not raise the fence", m_endpoints[i].display())});
+      votes[i].failure = said[i].failure;
     }
   }
 }
@@ -298,7 +167,7 @@ std::optional<std::string> Locker::shared_node(const std::vector<Answer>& answer
         return fmt::format(
             "{} and {} reach the same Redis node ({}): nodes of one Redis Cluster, or one server named twice, are "
             "one server, not independent Redlock masters; give it once with --redis",
-            m_endpoints[i].display(), m_endpoints[j].display(), answers[i].node);
+            m_names[i], m_names[j], answers[i].node);
       }
     }
   }
@@ -326,11 +195,10 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .ticket = place.ticket};
   auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
-  std::vector<AcquireVote> votes;
+  std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
   std::vector<bool> failed(n, false);
   for (size_t i = 0; i < n; ++i) {
     failed[i] = answers[i].failure.has_value();
-    votes.push_back(acquire_vote(i, answers[i]));
   }
   if (const auto why = shared_node(answers)) {
     undo_votes(name, token, reenter, votes, failed);
@@ -368,9 +236,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       got.token = d.fresh ? token : reenter;
       got.fence = d.fence;
       got.count = d.count;
-      got.ttl = held_lease(ttl, votes, [](const AcquireVote& v) {
-        return v.kind == AcquireVote::Kind::k_granted || v.kind == AcquireVote::Kind::k_reentered;
-      });
+      got.ttl = held_lease(ttl, votes);
       got.validity = validity;
       got.sent = start;
       got.valid_until = start + ttl - clock_drift(ttl);
@@ -388,10 +254,10 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                       "upgrade to exclusive: release the share first, or take it with --shared",
                       escape_for_terminal(name)));
     case AcquireDecision::Verdict::k_unavailable:
-      throw_quorum_failure(d.failures, n, grant_quorum(n, claim));
+      throw quorum_failure(d.failures, n, grant_quorum(n, claim));
     case AcquireDecision::Verdict::k_foreign:
       if (n == 1) {
-        throw_foreign(name, d.foreign_type, m_endpoints[0].display());
+        throw_foreign(name, d.foreign_type, m_names[0]);
       }
       throw Error(ExitStatus::k_protocol,
                   foreign_message(name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
@@ -448,71 +314,28 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
   // One level, with no minimum hold: the finish script's simplest case.
   auto answers = round(to_args(keys, FinishArgs{.token = token}), lock::script(ScriptName::k_finish), {});
   refuse_shared_node(answers);
-  const size_t n = m_conns.size();
-  std::vector<redis::Failure> failures;
-  bool released = false;
-  bool decremented = false;
-  for (size_t i = 0; i < n; ++i) {
-    auto& a = answers[i];
-    std::optional<ReleaseAnswer> read = a.failure ? std::nullopt : read_release_answer(a.reply);
-    if (a.failure) {
-      failures.push_back(*a.failure);
-    } else if (!read) {
-      failures.push_back(unexpected_reply(m_endpoints[i], "release"));
-    } else if (read->kind == ReleaseAnswer::Kind::k_released) {
-      released = true;
-    } else if (read->kind == ReleaseAnswer::Kind::k_decremented) {
-      decremented = true;
-    } else if (read->kind == ReleaseAnswer::Kind::k_foreign && n == 1) {
-      throw_foreign(name, read->foreign_type, m_endpoints[i].display());
-    }
+  const std::vector<FinishVote> votes = finish_votes(name, answers, "release");
+  const ReleaseOutcome out = decide_release(votes);
+  if (out == ReleaseOutcome::k_not_held) {
+    require_majority(failures_of(votes));
   }
-  if (decremented) {
-    return ReleaseOutcome::k_decremented;
-  }
-  if (released) {
-    return ReleaseOutcome::k_released;
-  }
-  if (failures.size() > n - quorum()) {
-    throw_quorum_failure(failures, n, quorum());
-  }
-  return ReleaseOutcome::k_not_held;
+  return out;
 }
 
-namespace {
-
-// One server's answer to the finish script: what it did, the levels it
-// dropped, and what is left of a kept hold.
-Ended ended_on_one(const std::string& kind, const std::vector<Reply>& e) {
-  Ended one;
-  if (e.size() < 3 || (kind != "kept" && kind != "released" && kind != "decremented")) {
-    return one;
+void Locker::require_majority(const std::vector<redis::Failure>& failures) const {
+  if (failures.size() > m_conns.size() - quorum()) {
+    throw quorum_failure(failures, m_conns.size(), quorum());
   }
-  one.kind = kind == "kept"       ? Ended::Kind::k_kept
-             : kind == "released" ? Ended::Kind::k_released
-                                  : Ended::Kind::k_decremented;
-  one.levels = reply_integer(e[1]);
-  one.kept = one.kind == Ended::Kind::k_kept ? Millis(reply_integer(e[2])) : Millis(0);
-  return one;
 }
 
-// Across servers the strongest answer wins: a hold kept anywhere is kept,
-// then released, then decremented (a server that missed a level).
-int strength(Ended::Kind k) {
-  switch (k) {
-    case Ended::Kind::k_kept:
-      return 3;
-    case Ended::Kind::k_released:
-      return 2;
-    case Ended::Kind::k_decremented:
-      return 1;
-    case Ended::Kind::k_not_held:
-      break;
+std::vector<FinishVote> Locker::finish_votes(const std::string& name, const std::vector<Answer>& answers,
+                                             std::string_view to) const {
+  std::vector<FinishVote> votes = tally<FinishVote>(answers, m_names, to, read_finish_answer);
+  if (votes.size() == 1 && votes[0].kind == FinishVote::Kind::k_foreign) {
+    throw_foreign(name, votes[0].foreign_type, m_names[0]);
   }
-  return 0;
+  return votes;
 }
-
-}  // namespace
 
 Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole) {
   const Keys keys = keys_for(m_options.prefix, name);
@@ -522,27 +345,10 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
       .token = token, .min_hold = min_hold, .levels = whole ? FinishArgs::Levels::k_all : FinishArgs::Levels::k_one};
   auto answers =
       round(to_args(keys, args), lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
-  const size_t n = m_conns.size();
-  std::vector<redis::Failure> failures;
-  Ended ended;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& a = answers[i];
-    if (a.failure) {
-      failures.push_back(*a.failure);
-      continue;
-    }
-    if (a.kind == "foreign" && n == 1) {
-      throw_foreign(name, a.reply.elements.size() > 1 ? a.reply.elements[1].text() : "?", m_endpoints[i].display());
-    }
-    const Ended one = ended_on_one(a.kind, a.reply.elements);
-    ended.levels = std::max(ended.levels, one.levels);
-    ended.kept = std::max(ended.kept, one.kept);
-    if (strength(one.kind) > strength(ended.kind)) {
-      ended.kind = one.kind;
-    }
-  }
-  if (ended.kind == Ended::Kind::k_not_held && failures.size() > n - quorum()) {
-    throw_quorum_failure(failures, n, quorum());
+  const std::vector<FinishVote> votes = finish_votes(name, answers, "finish");
+  const Ended ended = decide_finish(votes);
+  if (ended.kind == Ended::Kind::k_not_held) {
+    require_majority(failures_of(votes));
   }
   return ended;
 }
@@ -559,32 +365,16 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   auto answers =
       round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}), lock::script(ScriptName::k_renew), targets);
   refuse_shared_node(answers);
-  const size_t n = m_conns.size();
-  std::vector<RenewVote> votes(n);
-  for (size_t i = 0; i < n; ++i) {
-    auto& a = answers[i];
-    std::optional<RenewVote> read = a.failure ? std::nullopt : read_renew_answer(a.reply);
-    if (moved[i]) {
-      votes[i].kind = RenewVote::Kind::k_not_held;
-    } else if (a.failure) {
-      votes[i].failure = a.failure;
-    } else if (!read) {
-      votes[i].failure = unexpected_reply(m_endpoints[i], "renew");
-    } else if (read->kind == RenewVote::Kind::k_renewed && a.replicas_short) {
-      votes[i].failure = replicas_failure(m_endpoints[i], m_options.min_replicas, "renewal");
-    } else {
-      votes[i] = std::move(*read);
-    }
-  }
+  const std::vector<RenewVote> votes = renew_votes(answers, m_names, m_options.min_replicas, moved);
   const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
   Renewed r{ttl, ttl - elapsed - clock_drift(ttl), start + ttl - clock_drift(ttl)};
   const RenewDecision d = decide_renew(votes, r.validity);
   switch (d.verdict) {
     case RenewDecision::Verdict::k_renewed:
-      r.ttl = held_lease(ttl, votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
+      r.ttl = held_lease(ttl, votes);
       return r;
     case RenewDecision::Verdict::k_unavailable:
-      throw_quorum_failure(d.failures, n, quorum());
+      throw quorum_failure(d.failures, m_conns.size(), quorum());
     case RenewDecision::Verdict::k_not_held:
       break;
   }
@@ -606,19 +396,9 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
 Broken Locker::break_lock(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round(to_args(keys, BreakArgs{}), lock::script(ScriptName::k_break), {});
-  std::vector<BreakVote> votes(answers.size());
+  const std::vector<BreakVote> votes = tally<BreakVote>(answers, m_names, "break", read_break_answer);
   Broken out;
-  for (size_t i = 0; i < answers.size(); ++i) {
-    auto& a = answers[i];
-    std::optional<BreakVote> read = a.failure ? std::nullopt : read_break_answer(a.reply);
-    if (a.failure) {
-      votes[i].failure = a.failure;
-    } else if (!read) {
-      votes[i].failure = unexpected_reply(m_endpoints[i], "break");
-    } else {
-      votes[i] = std::move(*read);
-    }
-    const BreakVote& v = votes[i];
+  for (const BreakVote& v : votes) {
     out.servers.push_back(v.failure                              ? "unreachable"
                           : v.kind == BreakVote::Kind::k_broken  ? "broken"
                           : v.kind == BreakVote::Kind::k_foreign ? "foreign"
@@ -626,7 +406,7 @@ Broken Locker::break_lock(const std::string& name) {
   }
   out.decision = decide_break(votes);
   if (out.decision.verdict == BreakDecision::Verdict::k_unavailable) {
-    throw_quorum_failure(out.decision.failures, m_conns.size(), quorum());
+    throw quorum_failure(out.decision.failures, m_conns.size(), quorum());
   }
   return out;
 }
@@ -635,24 +415,9 @@ std::vector<ServerView> Locker::inspect(const std::string& name) {
   const Keys keys = keys_for(m_options.prefix, name);
   auto answers = round(to_args(keys, InspectArgs{}), lock::script(ScriptName::k_inspect), {});
   refuse_shared_node(answers);
-  std::vector<ServerView> views;
   std::vector<redis::Failure> failures;
-  for (size_t i = 0; i < answers.size(); ++i) {
-    ServerView v;
-    v.endpoint = m_endpoints[i].display();
-    auto& a = answers[i];
-    if (!a.failure && !read_inspect_answer(a.reply, v)) {
-      a.failure = redis::Failure{ExitStatus::k_protocol, "unexpected reply to inspect"};
-    }
-    if (a.failure) {
-      v.error = a.failure->message;
-      failures.push_back(*a.failure);
-    }
-    views.push_back(std::move(v));
-  }
-  if (failures.size() > m_conns.size() - quorum()) {
-    throw_quorum_failure(failures, m_conns.size(), quorum());
-  }
+  std::vector<ServerView> views = inspect_views(answers, m_names, failures);
+  require_majority(failures);
   read_line(keys, views);
   return views;
 }
@@ -700,14 +465,8 @@ std::vector<std::string> Locker::eviction_risks() {
       c->reset();
       continue;
     }
-    auto replies = c->take_replies();
-    auto value = [&](size_t k) {
-      const bool ok = k < replies.size() && replies[k].is_array() && replies[k].elements.size() == 2;
-      return ok ? replies[k].elements[1].text() : std::string();
-    };
-    const std::string limit = value(0);
-    const std::string policy = value(1);
-    if (!limit.empty() && limit != "0" && !policy.empty() && policy != "noeviction") {
+    const std::string policy = evicting_policy(c->take_replies());
+    if (!policy.empty()) {
       out.push_back(fmt::format("{} has maxmemory-policy {}", c->endpoint().display(), policy));
     }
   }
@@ -741,13 +500,11 @@ std::vector<std::string> Locker::list() {
         throw UsageError(
             fmt::format("{} and {} are nodes of one Redis Cluster, not independent masters: give "
                         "one of them with --redis (redlock finds the others)",
-                        m_endpoints[i].display(), m_endpoints[j].display()));
+                        m_names[i], m_names[j]));
       }
     }
   }
-  if (failures.size() > m_conns.size() - quorum()) {
-    throw_quorum_failure(failures, m_conns.size(), quorum());
-  }
+  require_majority(failures);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "util/duration.hpp"
 
 namespace redlock::lock {
+
+struct Answer;  // answers.hpp: what one server said to one script
 
 struct Options {
   std::string prefix = "redlock:";
@@ -47,8 +50,8 @@ struct Acquired {
   long long fence = 0;
   long long count = 1;  // re-entry depth after this acquire
   Millis ttl{0};
-  Millis validity{0};     // time left that the lock is safely ours, as the answers came in
-  TimePoint sent;  // when the acquire request went out (monotonic)
+  Millis validity{0};  // time left that the lock is safely ours, as the answers came in
+  TimePoint sent;      // when the acquire request went out (monotonic)
   // Until when it is safely ours: every lease granted runs from after
   // `sent`, so `sent` + ttl less the clock drift (not less the round's own
   // time, which `validity` already took off).
@@ -72,19 +75,9 @@ struct Busy {
 
 using AcquireOutcome = std::variant<Acquired, Busy>;
 
-enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
-
-// How a hold ended (Locker::finish).
-struct Ended {
-  enum class Kind { k_released, k_decremented, k_kept, k_not_held };
-  Kind kind = Kind::k_not_held;
-  long long levels = 0;  // re-entry levels dropped
-  Millis kept{0};        // k_kept: how long the lock stays held for its minimum hold
-};
-
 struct Renewed {
   Millis ttl{0};
-  Millis validity{0};            // time left, as the answers came in
+  Millis validity{0};     // time left, as the answers came in
   TimePoint valid_until;  // the renewal's send time + ttl less the clock drift
 };
 // The token does not hold the lock. `foreign` is set when the key now holds
@@ -119,7 +112,7 @@ class Locker {
   [[nodiscard]] size_t size() const { return m_conns.size(); }
   [[nodiscard]] size_t quorum() const { return majority(m_conns.size()); }
   [[nodiscard]] const Options& options() const { return m_options; }
-  [[nodiscard]] std::vector<std::string> endpoint_names() const;
+  [[nodiscard]] const std::vector<std::string>& endpoint_names() const { return m_names; }
 
   // One try. `reenter` is a token that may already hold the lock (count+1);
   // otherwise a fresh token is drawn. On failure with N > 1, every server is
@@ -166,9 +159,6 @@ class Locker {
   [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_endpoints; }
 
  private:
-  struct Answer;
-  // One server's answer to the acquire script as a vote (moves the failure out).
-  [[nodiscard]] AcquireVote acquire_vote(size_t i, Answer& a) const;
   // One script on every targeted server (all if `targets` is empty) at
   // once; `args` is numkeys, keys and argv. Servers marked in `eval_body` get
   // EVAL with the script's body at once, for a request that has no second
@@ -185,6 +175,13 @@ class Locker {
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed);
+  // Every server's answer to the finish script read as a vote (`to`: what
+  // ran it, for messages); a foreign key on the only server is an Error (76).
+  [[nodiscard]] std::vector<FinishVote> finish_votes(const std::string& name, const std::vector<Answer>& answers,
+                                                     std::string_view to) const;
+  // Throws quorum_failure() when `failures` leave fewer than a majority of
+  // the servers.
+  void require_majority(const std::vector<redis::Failure>& failures) const;
   // Throws a UsageError (64) when shared_node() finds one.
   void refuse_shared_node(const std::vector<Answer>& answers) const;
   // Fills each reachable server's waiters from its line (a round of its
@@ -209,6 +206,7 @@ class Locker {
   std::vector<bool> failed_over();
 
   std::vector<redis::Endpoint> m_endpoints;
+  std::vector<std::string> m_names;  // each endpoint as display() shows it, for messages
   Options m_options;
   std::vector<std::unique_ptr<redis::Connection>> m_conns;
   std::vector<bool> m_warned;  // per server: its refusal was said

@@ -1,21 +1,10 @@
 #include "lock/quorum.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <map>
 
 namespace redlock::lock {
-
-const char* mode_name(Claim::Mode mode) {
-  switch (mode) {
-    case Claim::Mode::k_semaphore:
-      return "semaphore";
-    case Claim::Mode::k_shared:
-      return "shared";
-    case Claim::Mode::k_exclusive:
-      break;
-  }
-  return "exclusive";
-}
 
 size_t majority(size_t n) {
   return n / 2 + 1;
@@ -180,6 +169,95 @@ std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const A
   return out;
 }
 
+namespace {
+
+// The lease of the votes that `counted` accepts, as held_lease says.
+template <typename Vote, typename Counted>
+Millis shortest_lease(Millis ttl, const std::vector<Vote>& votes, Counted counted) {
+  std::optional<Millis> shortest;
+  for (const auto& v : votes) {
+    if (counted(v)) {
+      shortest = shortest ? std::min(*shortest, v.lease) : v.lease;
+    }
+  }
+  return std::max(ttl, shortest.value_or(ttl));
+}
+
+// Across servers the strongest answer wins: a hold kept anywhere is kept,
+// then released, then decremented (a server that missed a level).
+int strength(Ended::Kind k) {
+  switch (k) {
+    case Ended::Kind::k_kept:
+      return 3;
+    case Ended::Kind::k_released:
+      return 2;
+    case Ended::Kind::k_decremented:
+      return 1;
+    case Ended::Kind::k_not_held:
+      break;
+  }
+  return 0;
+}
+
+Ended::Kind ended_kind(FinishVote::Kind k) {
+  switch (k) {
+    case FinishVote::Kind::k_kept:
+      return Ended::Kind::k_kept;
+    case FinishVote::Kind::k_released:
+      return Ended::Kind::k_released;
+    case FinishVote::Kind::k_decremented:
+      return Ended::Kind::k_decremented;
+    case FinishVote::Kind::k_not_held:
+    case FinishVote::Kind::k_foreign:
+    case FinishVote::Kind::k_failed:
+      break;
+  }
+  return Ended::Kind::k_not_held;
+}
+
+}  // namespace
+
+Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes) {
+  return shortest_lease(ttl, votes, [](const AcquireVote& v) {
+    return v.kind == AcquireVote::Kind::k_granted || v.kind == AcquireVote::Kind::k_reentered;
+  });
+}
+
+Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes) {
+  return shortest_lease(ttl, votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
+}
+
+ReleaseOutcome decide_release(const std::vector<FinishVote>& votes) {
+  const auto any = [&](std::initializer_list<FinishVote::Kind> kinds) {
+    return std::any_of(votes.begin(), votes.end(), [&](const FinishVote& v) {
+      return std::find(kinds.begin(), kinds.end(), v.kind) != kinds.end();
+    });
+  };
+  if (any({FinishVote::Kind::k_decremented})) {
+    return ReleaseOutcome::k_decremented;
+  }
+  if (any({FinishVote::Kind::k_released, FinishVote::Kind::k_kept})) {
+    return ReleaseOutcome::k_released;
+  }
+  return ReleaseOutcome::k_not_held;
+}
+
+Ended decide_finish(const std::vector<FinishVote>& votes) {
+  Ended ended;
+  for (const auto& v : votes) {
+    const Ended::Kind kind = ended_kind(v.kind);
+    if (kind == Ended::Kind::k_not_held) {
+      continue;
+    }
+    ended.levels = std::max(ended.levels, v.levels);
+    ended.kept = std::max(ended.kept, v.kept);
+    if (strength(kind) > strength(ended.kind)) {
+      ended.kind = kind;
+    }
+  }
+  return ended;
+}
+
 RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity) {
   const size_t n = votes.size();
   RenewDecision d;
@@ -217,13 +295,11 @@ RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity)
 
 namespace {
 
-Claim claim_of(const std::string& mode, long long limit) {
+Claim claim_of(Claim::Mode mode, long long limit) {
   Claim c;
-  if (mode == "semaphore") {
-    c.mode = Claim::Mode::k_semaphore;
+  c.mode = mode;
+  if (mode == Claim::Mode::k_semaphore) {
     c.limit = static_cast<int>(std::clamp<long long>(limit, 1, 1'000'000));
-  } else if (mode == "shared") {
-    c.mode = Claim::Mode::k_shared;
   }
   return c;
 }
@@ -238,6 +314,7 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   // token -> (servers that hold it, the merged view: smallest TTL, largest fence and count)
   std::map<std::string, std::pair<size_t, HolderView>> seen;
   size_t foreign = 0;
+  bool first = true;  // the first holder seen: its server says the mode
   for (const auto& s : v.views) {
     if (s.foreign) {
       ++foreign;
@@ -254,7 +331,8 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
         m.since_ms = std::min(m.since_ms, h.since_ms);
       }
       ++it->second.first;
-      if (v.mode.empty()) {
+      if (first) {
+        first = false;
         v.mode = s.mode;
         v.limit = s.limit;
         v.now_ms = s.now_ms;

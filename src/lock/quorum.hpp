@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lock/claim.hpp"
-#include "redis/connection.hpp"
+#include "redis/failure.hpp"
 #include "util/duration.hpp"
 
 namespace redlock::lock {
@@ -50,10 +50,11 @@ struct AcquireVote {
   long long place = 0;                    // busy: the caller's place in line (0: not in line)
   long long ahead = 0;                    // busy: waiters ahead of the caller
   long long ticket = 0;                   // busy, in line: the caller's ticket on this server
-  std::string held_mode;                  // mismatch / upgrade: "exclusive", "semaphore", "shared"
   std::string held_limit;                 // mismatch: a semaphore's limit
   std::string foreign_type;               // foreign: what the key holds
   std::optional<redis::Failure> failure;  // failed: why
+  // Mismatch / upgrade: the mode NAME is held in.
+  Claim::Mode held_mode = Claim::Mode::k_exclusive;
   // Failed: what the server did all the same (granted or reentered, with a
   // fence that cannot be used: bad_fence says what it sent), undone whatever
   // the round comes to; k_failed when it took nothing that is known.
@@ -94,7 +95,8 @@ struct AcquireDecision {
   // little), 0 if it is in no line.
   long long ticket = 0;
   // Mismatch / upgrade: the mode (and limit) NAME is held in.
-  std::string held_mode, held_limit;
+  Claim::Mode held_mode = Claim::Mode::k_exclusive;
+  std::string held_limit;
   size_t foreign = 0;  // servers with a foreign key
   std::string foreign_type;
   std::vector<redis::Failure> failures;  // unavailable: every server's reason
@@ -113,6 +115,36 @@ struct AcquireDecision {
 // lock counts as held (so any later quorum, which shares a server with this
 // one, hands out a larger fence).
 [[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
+
+// One server's answer to the finish script: a release, or the end of a hold.
+struct FinishVote {
+  enum class Kind { k_released, k_decremented, k_kept, k_not_held, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long levels = 0;  // released / decremented / kept: the re-entry levels dropped
+  Millis kept{0};        // kept: how long the lock stays held for its minimum hold
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
+
+// How a hold ended (Locker::finish).
+struct Ended {
+  enum class Kind { k_released, k_decremented, k_kept, k_not_held };
+  Kind kind = Kind::k_not_held;
+  long long levels = 0;  // re-entry levels dropped
+  Millis kept{0};        // k_kept: how long the lock stays held for its minimum hold
+};
+
+// One level dropped: decremented where a server still holds more levels,
+// else released where any server let go of the hold (kept for a minimum
+// hold, it is no longer the token's), else not held.
+[[nodiscard]] ReleaseOutcome decide_release(const std::vector<FinishVote>& votes);
+
+// A hold ended across servers: the strongest answer wins (a hold kept
+// anywhere is kept, then released, then decremented: a server that missed a
+// level), with the most levels dropped and the longest time kept.
+[[nodiscard]] Ended decide_finish(const std::vector<FinishVote>& votes);
 
 // One server's answer to the renew script.
 struct RenewVote {
@@ -137,6 +169,13 @@ struct RenewDecision {
 // unavailable (a retry may still save it), else the token no longer holds.
 [[nodiscard]] RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity);
 
+// The lease a hold has after a round: never shorter than the `ttl` asked for
+// (re-entry and renewal never shorten one), and where every server that
+// counted (granted, re-entered, renewed) kept a longer one, the shortest of
+// those.
+[[nodiscard]] Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes);
+[[nodiscard]] Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes);
+
 // One holder of a lock as one server sees it.
 struct HolderView {
   std::string token;
@@ -160,11 +199,12 @@ struct WaiterView {
   std::string host;
   long long pid = 0;
   std::string cmd;
-  std::string mode;         // what it waits for: exclusive, semaphore or shared
   long long since_ms = 0;   // server time it started waiting
   long long until_ms = -1;  // server time its --wait ends; -1: it waits for as long as it takes
   long long age_ms = 0;     // how long it has waited, by the server's clock
   long long left_ms = -1;   // how long it will wait still; -1: as long as it takes
+  // What it waits for.
+  Claim::Mode mode = Claim::Mode::k_exclusive;
 };
 
 // One server's view of a lock, for `status`.
@@ -175,10 +215,11 @@ struct ServerView {
   bool foreign = false;
   long long now_ms = 0;             // server TIME
   long long ttl_ms = -2;            // the key's PTTL
-  std::string mode;                 // "exclusive", "semaphore" or "shared" while held
   long long limit = 1;              // a semaphore's limit
   std::vector<HolderView> holders;  // live holders
   std::vector<WaiterView> waiters;  // the live line of waiters, first come first
+  // While held: the mode it is held in.
+  Claim::Mode mode = Claim::Mode::k_exclusive;
   [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
 };
 
@@ -188,7 +229,7 @@ struct StatusVerdict {
   std::string name;
   State state = State::k_free;
   std::string foreign_type;
-  std::string mode;  // exclusive, semaphore, shared
+  Claim::Mode mode = Claim::Mode::k_exclusive;  // held: the mode it is held in
   long long limit = 1;
   long long now_ms = 0;             // server time of the view the holders come from
   std::vector<HolderView> holders;  // holders with a quorum, oldest first
@@ -200,11 +241,11 @@ struct StatusVerdict {
 struct BreakVote {
   enum class Kind { k_broken, k_free, k_foreign, k_failed };
   Kind kind = Kind::k_failed;
-  std::string mode;                 // broken: the mode the lock was held in
-  long long limit = 1;              // broken: a semaphore's limit
-  long long now_ms = 0;             // broken: the server's TIME
-  std::vector<HolderView> holders;  // broken: whom this server's lock was taken from
-  std::string foreign_type;         // foreign: what the key holds
+  Claim::Mode mode = Claim::Mode::k_exclusive;  // broken: the mode the lock was held in
+  long long limit = 1;                          // broken: a semaphore's limit
+  long long now_ms = 0;                         // broken: the server's TIME
+  std::vector<HolderView> holders;              // broken: whom this server's lock was taken from
+  std::string foreign_type;                     // foreign: what the key holds
   std::optional<redis::Failure> failure;
 };
 
@@ -212,7 +253,7 @@ struct BreakVote {
 struct BreakDecision {
   enum class Verdict { k_broken, k_free, k_foreign, k_unavailable };
   Verdict verdict = Verdict::k_unavailable;
-  std::string mode;
+  Claim::Mode mode = Claim::Mode::k_exclusive;
   long long limit = 1;
   long long now_ms = 0;
   std::vector<HolderView> holders;  // broken: every holder seen on any server (merged by token), oldest first

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "redis/endpoint.hpp"
+#include "redis/failure.hpp"
 #include "redis/reply.hpp"
 #include "redis/tls.hpp"
 #include "util/clock.hpp"
@@ -23,14 +24,6 @@ namespace redlock::redis {
 struct Timeouts {
   Millis connect{1000};  // to establish a connection (TCP/Unix handshake)
   Millis command{1000};  // for each round trip once connected
-};
-
-// Why a connection stopped working: the exit status it maps to and a line
-// for people (never containing a password).
-struct Failure {
-  ExitStatus status = ExitStatus::k_unavailable;
-  std::string message;
-  bool answered = false;  // an error reply: the server is there
 };
 
 // One non-blocking connection to one Redis server, driven by poll() from

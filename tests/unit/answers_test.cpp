@@ -61,7 +61,7 @@ TEST(Answers, AcquireReadsEveryOutcome) {
   auto mismatch = read_acquire_answer(arr({str("mismatch"), str("semaphore"), str("3")}));
   ASSERT_TRUE(mismatch);
   EXPECT_EQ(mismatch->kind, AcquireVote::Kind::k_mismatch);
-  EXPECT_EQ(mismatch->held_mode, "semaphore");
+  EXPECT_EQ(mismatch->held_mode, Claim::Mode::k_semaphore);
   EXPECT_EQ(mismatch->held_limit, "3");
 
   auto upgrade = read_acquire_answer(arr({str("upgrade"), str("shared"), str("")}));
@@ -95,10 +95,11 @@ TEST(Answers, RepliesOfAnotherShapeAreUnexpected) {
   }
   EXPECT_FALSE(read_renew_answer(arr({str("renewed"), num(5)})));
   EXPECT_FALSE(read_renew_answer(arr({str("acquired"), str("t"), num(1), num(1), num(1)})));
-  EXPECT_FALSE(read_release_answer(arr({str("busy")})));
-  EXPECT_FALSE(read_release_answer(str("released")));
-  ServerView view;
-  EXPECT_FALSE(read_inspect_answer(arr({str("hash"), num(1)}), view));
+  EXPECT_FALSE(read_finish_answer(arr({str("busy")})));
+  EXPECT_FALSE(read_finish_answer(str("released")));
+  EXPECT_FALSE(read_finish_answer(arr({str("released"), num(1)}))) << "too short";
+  EXPECT_FALSE(read_raise_answer(arr({str("busy"), num(1)})));
+  EXPECT_FALSE(read_inspect_answer(arr({str("hash"), num(1)})));
 }
 
 TEST(Answers, AGrantWithAnUnusableFenceIsAFailedVoteThatSaysWhatWasTaken) {
@@ -186,22 +187,49 @@ TEST(Answers, RenewReadsTheModeAndKeepsTheLimitInRange) {
   EXPECT_EQ(gone->kind, RenewVote::Kind::k_not_held);
 }
 
-TEST(Answers, ReleaseReadsEveryOutcome) {
-  EXPECT_EQ(read_release_answer(arr({str("released"), num(1), num(0)}))->kind, ReleaseAnswer::Kind::k_released);
-  EXPECT_EQ(read_release_answer(arr({str("decremented"), num(1), num(1)}))->kind, ReleaseAnswer::Kind::k_decremented);
-  EXPECT_EQ(read_release_answer(arr({str("notheld")}))->kind, ReleaseAnswer::Kind::k_not_held);
-  auto foreign = read_release_answer(arr({str("foreign")}));
+TEST(Answers, FinishReadsEveryOutcome) {
+  auto released = read_finish_answer(arr({str("released"), num(3), num(0)}));
+  ASSERT_TRUE(released);
+  EXPECT_EQ(released->kind, FinishVote::Kind::k_released);
+  EXPECT_EQ(released->levels, 3);
+  EXPECT_EQ(released->kept.count(), 0);
+  auto decremented = read_finish_answer(arr({str("decremented"), num(1), num(1)}));
+  ASSERT_TRUE(decremented);
+  EXPECT_EQ(decremented->kind, FinishVote::Kind::k_decremented);
+  EXPECT_EQ(decremented->levels, 1);
+  EXPECT_EQ(decremented->kept.count(), 0) << "the third element is the levels left, not a time";
+  auto kept = read_finish_answer(arr({str("kept"), num(2), str("4500")}));
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->kind, FinishVote::Kind::k_kept);
+  EXPECT_EQ(kept->levels, 2);
+  EXPECT_EQ(kept->kept.count(), 4500);
+  EXPECT_EQ(read_finish_answer(arr({str("kept"), num(1), num(-5)}))->kept.count(), 0) << "never a negative time";
+  EXPECT_EQ(read_finish_answer(arr({str("notheld")}))->kind, FinishVote::Kind::k_not_held);
+  auto foreign = read_finish_answer(arr({str("foreign")}));
   ASSERT_TRUE(foreign);
-  EXPECT_EQ(foreign->kind, ReleaseAnswer::Kind::k_foreign);
+  EXPECT_EQ(foreign->kind, FinishVote::Kind::k_foreign);
   EXPECT_EQ(foreign->foreign_type, "?");
+  EXPECT_FALSE(read_finish_answer(arr({str("raised"), num(1)})));
+  for (const auto& v : {released, decremented, kept, foreign}) {
+    EXPECT_FALSE(v->failure);
+  }
+}
+
+TEST(Answers, AModeReadsBackFromItsNameAndAnyOtherNameIsExclusive) {
+  for (Claim::Mode m : {Claim::Mode::k_exclusive, Claim::Mode::k_semaphore, Claim::Mode::k_shared}) {
+    EXPECT_EQ(mode_named(mode_name(m)), m) << mode_name(m);
+  }
+  EXPECT_EQ(mode_named(""), Claim::Mode::k_exclusive);
+  EXPECT_EQ(mode_named("Shared"), Claim::Mode::k_exclusive);
 }
 
 TEST(Answers, InspectReadsAPlainHolder) {
   Reply fields =
       arr({str("schema"), str("redlock/1"), str("token"), str("t1"), str("count"), str("1"), str("fence"), str("7"),
            str("host"), str("h"), str("pid"), str("9"), str("cmd"), str("c"), str("since_ms"), str("100")});
-  ServerView view;
-  ASSERT_TRUE(read_inspect_answer(arr({str("hash"), num(1000), num(7), num(2500), fields}), view));
+  auto read = read_inspect_answer(arr({str("hash"), num(1000), num(7), num(2500), fields}));
+  ASSERT_TRUE(read);
+  const ServerView& view = *read;
   EXPECT_EQ(view.type, "hash");
   EXPECT_EQ(view.now_ms, 1000);
   EXPECT_EQ(view.ttl_ms, 2500);
@@ -224,6 +252,153 @@ TEST(Answers, BreakReadsWhomTheLockWasTakenFrom) {
   EXPECT_EQ(read_break_answer(arr({str("free")}))->kind, BreakVote::Kind::k_free);
   EXPECT_EQ(read_break_answer(arr({str("foreign"), str("zset")}))->foreign_type, "zset");
   EXPECT_FALSE(read_break_answer(arr({str("broken"), str("exclusive")})));
+}
+
+// The per-server tally and what it decides on its own: which server gave no
+// usable answer, and why.
+
+Answer said(Reply reply) {
+  Answer a;
+  a.reply = std::move(reply);
+  return a;
+}
+
+Answer failed(ExitStatus status, const std::string& message) {
+  Answer a;
+  a.failure = redis::Failure{status, message};
+  return a;
+}
+
+const std::vector<std::string> k_servers = {"redis://a:1", "redis://b:2", "redis://c:3"};
+
+TEST(Tally, KeepsAFailureReadsAReplyAndCallsAnUnknownReplyUnexpected) {
+  const std::vector<Answer> answers = {failed(ExitStatus::k_refused, "NOAUTH at a"), said(arr({str("free")})),
+                                       said(arr({str("something new")}))};
+  const auto votes = tally<BreakVote>(answers, k_servers, "break", read_break_answer);
+  ASSERT_EQ(votes.size(), 3u);
+  ASSERT_TRUE(votes[0].failure);
+  EXPECT_EQ(votes[0].failure->status, ExitStatus::k_refused);
+  EXPECT_EQ(votes[0].failure->message, "NOAUTH at a");
+  EXPECT_EQ(votes[0].kind, BreakVote::Kind::k_failed);
+  EXPECT_FALSE(votes[1].failure);
+  EXPECT_EQ(votes[1].kind, BreakVote::Kind::k_free);
+  ASSERT_TRUE(votes[2].failure);
+  EXPECT_EQ(votes[2].kind, BreakVote::Kind::k_failed);
+  EXPECT_EQ(votes[2].failure->status, ExitStatus::k_protocol);
+  EXPECT_NE(votes[2].failure->message.find("Redis at redis://c:3 sent an unexpected reply to break"), std::string::npos)
+      << votes[2].failure->message;
+
+  const auto failures = failures_of(votes);
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[0].status, ExitStatus::k_refused);
+  EXPECT_EQ(failures[1].status, ExitStatus::k_protocol);
+}
+
+TEST(Tally, AcquireVotesSayWhyAGrantDoesNotCount) {
+  const std::vector<Answer> answers = {
+      said(arr({str("acquired"), str("tok"), str("abc"), num(1), num(30000)})),  // an unusable fence
+      said(arr({str("reentered"), str("tok"), num(7), num(2), num(30000)})),     // replicas short, below
+      said(arr({str("busy"), num(1500), str("web1"), str("77")})),               // replicas short, but busy
+  };
+  std::vector<Answer> short_of_replicas = answers;
+  short_of_replicas[1].replicas_short = true;
+  short_of_replicas[2].replicas_short = true;
+  const auto votes = acquire_votes(short_of_replicas, k_servers, 2);
+  ASSERT_EQ(votes.size(), 3u);
+
+  EXPECT_EQ(votes[0].kind, AcquireVote::Kind::k_failed);
+  EXPECT_EQ(votes[0].taken, AcquireVote::Kind::k_granted) << "what the server took is still given back";
+  ASSERT_TRUE(votes[0].failure);
+  EXPECT_EQ(votes[0].failure->status, ExitStatus::k_protocol);
+  EXPECT_NE(
+      votes[0].failure->message.find("Redis at redis://a:1 granted the lock with a fence redlock cannot use ('abc'"),
+      std::string::npos)
+      << votes[0].failure->message;
+
+  EXPECT_EQ(votes[1].kind, AcquireVote::Kind::k_failed);
+  EXPECT_EQ(votes[1].taken, AcquireVote::Kind::k_failed);
+  ASSERT_TRUE(votes[1].failure);
+  EXPECT_EQ(votes[1].failure->status, ExitStatus::k_unavailable);
+  EXPECT_NE(votes[1].failure->message.find("fewer than 2 replicas acknowledged the lock"), std::string::npos);
+  EXPECT_NE(votes[1].failure->message.find(k_replicas_hint), std::string::npos);
+
+  EXPECT_EQ(votes[2].kind, AcquireVote::Kind::k_busy) << "only a hold needs its replicas";
+  EXPECT_FALSE(votes[2].failure);
+}
+
+TEST(Tally, RenewVotesOfAMovedServerAreNotHeldAndShortReplicasFail) {
+  const std::vector<Answer> answers = {failed(ExitStatus::k_unavailable, "not asked"),
+                                       said(arr({str("renewed"), num(30000), str("exclusive"), str("1")})),
+                                       said(arr({str("notheld")}))};
+  std::vector<Answer> short_of_replicas = answers;
+  short_of_replicas[1].replicas_short = true;
+  short_of_replicas[2].replicas_short = true;
+  const auto votes = renew_votes(short_of_replicas, k_servers, 1, {true, false, false});
+  ASSERT_EQ(votes.size(), 3u);
+  EXPECT_EQ(votes[0].kind, RenewVote::Kind::k_not_held) << "the sentinels failed over: the lock there is gone";
+  EXPECT_FALSE(votes[0].failure);
+  EXPECT_EQ(votes[1].kind, RenewVote::Kind::k_failed);
+  ASSERT_TRUE(votes[1].failure);
+  EXPECT_NE(votes[1].failure->message.find("fewer than 1 replica acknowledged the renewal"), std::string::npos);
+  EXPECT_EQ(votes[2].kind, RenewVote::Kind::k_not_held);
+  EXPECT_FALSE(votes[2].failure);
+}
+
+TEST(Tally, InspectViewsNameEachServerAndShowWhyOneHasNoView) {
+  const std::vector<Answer> answers = {said(arr({str("none"), num(1000), num(0), num(-2), arr({})})),
+                                       failed(ExitStatus::k_unavailable, "connection refused"),
+                                       said(arr({str("hash"), num(1)}))};
+  std::vector<redis::Failure> failures;
+  const auto views = inspect_views(answers, k_servers, failures);
+  ASSERT_EQ(views.size(), 3u);
+  for (size_t i = 0; i < views.size(); ++i) {
+    EXPECT_EQ(views[i].endpoint, k_servers[i]);
+  }
+  EXPECT_FALSE(views[0].error);
+  EXPECT_EQ(views[0].type, "none");
+  EXPECT_EQ(views[1].error, "connection refused");
+  ASSERT_TRUE(views[2].error);
+  EXPECT_NE(views[2].error->find("unexpected reply to inspect"), std::string::npos);
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_EQ(failures[1].status, ExitStatus::k_protocol);
+}
+
+TEST(Tally, AQuorumFailureTakesTheMostSpecificStatusAndNamesEveryServer) {
+  const redis::Failure down{ExitStatus::k_unavailable, "a is down"};
+  const redis::Failure odd{ExitStatus::k_protocol, "b sent nonsense"};
+  const redis::Failure refused{ExitStatus::k_refused, "c refused"};
+  EXPECT_EQ(quorum_failure({down}, 3, 2).status(), ExitStatus::k_unavailable);
+  EXPECT_EQ(quorum_failure({down, odd}, 3, 2).status(), ExitStatus::k_protocol);
+  EXPECT_EQ(quorum_failure({refused, odd}, 3, 2).status(), ExitStatus::k_refused);
+  EXPECT_EQ(quorum_failure({odd, refused, down}, 3, 2).status(), ExitStatus::k_refused);
+
+  const Error two = quorum_failure({down, odd}, 3, 2);
+  EXPECT_EQ(std::string(two.what()), "only 1 of 3 Redis servers answered (a quorum is 2): a is down; b sent nonsense");
+  const Error one = quorum_failure({down}, 1, 1);
+  EXPECT_EQ(std::string(one.what()), "a is down (is redis-server running there? see --redis and --timeout)");
+  EXPECT_FALSE(one.answered());
+}
+
+TEST(Tally, AQuorumFailureOfServersThatAnsweredGivesNoHintAboutRunningThem) {
+  redis::Failure loading{ExitStatus::k_unavailable, "LOADING at a", true};
+  const Error answered = quorum_failure({loading}, 1, 1);
+  EXPECT_EQ(std::string(answered.what()), "LOADING at a");
+  EXPECT_TRUE(answered.answered());
+  const Error replicas = quorum_failure({replicas_failure("redis://a:1", 1, "lock")}, 1, 1);
+  EXPECT_EQ(std::string(replicas.what()).find("is redis-server running"), std::string::npos);
+  EXPECT_FALSE(replicas.answered());
+}
+
+TEST(Tally, AServerMayEvictALockOnlyWithAMemoryLimitAndAnEvictingPolicy) {
+  const auto config = [](const std::string& limit, const std::string& policy) {
+    return std::vector<Reply>{arr({str("maxmemory"), str(limit)}), arr({str("maxmemory-policy"), str(policy)})};
+  };
+  EXPECT_EQ(evicting_policy(config("1000000", "allkeys-lru")), "allkeys-lru");
+  EXPECT_EQ(evicting_policy(config("1000000", "volatile-ttl")), "volatile-ttl");
+  EXPECT_EQ(evicting_policy(config("1000000", "noeviction")), "");
+  EXPECT_EQ(evicting_policy(config("0", "allkeys-lru")), "") << "no limit: nothing is evicted";
+  EXPECT_EQ(evicting_policy({arr({str("maxmemory"), str("1000")})}), "") << "the policy was not said";
+  EXPECT_EQ(evicting_policy({str("ERR"), str("ERR")}), "");
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ TEST(Layout, APlainLockWithTheSchemaMarkerHasOneHolder) {
                        {"since_ms", "999000"}});
   ASSERT_FALSE(v.foreign);
   ASSERT_EQ(v.holders.size(), 1u);
-  EXPECT_EQ(v.mode, "exclusive");
+  EXPECT_EQ(v.mode, Claim::Mode::k_exclusive);
   EXPECT_EQ(v.holders[0].fence, 1796057741501083);
   EXPECT_EQ(v.holders[0].count, 2);
   EXPECT_EQ(v.holders[0].ttl_ms, 5000);

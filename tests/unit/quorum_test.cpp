@@ -35,12 +35,12 @@ AcquireVote vote(char c, long long fence = 10) {
       break;
     case 'M':
       v.kind = Kind::k_mismatch;
-      v.held_mode = "semaphore";
+      v.held_mode = Claim::Mode::k_semaphore;
       v.held_limit = "3";
       break;
     case 'U':
       v.kind = Kind::k_upgrade;
-      v.held_mode = "shared";
+      v.held_mode = Claim::Mode::k_shared;
       break;
     case 'F':
       v.kind = Kind::k_foreign;
@@ -322,11 +322,11 @@ TEST(Quorum, RenewalTallies) {
   EXPECT_EQ(foreign.foreign_type, "string");
 }
 
-ServerView view(std::vector<HolderView> holders, const std::string& mode = "exclusive", long long limit = 1) {
+ServerView view(std::vector<HolderView> holders, Claim::Mode mode = Claim::Mode::k_exclusive, long long limit = 1) {
   ServerView v;
   v.endpoint = "redis://x";
   v.type = holders.empty() ? "none" : "hash";
-  v.mode = holders.empty() ? "" : mode;
+  v.mode = mode;
   v.limit = limit;
   v.now_ms = 1000;
   v.holders = std::move(holders);
@@ -360,7 +360,7 @@ TEST(Judge, MergesTheSmallestTtlAndLargestFence) {
 
 TEST(Judge, SemaphoreHoldersNeedTheSemaphoreQuorumAndListOldestFirst) {
   // Limit 2 over 3 servers: a holder counts only on all three.
-  auto s = [&](std::vector<HolderView> h) { return view(std::move(h), "semaphore", 2); };
+  auto s = [&](std::vector<HolderView> h) { return view(std::move(h), Claim::Mode::k_semaphore, 2); };
   StatusVerdict v = judge("x", {s({holder("b", 20), holder("a", 10)}), s({holder("a", 10), holder("b", 20)}),
                                 s({holder("b", 20), holder("a", 10), holder("c", 5)})});
   ASSERT_EQ(v.holders.size(), 2u);
@@ -391,7 +391,7 @@ BreakVote break_vote(char c, const std::string& token = "t1", long long since = 
   switch (c) {
     case 'K':  // broken: took it from `token`
       v.kind = BreakVote::Kind::k_broken;
-      v.mode = "exclusive";
+      v.mode = Claim::Mode::k_exclusive;
       v.now_ms = 1000;
       v.holders.push_back(HolderView{token, "web-1", 42, "job", since, 0, 7, 1});
       break;
@@ -430,6 +430,95 @@ TEST(Break, FreeForeignAndUnavailable) {
             BreakDecision::Verdict::k_unavailable);
   EXPECT_EQ(decide_break({break_vote('X'), break_vote('K'), break_vote('F')}).verdict,
             BreakDecision::Verdict::k_broken);
+}
+
+}  // namespace
+}  // namespace redlock::lock
+
+namespace redlock::lock {
+namespace {
+
+// One letter per server: R released, D decremented, K kept, N not held,
+// F foreign, X failed.
+std::vector<FinishVote> finish_votes(const std::string& letters) {
+  std::vector<FinishVote> out;
+  for (char c : letters) {
+    FinishVote v;
+    switch (c) {
+      case 'R':
+        v.kind = FinishVote::Kind::k_released;
+        v.levels = 2;
+        break;
+      case 'D':
+        v.kind = FinishVote::Kind::k_decremented;
+        v.levels = 1;
+        break;
+      case 'K':
+        v.kind = FinishVote::Kind::k_kept;
+        v.levels = 1;
+        v.kept = Millis(4000);
+        break;
+      case 'N':
+        v.kind = FinishVote::Kind::k_not_held;
+        break;
+      case 'F':
+        v.kind = FinishVote::Kind::k_foreign;
+        v.foreign_type = "list";
+        break;
+      default:
+        v.failure = redis::Failure{};
+        break;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+TEST(Finish, AReleaseIsDecrementedWhereAServerKeepsLevelsThenReleased) {
+  const std::vector<std::pair<std::string, ReleaseOutcome>> table = {
+      {"R", ReleaseOutcome::k_released},      {"D", ReleaseOutcome::k_decremented}, {"N", ReleaseOutcome::k_not_held},
+      {"RRD", ReleaseOutcome::k_decremented}, {"RNX", ReleaseOutcome::k_released},  {"NNF", ReleaseOutcome::k_not_held},
+      {"XXX", ReleaseOutcome::k_not_held},    {"KNN", ReleaseOutcome::k_released},
+  };
+  for (const auto& [letters, outcome] : table) {
+    EXPECT_EQ(decide_release(finish_votes(letters)), outcome) << letters;
+  }
+}
+
+TEST(Finish, TheStrongestEndWinsWithTheMostLevelsAndTheLongestKeep) {
+  const std::vector<std::pair<std::string, Ended::Kind>> table = {
+      {"R", Ended::Kind::k_released},   {"D", Ended::Kind::k_decremented}, {"K", Ended::Kind::k_kept},
+      {"N", Ended::Kind::k_not_held},   {"F", Ended::Kind::k_not_held},    {"X", Ended::Kind::k_not_held},
+      {"DRN", Ended::Kind::k_released}, {"RKD", Ended::Kind::k_kept},      {"XDN", Ended::Kind::k_decremented},
+  };
+  for (const auto& [letters, kind] : table) {
+    EXPECT_EQ(decide_finish(finish_votes(letters)).kind, kind) << letters;
+  }
+  const Ended mixed = decide_finish(finish_votes("DRK"));
+  EXPECT_EQ(mixed.levels, 2) << "the most levels any server dropped";
+  EXPECT_EQ(mixed.kept, Millis(4000));
+  const Ended none = decide_finish(finish_votes("NFX"));
+  EXPECT_EQ(none.levels, 0);
+  EXPECT_EQ(none.kept, Millis(0));
+}
+
+TEST(Finish, AHoldsLeaseIsTheShortestThatCountedButNeverShorterThanAsked) {
+  std::vector<AcquireVote> votes(3);
+  votes[0].kind = AcquireVote::Kind::k_granted;
+  votes[0].lease = Millis(50'000);
+  votes[1].kind = AcquireVote::Kind::k_reentered;
+  votes[1].lease = Millis(40'000);
+  votes[2].kind = AcquireVote::Kind::k_busy;
+  votes[2].lease = Millis(35'000);  // busy: does not count
+  EXPECT_EQ(held_lease(Millis(30'000), votes), Millis(40'000));
+  EXPECT_EQ(held_lease(Millis(45'000), votes), Millis(45'000));
+  EXPECT_EQ(held_lease(Millis(30'000), std::vector<AcquireVote>(2)), Millis(30'000)) << "nobody counted";
+
+  std::vector<RenewVote> renewed(2);
+  renewed[0].kind = RenewVote::Kind::k_renewed;
+  renewed[0].lease = Millis(90'000);
+  renewed[1].kind = RenewVote::Kind::k_not_held;
+  EXPECT_EQ(held_lease(Millis(30'000), renewed), Millis(90'000));
 }
 
 }  // namespace
