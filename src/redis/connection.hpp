@@ -86,11 +86,11 @@ class Connection {
   void reset();
 
   [[nodiscard]] const Endpoint& endpoint() const { return m_endpoint; }
-  // True while the socket is connected and usable (after a cancellation
-  // too): a command queued now follows everything sent before it, in order.
   // True when no socket is open: never opened, or closed (a peer that
   // closed while nothing was owed closes it quietly, without a failure).
   [[nodiscard]] bool closed() const { return m_state == State::k_closed; }
+  // True while the socket is connected and usable (after a cancellation
+  // too): a command queued now follows everything sent before it, in order.
   [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
 
   // redis+sentinel:// only: asks the sentinels (one command, to the first
