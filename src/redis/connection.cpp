@@ -44,9 +44,10 @@ std::string format_command(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls)
+Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls, Cancel cancel)
     : m_endpoint(std::move(endpoint)),
       m_timeouts(timeouts),
+      m_cancel(cancel),
       m_tls(std::move(tls)),
       m_ssl(nullptr, [](SSL* s) { openssl().SSL_free(s); }),
       m_reader(nullptr, redisReaderFree) {}
@@ -332,8 +333,7 @@ std::optional<std::pair<std::string, int>> named_master(const std::vector<Reply>
 
 }  // namespace
 
-std::optional<Connection::Address> Connection::query_sentinels(std::string& reasons, ExitStatus& status,
-                                                               int cancel_fd) {
+std::optional<Connection::Address> Connection::query_sentinels(std::string& reasons, ExitStatus& status) {
   // Each sentinel in turn, each with its own short budget (a third of
   // --connect-timeout, and no more than --timeout for its answer), so that
   // one hung sentinel leaves time to ask the others; the first that names
@@ -351,10 +351,10 @@ std::optional<Connection::Address> Connection::query_sentinels(std::string& reas
     sentinel.host = host;
     sentinel.port = port;
     sentinel.password = m_endpoint.sentinel_password;
-    Connection conn(sentinel, budget);
+    Connection conn(sentinel, budget, nullptr, m_cancel);
     conn.queue({"SENTINEL", "get-master-addr-by-name", m_endpoint.master});
     Connection* one[] = {&conn};
-    run_all(one, cancel_fd);
+    run_all(one, m_cancel);
     const std::string where = sentinel.display();
     if (conn.failure()) {
       if (conn.failure()->status == ExitStatus::k_refused) {
@@ -389,7 +389,7 @@ std::optional<Connection::Address> Connection::query_sentinels(std::string& reas
 std::optional<Connection::Address> Connection::ask_sentinels() {
   std::string reasons;
   ExitStatus status = ExitStatus::k_unavailable;
-  auto master = query_sentinels(reasons, status, -1);
+  auto master = query_sentinels(reasons, status);
   if (!master) {
     fail(status,
          fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
@@ -397,7 +397,7 @@ std::optional<Connection::Address> Connection::ask_sentinels() {
   return master;
 }
 
-bool Connection::master_changed(int cancel_fd) {
+bool Connection::master_changed() {
   if (m_endpoint.kind != Endpoint::Kind::k_sentinel || !m_master || m_state != State::k_ready || m_failure ||
       m_verifying || !settled()) {
     return false;
@@ -405,7 +405,7 @@ bool Connection::master_changed(int cancel_fd) {
   std::string reasons;
   ExitStatus status = ExitStatus::k_unavailable;
   m_not_master.clear();
-  auto now = query_sentinels(reasons, status, cancel_fd);
+  auto now = query_sentinels(reasons, status);
   if (!now) {
     log_debug("could not ask the sentinels of {} for the master{}", m_endpoint.display(), reasons);
     return false;

@@ -10,6 +10,7 @@
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
 #include "redis/tls.hpp"
+#include "util/cancel.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
@@ -42,7 +43,9 @@ struct Failure {
 // socket: the next queued command reconnects.
 class Connection {
  public:
-  Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls = nullptr);
+  // `cancel` cuts short what the connection waits for on its own: the
+  // sentinels' answers (and call()'s round trip).
+  Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls = nullptr, Cancel cancel = {});
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -93,13 +96,16 @@ class Connection {
   // too): a command queued now follows everything sent before it, in order.
   [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
 
+  [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
+  void set_cancel(Cancel cancel) { m_cancel = cancel; }
+
   // redis+sentinel:// only: asks the sentinels (one command, to the first
   // that answers) which server is the master now. True when it is no longer
   // the one this open, idle connection talks to: the connection is then
   // closed, so that the next command goes to the new master. False when it
   // is the same, when no sentinel answers, or when there is nothing to check.
-  // Blocking, bounded by the per-sentinel timeouts; `cancel_fd` (>= 0) cuts it short.
-  [[nodiscard]] bool master_changed(int cancel_fd = -1);
+  // Blocking, bounded by the per-sentinel timeouts; cancel() cuts it short.
+  [[nodiscard]] bool master_changed();
   // The master this connection reached through the sentinels ("host:port"),
   // empty for other endpoints or before a connection.
   [[nodiscard]] std::string master_address() const;
@@ -118,7 +124,7 @@ class Connection {
   // The first sentinel's answer (starting with the one that answered last),
   // or nullopt with every sentinel's reason in `reasons` and the most
   // specific status in `status`.
-  std::optional<Address> query_sentinels(std::string& reasons, ExitStatus& status, int cancel_fd);
+  std::optional<Address> query_sentinels(std::string& reasons, ExitStatus& status);
   // Opens the socket to the endpoint (for redis+sentinel://, to the master
   // the sentinels name) and queues AUTH, SELECT and, for a sentinel's
   // master, ROLE. `deadline`: when connecting must be done (default: the
@@ -154,6 +160,7 @@ class Connection {
 
   Endpoint m_endpoint;
   Timeouts m_timeouts;
+  Cancel m_cancel;
   State m_state = State::k_closed;
   Fd m_fd;
   std::shared_ptr<TlsContext> m_tls;
