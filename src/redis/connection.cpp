@@ -1,6 +1,5 @@
 #include "redis/connection.hpp"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <netdb.h>
@@ -17,7 +16,7 @@
 #include <utility>
 
 #include "redis/fanout.hpp"
-#include "redis/openssl.hpp"
+#include "redis/transport.hpp"
 #include "util/log.hpp"
 
 namespace redlock::redis {
@@ -49,28 +48,10 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
       m_timeouts(timeouts),
       m_cancel(cancel),
       m_tls(std::move(tls)),
-      m_ssl(nullptr, [](SSL* s) { openssl().SSL_free(s); }),
       m_reader(nullptr, redisReaderFree) {}
 
-namespace {
-
-// What to do about a TLS failure whose cause is this client's certificate.
-std::string client_certificate_hint(const std::string& why) {
-  if (why.find("certificate required") != std::string::npos) {
-    return " (the server asks for a client certificate: give one with --tls-cert and --tls-key)";
-  }
-  if (why.find("unknown ca") != std::string::npos || why.find("bad certificate") != std::string::npos ||
-      why.find("certificate unknown") != std::string::npos) {
-    return " (the server does not accept this client certificate: see --tls-cert and --tls-key)";
-  }
-  return "";
-}
-
-}  // namespace
-
 void Connection::close_socket() {
-  m_ssl.reset();
-  m_tls_want = 0;
+  m_transport.reset();
   m_fd.reset();
   m_state = State::k_closed;
   m_reader.reset();
@@ -171,17 +152,7 @@ bool Connection::closed_while_idle() const {
   if (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
     return true;
   }
-  if (m_ssl) {
-    return false;  // TLS may send records of its own (session tickets) while idle
-  }
-  // Readable with nothing asked: end of stream, or a farewell such as
-  // "-ERR max number of clients reached" before a close.
-  char c;
-  ssize_t n;
-  do {
-    n = ::recv(m_fd.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  return m_transport->said_goodbye();
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
@@ -481,159 +452,32 @@ void Connection::finish_connect() {
          fmt::format("cannot connect to Redis at {}: {}", m_endpoint.display(), std::strerror(err)));
     return;
   }
-  if (m_endpoint.tls) {
-    if (!m_tls) {
-      fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
-      return;
-    }
-    const OpenSsl& ssl = openssl();
-    m_ssl.reset(ssl.SSL_new(m_tls->get()));
-    ssl.SSL_set_fd(m_ssl.get(), m_fd.get());
-    const std::string& name = m_tls->options().server_name.empty() ? m_endpoint.host : m_tls->options().server_name;
-    unsigned char ip[16];
-    const bool is_ip = inet_pton(AF_INET, name.c_str(), ip) == 1 || inet_pton(AF_INET6, name.c_str(), ip) == 1;
-    if (!is_ip) {
-      (void)ssl.SSL_ctrl(m_ssl.get(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                         const_cast<char*>(name.c_str()));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-    }
-    if (!m_tls->options().insecure) {
-      X509_VERIFY_PARAM* param = ssl.SSL_get0_param(m_ssl.get());
-      if (is_ip) {
-        ssl.X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
-      } else {
-        ssl.X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
-      }
-    }
-    m_state = State::k_handshake;
-    handshake();
+  // The one place that knows the transports apart.
+  if (!m_endpoint.tls) {
+    m_transport = plain_transport(m_fd.get(), m_endpoint.display());
+  } else if (m_tls) {
+    m_transport = tls_transport(m_fd.get(), *m_tls, m_endpoint.host, m_endpoint.display());
+  } else {
+    fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
     return;
+  }
+  m_state = State::k_handshake;
+  handshake();
+}
+
+void Connection::handshake() {
+  Failure failure;
+  switch (m_transport->handshake(failure)) {
+    case Transport::Handshake::k_pending:
+      return;
+    case Transport::Handshake::k_failed:
+      fail(std::move(failure));
+      return;
+    case Transport::Handshake::k_done:
+      break;
   }
   m_state = State::k_ready;
   m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
-}
-
-namespace {
-
-// TLS failures that mean "we were refused" (77), not "unreachable" (69).
-bool is_refusal(unsigned long e) {
-  int reason = ERR_GET_REASON(e);
-  return reason == SSL_R_CERTIFICATE_VERIFY_FAILED || reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED ||
-         reason == SSL_R_SSLV3_ALERT_BAD_CERTIFICATE || reason == SSL_R_TLSV1_ALERT_UNKNOWN_CA ||
-         reason == SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN || reason == SSL_R_TLSV1_ALERT_ACCESS_DENIED ||
-         reason == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE;
-}
-
-}  // namespace
-
-void Connection::handshake() {
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int r = ssl.SSL_connect(m_ssl.get());
-  if (r == 1) {
-    m_tls_want = 0;
-    m_state = State::k_ready;
-    m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
-    return;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), r);
-  if (err == SSL_ERROR_WANT_READ) {
-    m_tls_want = POLLIN;
-    return;
-  }
-  if (err == SSL_ERROR_WANT_WRITE) {
-    m_tls_want = POLLOUT;
-    return;
-  }
-  long verify = ssl.SSL_get_verify_result(m_ssl.get());
-  if (verify != X509_V_OK) {
-    fail(ExitStatus::k_refused, fmt::format("TLS verification of Redis at {} failed: {} (see --tls-ca, "
-                                            "--tls-server-name)",
-                                            m_endpoint.display(), ssl.X509_verify_cert_error_string(verify)));
-    return;
-  }
-  unsigned long e = ssl.ERR_peek_error();
-  ExitStatus status = is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable;
-  std::string why = err == SSL_ERROR_SYSCALL && e == 0 ? "the server closed the connection" : tls_error_text();
-  fail(status, fmt::format("TLS handshake with Redis at {} failed: {}{}", m_endpoint.display(), why,
-                           client_certificate_hint(why)));
-}
-
-template <typename Io>
-ssize_t Connection::plain_io(Io io) {
-  while (true) {
-    ssize_t n = io();
-    if (n >= 0) {
-      return n;
-    }
-    if (errno == EINTR) {
-      continue;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      return -1;
-    }
-    fail(ExitStatus::k_unavailable,
-         fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
-    return -2;
-  }
-}
-
-ssize_t Connection::transport_read(char* buf, size_t len) {
-  if (!m_ssl) {
-    return plain_io([&] { return ::recv(m_fd.get(), buf, len, 0); });
-  }
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int n = ssl.SSL_read(m_ssl.get(), buf, static_cast<int>(len));
-  if (n > 0) {
-    m_tls_want = 0;
-    return n;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), n);
-  if (err == SSL_ERROR_WANT_READ) {
-    return -1;
-  }
-  if (err == SSL_ERROR_WANT_WRITE) {
-    m_tls_want = POLLOUT;
-    return -1;
-  }
-  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && ssl.ERR_peek_error() == 0)) {
-    return 0;
-  }
-  unsigned long e = ssl.ERR_peek_error();
-  const std::string why = tls_error_text();
-  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error from Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
-  return -2;
-}
-
-ssize_t Connection::transport_write(const char* buf, size_t len) {
-  if (!m_ssl) {
-    return plain_io([&] { return ::send(m_fd.get(), buf, len, MSG_NOSIGNAL); });
-  }
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int n = ssl.SSL_write(m_ssl.get(), buf, static_cast<int>(len));
-  if (n > 0) {
-    return n;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), n);
-  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-    return -1;
-  }
-  // The server may have closed after an alert (e.g. TLS 1.3's "certificate
-  // required", sent after the client's side of the handshake is done): read
-  // it, so the failure names the real cause.
-  unsigned long e = ssl.ERR_peek_error();
-  if (e == 0) {
-    char scratch[256];
-    ssl.ERR_clear_error();
-    (void)ssl.SSL_read(m_ssl.get(), scratch, sizeof(scratch));
-    e = ssl.ERR_peek_error();
-  }
-  std::string why = e == 0 ? std::string("the server closed the connection") : tls_error_text();
-  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error talking to Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
-  return -2;
 }
 
 short Connection::wanted_events() const {
@@ -644,9 +488,9 @@ short Connection::wanted_events() const {
     return POLLOUT;
   }
   if (m_state == State::k_handshake) {
-    return m_tls_want;
+    return m_transport->wanted_events();
   }
-  short ev = POLLIN | m_tls_want;
+  short ev = POLLIN | m_transport->wanted_events();
   if (!m_out.empty()) {
     ev |= POLLOUT;
   }
@@ -677,17 +521,23 @@ void Connection::on_events(short revents) {
   if ((revents & POLLOUT) && !m_out.empty()) {
     write_some();
   }
-  if (m_state == State::k_ready &&
-      ((revents & (POLLIN | POLLERR | POLLHUP)) || ((revents & POLLOUT) && m_tls_want == POLLOUT))) {
+  // (A transport that wants POLLOUT while ready has a read that must write first.)
+  if (m_state == State::k_ready && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
+                                    ((revents & POLLOUT) && (m_transport->wanted_events() & POLLOUT) != 0))) {
     read_some();
   }
 }
 
 void Connection::write_some() {
   while (!m_out.empty()) {
-    ssize_t n = transport_write(m_out.data(), m_out.size());
+    Failure failure;
+    ssize_t n = m_transport->write(m_out.data(), m_out.size(), failure);
+    if (n == Transport::k_failed) {
+      fail(std::move(failure));
+      return;
+    }
     if (n < 0) {
-      return;  // would block, or failed
+      return;  // would block
     }
     m_out.erase(0, static_cast<size_t>(n));
   }
@@ -697,14 +547,16 @@ void Connection::read_some() {
   char buf[16384];
   bool complete = false;  // some reply arrived whole
   while (true) {
-    ssize_t n = transport_read(buf, sizeof(buf));
-    if (n == -1) {
-      break;  // would block
+    Failure failure;
+    ssize_t n = m_transport->read(buf, sizeof(buf), failure);
+    if (n == Transport::k_blocked) {
+      break;
     }
-    if (n < 0) {
-      return;  // failed
+    if (n == Transport::k_failed) {
+      fail(std::move(failure));
+      return;
     }
-    if (n == 0) {
+    if (n == Transport::k_closed) {
       on_peer_closed();
       return;
     }
@@ -712,8 +564,8 @@ void Connection::read_some() {
     if (!take_parsed_replies(complete)) {
       return;
     }
-    if (static_cast<size_t>(n) < sizeof(buf) && !m_ssl) {
-      break;  // (TLS may hold more decrypted bytes: read until it would block)
+    if (static_cast<size_t>(n) < sizeof(buf) && !m_transport->may_hold_more()) {
+      break;
     }
   }
   if (m_awaiting == 0 && m_hidden == 0) {

@@ -17,9 +17,10 @@
 #include "util/fd.hpp"
 
 struct redisReader;
-typedef struct ssl_st SSL;
 
 namespace redlock::redis {
+
+class Transport;
 
 struct Timeouts {
   Millis connect{1000};  // to establish a connection (TCP/Unix handshake)
@@ -39,8 +40,8 @@ struct Failure {
 // under one deadline. Commands are queued as argument vectors; replies come
 // back in order. AUTH and SELECT are sent first, pipelined, whenever the
 // connection is (re)established; rediss:// endpoints first complete a TLS
-// handshake (verified against `tls`). A timeout or I/O error closes the
-// socket: the next queued command reconnects.
+// handshake (verified against `tls`; see transport.hpp). A timeout or I/O
+// error closes the socket: the next queued command reconnects.
 class Connection {
  public:
   // `cancel` cuts short what the connection waits for on its own: the
@@ -134,7 +135,11 @@ class Connection {
   // closes the socket and asks the sentinels again (false: stop reading).
   bool confirm_master(const Reply& role);
   void finish_connect();
+  // Goes on with the transport's handshake; once it is done, the
+  // connection is ready.
+  void handshake();
   void fail(ExitStatus status, std::string message);
+  void fail(Failure failure) { fail(failure.status, std::move(failure.message)); }
   void read_some();
   // The server closed its end: a failure if replies are owed, else a quiet close.
   void on_peer_closed();
@@ -148,15 +153,7 @@ class Connection {
   // AUTH or SELECT answered `error`: fails with the matching status.
   void refuse_setup(const std::string& error, bool auth);
   void write_some();
-  void handshake();
   void close_socket();
-  // Transport: plain socket or TLS. >0 bytes, 0 = closed by the peer,
-  // -1 = would block (errno EAGAIN), -2 = failed (m_failure set).
-  ssize_t transport_read(char* buf, size_t len);
-  ssize_t transport_write(const char* buf, size_t len);
-  // A plain socket call, retried on EINTR, with the same results.
-  template <typename Io>
-  ssize_t plain_io(Io io);
 
   Endpoint m_endpoint;
   Timeouts m_timeouts;
@@ -164,8 +161,7 @@ class Connection {
   State m_state = State::k_closed;
   Fd m_fd;
   std::shared_ptr<TlsContext> m_tls;
-  std::unique_ptr<SSL, void (*)(SSL*)> m_ssl;
-  short m_tls_want = 0;  // what OpenSSL waits for (handshake, or a read that must write)
+  std::unique_ptr<Transport> m_transport;  // chosen once the socket connects
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
   std::string m_out;         // formatted commands not yet written
   size_t m_hidden = 0;       // replies to AUTH/SELECT still to be checked
