@@ -15,7 +15,7 @@
 #include <tuple>
 #include <utility>
 
-#include "redis/fanout.hpp"
+#include "redis/sentinel.hpp"
 #include "redis/transport.hpp"
 #include "util/log.hpp"
 
@@ -48,7 +48,11 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
       m_timeouts(timeouts),
       m_cancel(cancel),
       m_tls(std::move(tls)),
-      m_reader(nullptr, redisReaderFree) {}
+      m_reader(nullptr, redisReaderFree) {
+  if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+    m_sentinel = std::make_unique<Sentinel>(m_endpoint, m_timeouts);
+  }
+}
 
 void Connection::close_socket() {
   m_transport.reset();
@@ -202,7 +206,9 @@ void Connection::start_connect() {
   m_hidden = 0;
   m_out.clear();
   m_held.clear();
-  m_not_master.clear();
+  if (m_sentinel) {
+    m_sentinel->begin_connect();
+  }
   open_socket();
 }
 
@@ -221,13 +227,14 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   } else {
     std::string host = m_endpoint.host;
     int port_number = m_endpoint.port;
-    if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
-      auto master = ask_sentinels();
+    if (m_sentinel) {
+      Failure failure;
+      auto master = m_sentinel->find_master(m_cancel, failure);
       if (!master) {
-        return;  // failed, with the reason
+        fail(std::move(failure));
+        return;
       }
       std::tie(host, port_number) = *master;
-      m_master = master;
     }
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
@@ -281,151 +288,44 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   }
   // A sentinel's answer may be stale (a failover it has not seen yet, or a
   // sentinel that lost track): the server itself says whether it is the master.
-  if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+  if (m_sentinel) {
     m_out += format_command({"ROLE"});
     ++m_hidden;
     m_verifying = true;
   }
 }
 
-namespace {
-
-// The address in a reply to SENTINEL get-master-addr-by-name.
-std::optional<std::pair<std::string, int>> named_master(const std::vector<Reply>& replies) {
-  if (replies.size() != 1 || !replies[0].is_array() || replies[0].elements.size() != 2) {
-    return std::nullopt;
-  }
-  try {
-    return std::make_pair(replies[0].elements[0].text(), std::stoi(replies[0].elements[1].text()));
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
-
-std::optional<Connection::Address> Connection::query_sentinels(std::string& reasons, ExitStatus& status) {
-  // Each sentinel in turn, each with its own short budget (a third of
-  // --connect-timeout, and no more than --timeout for its answer), so that
-  // one hung sentinel leaves time to ask the others; the first that names
-  // a master wins, and is asked first next time. (Blocking: only on
-  // (re)connect, and for master_changed().)
-  const Millis each = std::max(Millis(1), m_timeouts.connect / 3);
-  const Timeouts budget{each, std::min(each, m_timeouts.command)};
-  const size_t n = m_endpoint.sentinels.size();
-  const char* password_hint =
-      " (give the sentinels' password with ?sentinel_password= in the URL or $REDLOCK_SENTINEL_PASSWORD)";
-  for (size_t k = 0; k < n; ++k) {
-    const size_t index = (m_first_sentinel + k) % n;
-    const auto& [host, port] = m_endpoint.sentinels[index];
-    Endpoint sentinel;
-    sentinel.host = host;
-    sentinel.port = port;
-    sentinel.password = m_endpoint.sentinel_password;
-    Connection conn(sentinel, budget, nullptr, m_cancel);
-    conn.queue({"SENTINEL", "get-master-addr-by-name", m_endpoint.master});
-    Connection* one[] = {&conn};
-    run_all(one, m_cancel);
-    const std::string where = sentinel.display();
-    if (conn.failure()) {
-      if (conn.failure()->status == ExitStatus::k_refused) {
-        status = ExitStatus::k_refused;
-        reasons += fmt::format("; sentinel {} refused the password{}", where, password_hint);
-      } else {
-        reasons += fmt::format("; sentinel {}: {}", where, conn.failure()->message);
-      }
-      continue;
-    }
-    auto replies = conn.take_replies();
-    if (replies.size() == 1 && replies[0].is_error() && classify_error(replies[0].str) == ExitStatus::k_refused) {
-      status = ExitStatus::k_refused;
-      reasons += fmt::format("; sentinel {} requires a password{}", where, password_hint);
-      continue;
-    }
-    if (auto master = named_master(replies)) {
-      if (std::find(m_not_master.begin(), m_not_master.end(), *master) == m_not_master.end()) {
-        m_first_sentinel = index;
-        return master;
-      }
-      reasons += fmt::format("; sentinel {} named {}:{}, which is not a master", where, master->first, master->second);
-      continue;
-    }
-    reasons += fmt::format(
-        "; sentinel {}: {}", where,
-        replies.empty() || replies[0].is_nil() ? "does not know that master" : "answered " + replies[0].text());
-  }
-  return std::nullopt;
-}
-
-std::optional<Connection::Address> Connection::ask_sentinels() {
-  std::string reasons;
-  ExitStatus status = ExitStatus::k_unavailable;
-  auto master = query_sentinels(reasons, status);
-  if (!master) {
-    fail(status,
-         fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
-  }
-  return master;
-}
-
 bool Connection::master_changed() {
-  if (m_endpoint.kind != Endpoint::Kind::k_sentinel || !m_master || m_state != State::k_ready || m_failure ||
-      m_verifying || !settled()) {
+  if (!m_sentinel || m_state != State::k_ready || m_failure || m_verifying || !settled()) {
     return false;
   }
-  std::string reasons;
-  ExitStatus status = ExitStatus::k_unavailable;
-  m_not_master.clear();
-  auto now = query_sentinels(reasons, status);
-  if (!now) {
-    log_debug("could not ask the sentinels of {} for the master{}", m_endpoint.display(), reasons);
+  if (!m_sentinel->failed_over(m_cancel)) {
     return false;
   }
-  if (*now == *m_master) {
-    return false;
-  }
-  log_debug("the sentinels of {} now name {}:{} as the master, not {}:{}", m_endpoint.display(), now->first,
-            now->second, m_master->first, m_master->second);
   reset();
-  m_master.reset();
   return true;
 }
 
 std::string Connection::master_address() const {
-  return m_master ? fmt::format("{}:{}", m_master->first, m_master->second) : std::string();
+  return m_sentinel ? m_sentinel->master_address() : std::string();
 }
 
 bool Connection::confirm_master(const Reply& role) {
-  if (role.is_array() && !role.elements.empty() && role.elements[0].str == "master") {
-    m_verifying = false;
-    m_out += m_held;
-    m_held.clear();
-    return true;
-  }
-  if (role.is_error()) {
-    if (role.str.rfind("NOPERM", 0) == 0) {
-      // A user without +role: the check cannot be made; READONLY answers
-      // and the sentinels still catch a replica.
-      log_debug("cannot confirm that {} is a master: {}", m_endpoint.display(), role.str);
+  Failure failure;
+  switch (m_sentinel->confirm(role, failure)) {
+    case Sentinel::Role::k_master:
       m_verifying = false;
       m_out += m_held;
       m_held.clear();
       return true;
-    }
-    const ExitStatus status = classify_error(role.str);
-    fail(status, status == ExitStatus::k_refused
-                     ? fmt::format("Redis at {} requires a password: give it with --password-file or "
-                                   "$REDLOCK_PASSWORD",
-                                   m_endpoint.display())
-                     : fmt::format("Redis at {} answered ROLE: {}", m_endpoint.display(), mask_secrets(role.str)));
-    return false;
+    case Sentinel::Role::k_failed:
+      fail(std::move(failure));
+      return false;
+    case Sentinel::Role::k_replica:
+      break;
   }
-  // A replica: the sentinel's answer was stale. Ask the others, within the
-  // same connect deadline; what was queued goes to the master they name.
-  const std::string role_name = role.is_array() && !role.elements.empty() ? role.elements[0].text() : "?";
-  log_debug("{}:{}, named by a sentinel of {}, is a {}, not the master; asking the sentinels again", m_master->first,
-            m_master->second, m_endpoint.display(), role_name);
-  m_not_master.push_back(*m_master);
+  // The sentinel's answer was stale: ask them again, within the same
+  // connect deadline; what was queued goes to the master they name.
   std::string held = std::move(m_held);
   const size_t awaiting = m_awaiting;
   const size_t discard = m_discard;

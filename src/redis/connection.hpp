@@ -20,6 +20,7 @@ struct redisReader;
 
 namespace redlock::redis {
 
+class Sentinel;
 class Transport;
 
 struct Timeouts {
@@ -40,8 +41,10 @@ struct Failure {
 // under one deadline. Commands are queued as argument vectors; replies come
 // back in order. AUTH and SELECT are sent first, pipelined, whenever the
 // connection is (re)established; rediss:// endpoints first complete a TLS
-// handshake (verified against `tls`; see transport.hpp). A timeout or I/O
-// error closes the socket: the next queued command reconnects.
+// handshake (verified against `tls`; see transport.hpp). A
+// redis+sentinel:// endpoint connects to the master its sentinels name
+// (see sentinel.hpp). A timeout or I/O error closes the socket: the next
+// queued command reconnects.
 class Connection {
  public:
   // `cancel` cuts short what the connection waits for on its own: the
@@ -118,14 +121,6 @@ class Connection {
   // True when the peer closed (or wrote to) the connection while no request
   // was outstanding: it cannot carry the next one.
   [[nodiscard]] bool closed_while_idle() const;
-  using Address = std::pair<std::string, int>;
-  // redis+sentinel://: the master's address from the first sentinel that
-  // names one not in m_not_master; fails the connection when none does.
-  std::optional<Address> ask_sentinels();
-  // The first sentinel's answer (starting with the one that answered last),
-  // or nullopt with every sentinel's reason in `reasons` and the most
-  // specific status in `status`.
-  std::optional<Address> query_sentinels(std::string& reasons, ExitStatus& status);
   // Opens the socket to the endpoint (for redis+sentinel://, to the master
   // the sentinels name) and queues AUTH, SELECT and, for a sentinel's
   // master, ROLE. `deadline`: when connecting must be done (default: the
@@ -173,13 +168,11 @@ class Connection {
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;
-  // redis+sentinel://: the master connected to, servers found not to be
-  // masters during this connect, the connect's deadline, which sentinel to
-  // ask first, and the commands held back until ROLE confirms the master.
-  std::optional<Address> m_master;
-  std::vector<Address> m_not_master;
+  // redis+sentinel://: its sentinels, the connect's deadline (kept when
+  // they must be asked again), and the commands held back until ROLE
+  // confirms the master.
+  std::unique_ptr<Sentinel> m_sentinel;
   std::optional<TimePoint> m_connect_deadline;
-  size_t m_first_sentinel = 0;
   bool m_verifying = false;
   bool m_auth_unanswered = false;  // the next reply to check is AUTH's
   std::string m_held;
