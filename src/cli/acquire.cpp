@@ -28,12 +28,12 @@ ExitCode print_or_give_back(const std::string& line, lock::Locker& locker, const
 
 }  // namespace
 
-ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g) {
+ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g, const Cancel& stop) {
   const Take take = parse_take(o.take, o.shared);
   Resolved r = resolve(g);
 
   SignalFd signals({SIGINT, SIGTERM, SIGHUP});
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
   auto taken = take_lock(locker, take, make_owner(holder_pid, process_argv(holder_pid)), signals);

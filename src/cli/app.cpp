@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/signals.hpp"
@@ -37,23 +36,23 @@ int pending_stop() {
   return 0;
 }
 
-ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o) {
+ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, const Cancel& stop) {
   if (!which) {
     throw UsageError("no subcommand given (acquire, release, renew, status, break, exec)");
   }
   switch (*which) {
     case Subcommand::k_acquire:
-      return run_acquire(o.acquire, o.global);
+      return run_acquire(o.acquire, o.global, stop);
     case Subcommand::k_release:
-      return run_release(o.release, o.global);
+      return run_release(o.release, o.global, stop);
     case Subcommand::k_renew:
-      return run_renew(o.renew, o.global);
+      return run_renew(o.renew, o.global, stop);
     case Subcommand::k_status:
-      return run_status(o.status, o.global);
+      return run_status(o.status, o.global, stop);
     case Subcommand::k_break:
-      return run_break(o.brk, o.global);
+      return run_break(o.brk, o.global, stop);
     case Subcommand::k_exec:
-      return run_exec(o.exec, o.global);
+      return run_exec(o.exec, o.global, stop);
   }
   throw std::logic_error("run_subcommand: unknown subcommand");
 }
@@ -69,16 +68,15 @@ void set_verbosity(const GlobalOptions& g) {
 // The one place where an ExitCode becomes a number.
 int run(std::optional<Subcommand> which, const AllOptions& o) {
   // From here on the stop signals are blocked (before any thread or child
-  // exists) and cancel every round trip in flight: SIGINT, SIGTERM or SIGHUP
-  // while redlock waits for Redis ends it at once, with 128+N. What was just
-  // sent still reaches the server, followed by the release of anything it
-  // would grant.
+  // exists), and the subcommand hands them to every wait for Redis as its
+  // Cancel: SIGINT, SIGTERM or SIGHUP while redlock waits for Redis ends it
+  // at once, with 128+N. What was just sent still reaches the server,
+  // followed by the release of anything it would grant.
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
-  redis::set_stop_fd(stops.fd());
   ExitCode status = ExitStatus::k_ok;
   std::string failure;
   try {
-    status = run_subcommand(which, o);
+    status = run_subcommand(which, o, stops.cancel());
   } catch (const Error& e) {
     failure = e.what();
     status = e.status();

@@ -99,10 +99,10 @@ std::string not_broken_message(const std::vector<std::pair<std::string, std::str
 
 }  // namespace
 
-ExitCode run_break(const BreakOptions& o, const GlobalOptions& g) {
+ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& stop) {
   const std::vector<std::string> names = named_locks(o.names);
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   const std::vector<std::string> urls = locker.endpoint_names();
   std::string output;
   nlohmann::json all = nlohmann::json::array();

@@ -7,6 +7,7 @@
 
 #include "cli/common.hpp"
 #include "exec/supervisor.hpp"
+#include "util/cancel.hpp"
 
 namespace CLI {
 class App;
@@ -16,6 +17,7 @@ namespace redlock::cli {
 
 // One options struct and one run_X() per subcommand; each run_X validates
 // everything before the first network traffic and returns the exit status.
+// `stop` (the stop signals) cuts every wait for Redis short.
 // The options themselves (flags, help, how a value is read) are defined in
 // cli/options.cpp, the one file that knows CLI11.
 
@@ -24,14 +26,14 @@ struct AcquireOptions {
   bool shared = false;
   bool json = false;
 };
-ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g);
+ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct ReleaseOptions {
   std::string name;
   std::string token;
   Millis hold_at_least{0};  // 0: none
 };
-ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g);
+ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct RenewOptions {
   std::string name;
@@ -39,7 +41,7 @@ struct RenewOptions {
   Millis ttl{30'000};
   bool json = false;
 };
-ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g);
+ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 enum class StatusFormat { k_table, k_json, k_prometheus };
 struct StatusOptions {
@@ -49,13 +51,13 @@ struct StatusOptions {
   bool watch = false;                  // redraw every `interval` until a stop signal
   std::optional<Millis> interval;      // --watch's period (none: 2s)
 };
-ExitCode run_status(const StatusOptions& o, const GlobalOptions& g);
+ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct BreakOptions {
   std::vector<std::string> names;
   bool json = false;
 };
-ExitCode run_break(const BreakOptions& o, const GlobalOptions& g);
+ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct ExecOptions {
   TakeOptions take;
@@ -67,7 +69,7 @@ struct ExecOptions {
   std::vector<std::string> command;  // after --
   bool saw_double_dash = false;      // set by the caller from argv
 };
-ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g);
+ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {

@@ -389,7 +389,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   TakeListener listener(take);
   std::optional<WaitReport>& report = listener.report();
   const bool may_wait = !take.wait || *take.wait > Millis(0);
-  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
+  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.cancel(),
                                        take.claim, take.fair, may_wait ? &listener : nullptr);
   if (report) {
     const Millis waited = report->stop();

@@ -152,7 +152,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
     stop = sig == SIGCHLD ? stop : sig;
   }
   log_debug("releasing {}", escape_for_terminal(name));
-  locker.set_cancel_fd(signals.fd());
+  locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   try {
     lost = end_hold(locker, name, got, take.claim.min_hold, done) || lost;
@@ -170,7 +170,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
                   format_duration(take.ttl));
     }
   }
-  locker.set_cancel_fd(-1);
+  locker.reset_cancel();
   if (lost) {
     return ExitStatus::k_lost;
   }
@@ -183,7 +183,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
 
 }  // namespace
 
-ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
+ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop) {
   Take take = parse_take(o.take, o.shared);
   check_hold_at_least(o.hold_at_least, take.claim);
   take.claim.min_hold = o.hold_at_least;
@@ -201,7 +201,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g) {
 
   // Blocked before any thread or child exists; read through one descriptor.
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   const std::string& name = take.name;
   auto taken = take_with_room(locker, take, make_owner(getpid(), argv), signals, policy);
   if (const auto* status = std::get_if<ExitCode>(&taken)) {

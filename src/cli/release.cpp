@@ -7,12 +7,12 @@
 
 namespace redlock::cli {
 
-ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g) {
+ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Cancel& stop) {
   validate_name(o.name);
   const std::string token = required_token(o.token, "release");
   const Millis hold = o.hold_at_least;
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   if (hold > Millis(0)) {
     const lock::Ended ended = locker.finish(o.name, token, hold, false);
     if (ended.kind == lock::Ended::Kind::k_kept) {

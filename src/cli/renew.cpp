@@ -10,12 +10,12 @@
 
 namespace redlock::cli {
 
-ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g) {
+ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& stop) {
   validate_name(o.name);
   const Millis ttl = o.ttl;
   const std::string token = required_token(o.token, "renew");
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   auto outcome = locker.renew(o.name, token, ttl);
   if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
     if (o.json) {

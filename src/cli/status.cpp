@@ -1,5 +1,4 @@
 #include <fmt/format.h>
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -445,9 +444,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
       log_warning("could not write the status to standard output");
       return ExitStatus::k_output;
     }
-    pollfd p{stops.fd(), POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(interval.count(), 24LL * 3600 * 1000)));
-    if (ready > 0 && stopped(stops)) {
+    if (!stops.cancel().sleep_until(Clock::now() + interval) && stopped(stops)) {
       return ExitStatus::k_ok;
     }
   }
@@ -455,7 +452,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
 
 }  // namespace
 
-ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
+ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop) {
   const std::vector<std::string> names = named_locks(o.names);
   const Format format = format_of(o);
   if (o.interval && !o.watch) {
@@ -463,7 +460,7 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g) {
   }
   const Millis interval = o.interval.value_or(Millis(2000));
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options);
+  lock::Locker locker(r.endpoints, r.options, stop);
   if (o.watch) {
     return watch(o, names, format, interval, locker, r.options.prefix);
   }

@@ -1,6 +1,5 @@
 #include "exec/renewer.hpp"
 
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -41,7 +40,7 @@ Millis Renewer::interval_for(Millis ttl) {
 }
 
 void Renewer::start() {
-  m_locker.set_cancel_fd(m_stop.get());
+  m_locker.set_cancel(Cancel(m_stop.get()));
   m_thread = std::thread([this] { loop(); });
 }
 
@@ -50,7 +49,7 @@ void Renewer::stop() {
     uint64_t one = 1;
     (void)!write(m_stop.get(), &one, sizeof(one));
     m_thread.join();
-    m_locker.set_cancel_fd(-1);
+    m_locker.reset_cancel();
   }
 }
 
@@ -83,10 +82,9 @@ void Renewer::loop() {
   const Millis retry = std::clamp(interval / 10, Millis(10), Millis(250));
   TimePoint next = m_acquired_at + interval;
   bool failing = false;
+  const Cancel stop(m_stop.get());
   while (true) {
-    auto wait = std::chrono::ceil<Millis>(next - Clock::now()).count();
-    pollfd p{m_stop.get(), POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(std::clamp<long long>(wait, 0, 24LL * 3600 * 1000))) > 0) {
+    if (!stop.sleep_until(next)) {
       return;
     }
     try {
@@ -114,8 +112,7 @@ void Renewer::loop() {
                                                   escape_for_terminal(m_name)));
       return;
     } catch (const Error& e) {
-      pollfd q{m_stop.get(), POLLIN, 0};
-      if (::poll(&q, 1, 0) > 0) {
+      if (stop.requested()) {
         return;
       }
       if (!failing) {

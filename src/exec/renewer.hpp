@@ -40,7 +40,7 @@ class Renewer {
   // renewal is due. A command that ends sooner never needs the thread.
   [[nodiscard]] TimePoint start_by() const { return m_acquired_at + interval_for(m_ttl) / 2; }
   // Stops at once (an in-flight renewal is abandoned) and joins. After
-  // stop(), the Locker may be used again by the caller.
+  // stop(), the Locker may be used again by the caller, with its own Cancel.
   void stop();
 
   // Readable once a renewal found that the token no longer holds the lock.

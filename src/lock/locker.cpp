@@ -27,13 +27,20 @@ Millis clock_drift(Millis ttl) {
   return Millis(ttl.count() / 100 + 2);
 }
 
-Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options)
-    : m_endpoints(std::move(endpoints)), m_options(std::move(options)) {
+Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel)
+    : m_endpoints(std::move(endpoints)), m_options(std::move(options)), m_stop(cancel), m_cancel(cancel) {
   for (const auto& ep : m_endpoints) {
-    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls));
+    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls, m_cancel));
     m_names.push_back(ep.display());
   }
   m_warned.assign(m_endpoints.size(), false);
+}
+
+void Locker::set_cancel(Cancel cancel) {
+  m_cancel = cancel;
+  for (auto& c : m_conns) {
+    c->set_cancel(cancel);
+  }
 }
 
 void Locker::warn_refused(size_t i, const redis::Failure& failure) {
@@ -53,7 +60,7 @@ std::vector<bool> Locker::failed_over() {
   std::vector<bool> moved(m_conns.size(), false);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     const std::string before = m_conns[i]->master_address();
-    if (m_conns[i]->master_changed(m_cancel_fd)) {
+    if (m_conns[i]->master_changed()) {
       moved[i] = true;
       log_warning("the sentinels of {} have failed over from {}: the lock held on the old master cannot be trusted",
                   m_names[i], before);
@@ -75,7 +82,7 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
   call.min_replicas = wait_replicas ? m_options.min_replicas : 0;
   call.timeouts = m_options.timeouts;
   call.tls = m_options.tls;
-  call.cancel_fd = m_cancel_fd;
+  call.cancel = m_cancel;
   auto said = redis::run_script(m_conns, call, targets);
 
   // Every script answers an array whose first element says what happened.
@@ -283,14 +290,14 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
                   const std::vector<bool>& just_failed, bool announce) {
   const Keys keys = keys_for(m_options.prefix, name);
   const redis::Timeouts brief{m_options.timeouts.connect, std::min(m_options.timeouts.command, Millis(250))};
-  // A round cut short by the cancel descriptor (a stop signal) left its
+  // A round cut short by the Cancel (a stop signal) left its
   // connection open: the release goes on it, right behind the acquire, so
   // that a stopped server that wakes up runs both, in that order.
   std::vector<bool> fresh(m_conns.size(), false);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (targets[i] && just_failed[i] && !m_conns[i]->connected()) {
       fresh[i] = true;
-      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls);
+      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls, m_cancel);
     } else if (targets[i] && just_failed[i]) {
       m_conns[i]->keep_for_follow_up(brief.command);  // a round that timed out: right behind its request
       fresh[i] = true;                                // and a new connection after it
@@ -304,7 +311,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
               targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
-      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls);
+      m_conns[i] =
+          std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls, m_cancel);
     }
   }
 }
@@ -458,7 +466,7 @@ std::vector<std::string> Locker::eviction_risks() {
     c->queue({"CONFIG", "GET", "maxmemory-policy"});
     conns.push_back(c.get());
   }
-  redis::run_all(conns, m_cancel_fd);
+  redis::run_all(conns, m_cancel);
   std::vector<std::string> out;
   for (auto& c : m_conns) {
     if (c->failure()) {

@@ -12,6 +12,7 @@
 #include "lock/scripts.hpp"
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
+#include "util/cancel.hpp"
 #include "util/duration.hpp"
 
 namespace redlock::lock {
@@ -106,7 +107,8 @@ struct Broken {
 // Not thread-safe: one thread at a time may use a Locker.
 class Locker {
  public:
-  Locker(std::vector<redis::Endpoint> endpoints, Options options);
+  // `cancel` (the stop signals) abandons any round in flight when it comes.
+  Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel = {});
   ~Locker();
 
   [[nodiscard]] size_t size() const { return m_conns.size(); }
@@ -151,9 +153,13 @@ class Locker {
   // whose ACL refuses CONFIG, are left out.
   [[nodiscard]] std::vector<std::string> eviction_risks();
 
-  // While set (>= 0), a readable `fd` abandons any round in flight: the
-  // servers still owed an answer count as unavailable. For prompt shutdown.
-  void set_cancel_fd(int fd) { m_cancel_fd = fd; }
+  // Until reset_cancel(), `cancel` replaces the constructor's: when it
+  // comes, it abandons any round in flight, and the servers still owed an
+  // answer count as unavailable. For prompt shutdown.
+  void set_cancel(Cancel cancel);
+  void reset_cancel() { set_cancel(m_stop); }
+  // What abandons a round now.
+  [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
 
   // The connections, for subscribers that share endpoints and timeouts.
   [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_endpoints; }
@@ -210,7 +216,8 @@ class Locker {
   Options m_options;
   std::vector<std::unique_ptr<redis::Connection>> m_conns;
   std::vector<bool> m_warned;  // per server: its refusal was said
-  int m_cancel_fd = -1;
+  Cancel m_stop;               // the constructor's
+  Cancel m_cancel;             // what abandons a round now
 };
 
 // drift = ttl * 1% + 2 ms, as in the Redlock description.

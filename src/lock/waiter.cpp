@@ -1,9 +1,6 @@
 #include "lock/waiter.hpp"
 
-#include <poll.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <memory>
 
 #include "redis/fanout.hpp"
@@ -37,10 +34,12 @@ class Subscribers {
       own.append(":").append(me);
     }
     for (const auto& ep : locker.endpoints()) {
-      m_conns.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls));
+      m_conns.push_back(
+          std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls, locker.cancel()));
       m_conns.back()->queue({"SUBSCRIBE", own});
       if (!me.empty()) {
-        m_seen.push_back(std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls));
+        m_seen.push_back(
+            std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls, locker.cancel()));
         m_seen.back()->queue({"SUBSCRIBE", channel});
       }
     }
@@ -48,7 +47,7 @@ class Subscribers {
     for (auto* c : live(m_seen)) {
       all.push_back(c);
     }
-    redis::run_all(all);
+    redis::run_all(all, locker.cancel());
     for (auto* set : {&m_conns, &m_seen}) {
       for (auto& c : *set) {
         if (c->failure()) {
@@ -59,20 +58,20 @@ class Subscribers {
     }
   }
 
-  // Sleeps until a message for waiter `me`, `until`, or `cancel_fd`.
+  // Sleeps until a message for waiter `me`, `until`, or `cancel`.
   // Returns k_cancelled, k_woken (a release was published) or k_deadline.
   // A release names the waiters it hands the lock to: one that names others
   // leaves `me` asleep (direct handoff, no herd). A message without names
   // (nobody was in line) and any message for an unfair waiter (`me` empty)
   // wake it.
-  redis::RunResult sleep(TimePoint until, int cancel_fd, const std::string& me) {
+  redis::RunResult sleep(TimePoint until, const Cancel& cancel, const std::string& me) {
     keep_up();
     std::vector<redis::Connection*> conns = live(m_conns);
     redis::RunResult r;
     bool released = false;
     bool any = false;
     do {
-      r = redis::wait_any(conns, until, cancel_fd);
+      r = redis::wait_any(conns, until, cancel);
       any = false;
       for (auto* c : conns) {
         m_lost = m_lost || c->closed();
@@ -149,20 +148,13 @@ std::optional<TimePoint> tick_before(const WaitListener* listener, TimePoint unt
   return tick && *tick < until ? tick : std::nullopt;
 }
 
-// Sleeps for `d` unless `cancel_fd` becomes readable first (returns false
-// then), ticking the listener on time.
-bool nap_for(Millis d, int cancel_fd, WaitListener* listener) {
+// Sleeps for `d` unless `cancel` comes first (returns false then), ticking
+// the listener on time.
+bool nap_for(Millis d, const Cancel& cancel, WaitListener* listener) {
   const TimePoint until = Clock::now() + d;
   while (true) {
     const std::optional<TimePoint> tick = tick_before(listener, until);
-    const TimePoint wake = tick ? *tick : until;
-    pollfd p{cancel_fd, POLLIN, 0};
-    int n;
-    do {
-      const auto left = std::chrono::ceil<Millis>(wake - Clock::now());
-      n = ::poll(&p, cancel_fd >= 0 ? 1 : 0, static_cast<int>(std::max(Millis(0), left).count()));
-    } while (n < 0 && errno == EINTR);
-    if (n > 0) {
+    if (!cancel.sleep_until(tick ? *tick : until)) {
       return false;
     }
     if (!tick) {
@@ -241,10 +233,10 @@ bool outage_to_wait_out(const Error& e, bool answered, std::optional<TimePoint> 
 // Sleeps before the next try after an outage: the backoff, or what is left
 // of --wait if less. False when cancelled.
 bool nap_after_outage(const Error& e, const std::string& name, Millis backoff, std::optional<TimePoint> deadline,
-                      int cancel_fd, WaitListener* listener) {
+                      const Cancel& cancel, WaitListener* listener) {
   const Millis nap = deadline ? std::min(backoff, *time_left(deadline)) : backoff;
   log_debug("{} while waiting for {}; retrying in {}", e.what(), name, format_duration(nap));
-  return nap_for(nap, cancel_fd, listener);
+  return nap_for(nap, cancel, listener);
 }
 
 // How long a busy lock may stay busy: a release message ends the sleep
@@ -265,7 +257,7 @@ Millis nap_for_busy(const Busy& busy, const Place& place) {
 // Sleeps on a busy lock until a release for this waiter, its holder's TTL,
 // the next heartbeat of its place, or the deadline. False when cancelled.
 bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy, const Place& place,
-                   std::optional<TimePoint> deadline, int cancel_fd, WaitListener* listener) {
+                   std::optional<TimePoint> deadline, const Cancel& cancel, WaitListener* listener) {
   const auto now = Clock::now();
   TimePoint until = now + nap_for_busy(busy, place);
   if (deadline) {
@@ -275,7 +267,7 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
             format_duration(std::chrono::duration_cast<Millis>(until - now)));
   while (true) {
     const std::optional<TimePoint> tick = tick_before(listener, until);
-    const redis::RunResult r = subs.sleep(tick ? *tick : until, cancel_fd, place.id);
+    const redis::RunResult r = subs.sleep(tick ? *tick : until, cancel, place.id);
     if (r == redis::RunResult::k_cancelled) {
       return false;
     }
@@ -289,10 +281,9 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
 }  // namespace
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
-                            const Owner& owner, std::optional<Millis> wait, int cancel_fd, const Claim& claim,
+                            const Owner& owner, std::optional<Millis> wait, const Cancel& cancel, const Claim& claim,
                             bool fair, WaitListener* listener) {
-  const std::optional<TimePoint> deadline =
-      wait ? std::optional<TimePoint>(Clock::now() + *wait) : std::nullopt;
+  const std::optional<TimePoint> deadline = wait ? std::optional<TimePoint>(Clock::now() + *wait) : std::nullopt;
   Place place = place_for(locker, fair, wait);
   std::unique_ptr<Subscribers> subs;
   bool answered = false;  // Redis has answered at least once: a later outage is waited out
@@ -310,7 +301,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
         throw;
       }
       subs.reset();
-      if (!nap_after_outage(e, name, backoff, deadline, cancel_fd, listener)) {
+      if (!nap_after_outage(e, name, backoff, deadline, cancel, listener)) {
         return Interrupted{place.id};
       }
       backoff = std::min(backoff * 2, Millis(1000));
@@ -335,14 +326,14 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel, place.id);
       continue;
     }
-    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel_fd, listener)) {
+    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel, listener)) {
       return Interrupted{place.id};
     }
     if (subs->lost()) {
       // Subscribe anew after a short pause: a server that keeps closing
       // connections must not make the waiter spin.
       subs.reset();
-      if (!nap_for(random_millis(5, 50), cancel_fd, listener)) {
+      if (!nap_for(random_millis(5, 50), cancel, listener)) {
         return Interrupted{place.id};
       }
     }

@@ -7,7 +7,7 @@
 
 namespace redlock::lock {
 
-// The wait was cut short by the cancel descriptor (a signal): nothing is
+// The wait was cut short by its Cancel (a signal): nothing is
 // held. `queued_as` is the waiter's id in the line (empty if none): once
 // the signal is taken, Locker::leave(name, queued_as) gives up its place.
 struct Interrupted {
@@ -42,8 +42,9 @@ class WaitListener {
 // polling (safety promise 4): after a busy answer it subscribes to the lock's
 // release channel on every server and sleeps until a release message
 // arrives or the holder's PTTL runs out (plus a little jitter), then tries
-// again. A zero wait is exactly one try. When `cancel_fd` becomes readable
-// the wait ends at once with Interrupted, holding nothing.
+// again. A zero wait is exactly one try. When `cancel` comes, the wait ends
+// at once with Interrupted, holding nothing (a round in flight is cut short
+// by the Locker's own Cancel).
 // `fair` (the default) waits in line: the waiter joins the line of waiters
 // on the server, keeps its entry alive by heartbeat, sleeps until a release
 // names it (direct handoff) and leaves the line when its wait runs out; a
@@ -55,7 +56,7 @@ class WaitListener {
 // ticks while it sleeps.
 [[nodiscard]] WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
                                           const std::string& reenter, const Owner& owner, std::optional<Millis> wait,
-                                          int cancel_fd, const Claim& claim = Claim{}, bool fair = true,
+                                          const Cancel& cancel, const Claim& claim = Claim{}, bool fair = true,
                                           WaitListener* listener = nullptr);
 
 }  // namespace redlock::lock

@@ -189,7 +189,7 @@ std::vector<std::string> scan_keys(Connection& conn, const std::string& pattern,
   cluster = view->node_ids;
   std::vector<std::string> keys;
   for (const Endpoint& master : view->masters) {
-    Connection node(master, timeouts, tls);
+    Connection node(master, timeouts, tls, conn.cancel());
     std::vector<std::string> more = scan_node(node, pattern);
     keys.insert(keys.end(), more.begin(), more.end());
   }

@@ -1,6 +1,5 @@
 #include "redis/connection.hpp"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <netdb.h>
@@ -16,8 +15,8 @@
 #include <tuple>
 #include <utility>
 
-#include "redis/fanout.hpp"
-#include "redis/openssl.hpp"
+#include "redis/sentinel.hpp"
+#include "redis/transport.hpp"
 #include "util/log.hpp"
 
 namespace redlock::redis {
@@ -44,32 +43,19 @@ std::string format_command(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls)
+Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls, Cancel cancel)
     : m_endpoint(std::move(endpoint)),
       m_timeouts(timeouts),
+      m_cancel(cancel),
       m_tls(std::move(tls)),
-      m_ssl(nullptr, [](SSL* s) { openssl().SSL_free(s); }),
-      m_reader(nullptr, redisReaderFree) {}
-
-namespace {
-
-// What to do about a TLS failure whose cause is this client's certificate.
-std::string client_certificate_hint(const std::string& why) {
-  if (why.find("certificate required") != std::string::npos) {
-    return " (the server asks for a client certificate: give one with --tls-cert and --tls-key)";
+      m_reader(nullptr, redisReaderFree) {
+  if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+    m_sentinel = std::make_unique<Sentinel>(m_endpoint, m_timeouts);
   }
-  if (why.find("unknown ca") != std::string::npos || why.find("bad certificate") != std::string::npos ||
-      why.find("certificate unknown") != std::string::npos) {
-    return " (the server does not accept this client certificate: see --tls-cert and --tls-key)";
-  }
-  return "";
 }
 
-}  // namespace
-
 void Connection::close_socket() {
-  m_ssl.reset();
-  m_tls_want = 0;
+  m_transport.reset();
   m_fd.reset();
   m_state = State::k_closed;
   m_reader.reset();
@@ -170,17 +156,7 @@ bool Connection::closed_while_idle() const {
   if (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
     return true;
   }
-  if (m_ssl) {
-    return false;  // TLS may send records of its own (session tickets) while idle
-  }
-  // Readable with nothing asked: end of stream, or a farewell such as
-  // "-ERR max number of clients reached" before a close.
-  char c;
-  ssize_t n;
-  do {
-    n = ::recv(m_fd.get(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  return !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+  return m_transport->said_goodbye();
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
@@ -230,7 +206,9 @@ void Connection::start_connect() {
   m_hidden = 0;
   m_out.clear();
   m_held.clear();
-  m_not_master.clear();
+  if (m_sentinel) {
+    m_sentinel->begin_connect();
+  }
   open_socket();
 }
 
@@ -249,13 +227,14 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   } else {
     std::string host = m_endpoint.host;
     int port_number = m_endpoint.port;
-    if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
-      auto master = ask_sentinels();
+    if (m_sentinel) {
+      Failure failure;
+      auto master = m_sentinel->find_master(m_cancel, failure);
       if (!master) {
-        return;  // failed, with the reason
+        fail(std::move(failure));
+        return;
       }
       std::tie(host, port_number) = *master;
-      m_master = master;
     }
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
@@ -309,152 +288,44 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   }
   // A sentinel's answer may be stale (a failover it has not seen yet, or a
   // sentinel that lost track): the server itself says whether it is the master.
-  if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
+  if (m_sentinel) {
     m_out += format_command({"ROLE"});
     ++m_hidden;
     m_verifying = true;
   }
 }
 
-namespace {
-
-// The address in a reply to SENTINEL get-master-addr-by-name.
-std::optional<std::pair<std::string, int>> named_master(const std::vector<Reply>& replies) {
-  if (replies.size() != 1 || !replies[0].is_array() || replies[0].elements.size() != 2) {
-    return std::nullopt;
-  }
-  try {
-    return std::make_pair(replies[0].elements[0].text(), std::stoi(replies[0].elements[1].text()));
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
-
-std::optional<Connection::Address> Connection::query_sentinels(std::string& reasons, ExitStatus& status,
-                                                               int cancel_fd) {
-  // Each sentinel in turn, each with its own short budget (a third of
-  // --connect-timeout, and no more than --timeout for its answer), so that
-  // one hung sentinel leaves time to ask the others; the first that names
-  // a master wins, and is asked first next time. (Blocking: only on
-  // (re)connect, and for master_changed().)
-  const Millis each = std::max(Millis(1), m_timeouts.connect / 3);
-  const Timeouts budget{each, std::min(each, m_timeouts.command)};
-  const size_t n = m_endpoint.sentinels.size();
-  const char* password_hint =
-      " (give the sentinels' password with ?sentinel_password= in the URL or $REDLOCK_SENTINEL_PASSWORD)";
-  for (size_t k = 0; k < n; ++k) {
-    const size_t index = (m_first_sentinel + k) % n;
-    const auto& [host, port] = m_endpoint.sentinels[index];
-    Endpoint sentinel;
-    sentinel.host = host;
-    sentinel.port = port;
-    sentinel.password = m_endpoint.sentinel_password;
-    Connection conn(sentinel, budget);
-    conn.queue({"SENTINEL", "get-master-addr-by-name", m_endpoint.master});
-    Connection* one[] = {&conn};
-    run_all(one, cancel_fd);
-    const std::string where = sentinel.display();
-    if (conn.failure()) {
-      if (conn.failure()->status == ExitStatus::k_refused) {
-        status = ExitStatus::k_refused;
-        reasons += fmt::format("; sentinel {} refused the password{}", where, password_hint);
-      } else {
-        reasons += fmt::format("; sentinel {}: {}", where, conn.failure()->message);
-      }
-      continue;
-    }
-    auto replies = conn.take_replies();
-    if (replies.size() == 1 && replies[0].is_error() && classify_error(replies[0].str) == ExitStatus::k_refused) {
-      status = ExitStatus::k_refused;
-      reasons += fmt::format("; sentinel {} requires a password{}", where, password_hint);
-      continue;
-    }
-    if (auto master = named_master(replies)) {
-      if (std::find(m_not_master.begin(), m_not_master.end(), *master) == m_not_master.end()) {
-        m_first_sentinel = index;
-        return master;
-      }
-      reasons += fmt::format("; sentinel {} named {}:{}, which is not a master", where, master->first, master->second);
-      continue;
-    }
-    reasons += fmt::format(
-        "; sentinel {}: {}", where,
-        replies.empty() || replies[0].is_nil() ? "does not know that master" : "answered " + replies[0].text());
-  }
-  return std::nullopt;
-}
-
-std::optional<Connection::Address> Connection::ask_sentinels() {
-  std::string reasons;
-  ExitStatus status = ExitStatus::k_unavailable;
-  auto master = query_sentinels(reasons, status, -1);
-  if (!master) {
-    fail(status,
-         fmt::format("no sentinel of {} named a master '{}'{}", m_endpoint.display(), m_endpoint.master, reasons));
-  }
-  return master;
-}
-
-bool Connection::master_changed(int cancel_fd) {
-  if (m_endpoint.kind != Endpoint::Kind::k_sentinel || !m_master || m_state != State::k_ready || m_failure ||
-      m_verifying || !settled()) {
+bool Connection::master_changed() {
+  if (!m_sentinel || m_state != State::k_ready || m_failure || m_verifying || !settled()) {
     return false;
   }
-  std::string reasons;
-  ExitStatus status = ExitStatus::k_unavailable;
-  m_not_master.clear();
-  auto now = query_sentinels(reasons, status, cancel_fd);
-  if (!now) {
-    log_debug("could not ask the sentinels of {} for the master{}", m_endpoint.display(), reasons);
+  if (!m_sentinel->failed_over(m_cancel)) {
     return false;
   }
-  if (*now == *m_master) {
-    return false;
-  }
-  log_debug("the sentinels of {} now name {}:{} as the master, not {}:{}", m_endpoint.display(), now->first,
-            now->second, m_master->first, m_master->second);
   reset();
-  m_master.reset();
   return true;
 }
 
 std::string Connection::master_address() const {
-  return m_master ? fmt::format("{}:{}", m_master->first, m_master->second) : std::string();
+  return m_sentinel ? m_sentinel->master_address() : std::string();
 }
 
 bool Connection::confirm_master(const Reply& role) {
-  if (role.is_array() && !role.elements.empty() && role.elements[0].str == "master") {
-    m_verifying = false;
-    m_out += m_held;
-    m_held.clear();
-    return true;
-  }
-  if (role.is_error()) {
-    if (role.str.rfind("NOPERM", 0) == 0) {
-      // A user without +role: the check cannot be made; READONLY answers
-      // and the sentinels still catch a replica.
-      log_debug("cannot confirm that {} is a master: {}", m_endpoint.display(), role.str);
+  Failure failure;
+  switch (m_sentinel->confirm(role, failure)) {
+    case Sentinel::Role::k_master:
       m_verifying = false;
       m_out += m_held;
       m_held.clear();
       return true;
-    }
-    const ExitStatus status = classify_error(role.str);
-    fail(status, status == ExitStatus::k_refused
-                     ? fmt::format("Redis at {} requires a password: give it with --password-file or "
-                                   "$REDLOCK_PASSWORD",
-                                   m_endpoint.display())
-                     : fmt::format("Redis at {} answered ROLE: {}", m_endpoint.display(), mask_secrets(role.str)));
-    return false;
+    case Sentinel::Role::k_failed:
+      fail(std::move(failure));
+      return false;
+    case Sentinel::Role::k_replica:
+      break;
   }
-  // A replica: the sentinel's answer was stale. Ask the others, within the
-  // same connect deadline; what was queued goes to the master they name.
-  const std::string role_name = role.is_array() && !role.elements.empty() ? role.elements[0].text() : "?";
-  log_debug("{}:{}, named by a sentinel of {}, is a {}, not the master; asking the sentinels again", m_master->first,
-            m_master->second, m_endpoint.display(), role_name);
-  m_not_master.push_back(*m_master);
+  // The sentinel's answer was stale: ask them again, within the same
+  // connect deadline; what was queued goes to the master they name.
   std::string held = std::move(m_held);
   const size_t awaiting = m_awaiting;
   const size_t discard = m_discard;
@@ -481,159 +352,32 @@ void Connection::finish_connect() {
          fmt::format("cannot connect to Redis at {}: {}", m_endpoint.display(), std::strerror(err)));
     return;
   }
-  if (m_endpoint.tls) {
-    if (!m_tls) {
-      fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
-      return;
-    }
-    const OpenSsl& ssl = openssl();
-    m_ssl.reset(ssl.SSL_new(m_tls->get()));
-    ssl.SSL_set_fd(m_ssl.get(), m_fd.get());
-    const std::string& name = m_tls->options().server_name.empty() ? m_endpoint.host : m_tls->options().server_name;
-    unsigned char ip[16];
-    const bool is_ip = inet_pton(AF_INET, name.c_str(), ip) == 1 || inet_pton(AF_INET6, name.c_str(), ip) == 1;
-    if (!is_ip) {
-      (void)ssl.SSL_ctrl(m_ssl.get(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                         const_cast<char*>(name.c_str()));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-    }
-    if (!m_tls->options().insecure) {
-      X509_VERIFY_PARAM* param = ssl.SSL_get0_param(m_ssl.get());
-      if (is_ip) {
-        ssl.X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str());
-      } else {
-        ssl.X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0);
-      }
-    }
-    m_state = State::k_handshake;
-    handshake();
+  // The one place that knows the transports apart.
+  if (!m_endpoint.tls) {
+    m_transport = plain_transport(m_fd.get(), m_endpoint.display());
+  } else if (m_tls) {
+    m_transport = tls_transport(m_fd.get(), *m_tls, m_endpoint.host, m_endpoint.display());
+  } else {
+    fail(ExitStatus::k_unavailable, "rediss:// needs a TLS context");
     return;
+  }
+  m_state = State::k_handshake;
+  handshake();
+}
+
+void Connection::handshake() {
+  Failure failure;
+  switch (m_transport->handshake(failure)) {
+    case Transport::Handshake::k_pending:
+      return;
+    case Transport::Handshake::k_failed:
+      fail(std::move(failure));
+      return;
+    case Transport::Handshake::k_done:
+      break;
   }
   m_state = State::k_ready;
   m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
-}
-
-namespace {
-
-// TLS failures that mean "we were refused" (77), not "unreachable" (69).
-bool is_refusal(unsigned long e) {
-  int reason = ERR_GET_REASON(e);
-  return reason == SSL_R_CERTIFICATE_VERIFY_FAILED || reason == SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED ||
-         reason == SSL_R_SSLV3_ALERT_BAD_CERTIFICATE || reason == SSL_R_TLSV1_ALERT_UNKNOWN_CA ||
-         reason == SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN || reason == SSL_R_TLSV1_ALERT_ACCESS_DENIED ||
-         reason == SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE;
-}
-
-}  // namespace
-
-void Connection::handshake() {
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int r = ssl.SSL_connect(m_ssl.get());
-  if (r == 1) {
-    m_tls_want = 0;
-    m_state = State::k_ready;
-    m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
-    return;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), r);
-  if (err == SSL_ERROR_WANT_READ) {
-    m_tls_want = POLLIN;
-    return;
-  }
-  if (err == SSL_ERROR_WANT_WRITE) {
-    m_tls_want = POLLOUT;
-    return;
-  }
-  long verify = ssl.SSL_get_verify_result(m_ssl.get());
-  if (verify != X509_V_OK) {
-    fail(ExitStatus::k_refused, fmt::format("TLS verification of Redis at {} failed: {} (see --tls-ca, "
-                                            "--tls-server-name)",
-                                            m_endpoint.display(), ssl.X509_verify_cert_error_string(verify)));
-    return;
-  }
-  unsigned long e = ssl.ERR_peek_error();
-  ExitStatus status = is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable;
-  std::string why = err == SSL_ERROR_SYSCALL && e == 0 ? "the server closed the connection" : tls_error_text();
-  fail(status, fmt::format("TLS handshake with Redis at {} failed: {}{}", m_endpoint.display(), why,
-                           client_certificate_hint(why)));
-}
-
-template <typename Io>
-ssize_t Connection::plain_io(Io io) {
-  while (true) {
-    ssize_t n = io();
-    if (n >= 0) {
-      return n;
-    }
-    if (errno == EINTR) {
-      continue;
-    }
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      return -1;
-    }
-    fail(ExitStatus::k_unavailable,
-         fmt::format("lost the connection to Redis at {}: {}", m_endpoint.display(), std::strerror(errno)));
-    return -2;
-  }
-}
-
-ssize_t Connection::transport_read(char* buf, size_t len) {
-  if (!m_ssl) {
-    return plain_io([&] { return ::recv(m_fd.get(), buf, len, 0); });
-  }
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int n = ssl.SSL_read(m_ssl.get(), buf, static_cast<int>(len));
-  if (n > 0) {
-    m_tls_want = 0;
-    return n;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), n);
-  if (err == SSL_ERROR_WANT_READ) {
-    return -1;
-  }
-  if (err == SSL_ERROR_WANT_WRITE) {
-    m_tls_want = POLLOUT;
-    return -1;
-  }
-  if (err == SSL_ERROR_ZERO_RETURN || (err == SSL_ERROR_SYSCALL && ssl.ERR_peek_error() == 0)) {
-    return 0;
-  }
-  unsigned long e = ssl.ERR_peek_error();
-  const std::string why = tls_error_text();
-  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error from Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
-  return -2;
-}
-
-ssize_t Connection::transport_write(const char* buf, size_t len) {
-  if (!m_ssl) {
-    return plain_io([&] { return ::send(m_fd.get(), buf, len, MSG_NOSIGNAL); });
-  }
-  const OpenSsl& ssl = openssl();
-  ssl.ERR_clear_error();
-  int n = ssl.SSL_write(m_ssl.get(), buf, static_cast<int>(len));
-  if (n > 0) {
-    return n;
-  }
-  int err = ssl.SSL_get_error(m_ssl.get(), n);
-  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
-    return -1;
-  }
-  // The server may have closed after an alert (e.g. TLS 1.3's "certificate
-  // required", sent after the client's side of the handshake is done): read
-  // it, so the failure names the real cause.
-  unsigned long e = ssl.ERR_peek_error();
-  if (e == 0) {
-    char scratch[256];
-    ssl.ERR_clear_error();
-    (void)ssl.SSL_read(m_ssl.get(), scratch, sizeof(scratch));
-    e = ssl.ERR_peek_error();
-  }
-  std::string why = e == 0 ? std::string("the server closed the connection") : tls_error_text();
-  fail(is_refusal(e) ? ExitStatus::k_refused : ExitStatus::k_unavailable,
-       fmt::format("TLS error talking to Redis at {}: {}{}", m_endpoint.display(), why, client_certificate_hint(why)));
-  return -2;
 }
 
 short Connection::wanted_events() const {
@@ -644,9 +388,9 @@ short Connection::wanted_events() const {
     return POLLOUT;
   }
   if (m_state == State::k_handshake) {
-    return m_tls_want;
+    return m_transport->wanted_events();
   }
-  short ev = POLLIN | m_tls_want;
+  short ev = POLLIN | m_transport->wanted_events();
   if (!m_out.empty()) {
     ev |= POLLOUT;
   }
@@ -677,17 +421,23 @@ void Connection::on_events(short revents) {
   if ((revents & POLLOUT) && !m_out.empty()) {
     write_some();
   }
-  if (m_state == State::k_ready &&
-      ((revents & (POLLIN | POLLERR | POLLHUP)) || ((revents & POLLOUT) && m_tls_want == POLLOUT))) {
+  // (A transport that wants POLLOUT while ready has a read that must write first.)
+  if (m_state == State::k_ready && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
+                                    ((revents & POLLOUT) && (m_transport->wanted_events() & POLLOUT) != 0))) {
     read_some();
   }
 }
 
 void Connection::write_some() {
   while (!m_out.empty()) {
-    ssize_t n = transport_write(m_out.data(), m_out.size());
+    Failure failure;
+    ssize_t n = m_transport->write(m_out.data(), m_out.size(), failure);
+    if (n == Transport::k_failed) {
+      fail(std::move(failure));
+      return;
+    }
     if (n < 0) {
-      return;  // would block, or failed
+      return;  // would block
     }
     m_out.erase(0, static_cast<size_t>(n));
   }
@@ -697,14 +447,16 @@ void Connection::read_some() {
   char buf[16384];
   bool complete = false;  // some reply arrived whole
   while (true) {
-    ssize_t n = transport_read(buf, sizeof(buf));
-    if (n == -1) {
-      break;  // would block
+    Failure failure;
+    ssize_t n = m_transport->read(buf, sizeof(buf), failure);
+    if (n == Transport::k_blocked) {
+      break;
     }
-    if (n < 0) {
-      return;  // failed
+    if (n == Transport::k_failed) {
+      fail(std::move(failure));
+      return;
     }
-    if (n == 0) {
+    if (n == Transport::k_closed) {
       on_peer_closed();
       return;
     }
@@ -712,8 +464,8 @@ void Connection::read_some() {
     if (!take_parsed_replies(complete)) {
       return;
     }
-    if (static_cast<size_t>(n) < sizeof(buf) && !m_ssl) {
-      break;  // (TLS may hold more decrypted bytes: read until it would block)
+    if (static_cast<size_t>(n) < sizeof(buf) && !m_transport->may_hold_more()) {
+      break;
     }
   }
   if (m_awaiting == 0 && m_hidden == 0) {

@@ -11,15 +11,18 @@
 #include "redis/failure.hpp"
 #include "redis/reply.hpp"
 #include "redis/tls.hpp"
+#include "util/cancel.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 
 struct redisReader;
-typedef struct ssl_st SSL;
 
 namespace redlock::redis {
+
+class Sentinel;
+class Transport;
 
 struct Timeouts {
   Millis connect{1000};  // to establish a connection (TCP/Unix handshake)
@@ -31,11 +34,15 @@ struct Timeouts {
 // under one deadline. Commands are queued as argument vectors; replies come
 // back in order. AUTH and SELECT are sent first, pipelined, whenever the
 // connection is (re)established; rediss:// endpoints first complete a TLS
-// handshake (verified against `tls`). A timeout or I/O error closes the
-// socket: the next queued command reconnects.
+// handshake (verified against `tls`; see transport.hpp). A
+// redis+sentinel:// endpoint connects to the master its sentinels name
+// (see sentinel.hpp). A timeout or I/O error closes the socket: the next
+// queued command reconnects.
 class Connection {
  public:
-  Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls = nullptr);
+  // `cancel` cuts short what the connection waits for on its own: the
+  // sentinels' answers (and call()'s round trip).
+  Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<TlsContext> tls = nullptr, Cancel cancel = {});
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
@@ -79,20 +86,23 @@ class Connection {
   void reset();
 
   [[nodiscard]] const Endpoint& endpoint() const { return m_endpoint; }
-  // True while the socket is connected and usable (after a cancellation
-  // too): a command queued now follows everything sent before it, in order.
   // True when no socket is open: never opened, or closed (a peer that
   // closed while nothing was owed closes it quietly, without a failure).
   [[nodiscard]] bool closed() const { return m_state == State::k_closed; }
+  // True while the socket is connected and usable (after a cancellation
+  // too): a command queued now follows everything sent before it, in order.
   [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
+
+  [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
+  void set_cancel(Cancel cancel) { m_cancel = cancel; }
 
   // redis+sentinel:// only: asks the sentinels (one command, to the first
   // that answers) which server is the master now. True when it is no longer
   // the one this open, idle connection talks to: the connection is then
   // closed, so that the next command goes to the new master. False when it
   // is the same, when no sentinel answers, or when there is nothing to check.
-  // Blocking, bounded by the per-sentinel timeouts; `cancel_fd` (>= 0) cuts it short.
-  [[nodiscard]] bool master_changed(int cancel_fd = -1);
+  // Blocking, bounded by the per-sentinel timeouts; cancel() cuts it short.
+  [[nodiscard]] bool master_changed();
   // The master this connection reached through the sentinels ("host:port"),
   // empty for other endpoints or before a connection.
   [[nodiscard]] std::string master_address() const;
@@ -104,14 +114,6 @@ class Connection {
   // True when the peer closed (or wrote to) the connection while no request
   // was outstanding: it cannot carry the next one.
   [[nodiscard]] bool closed_while_idle() const;
-  using Address = std::pair<std::string, int>;
-  // redis+sentinel://: the master's address from the first sentinel that
-  // names one not in m_not_master; fails the connection when none does.
-  std::optional<Address> ask_sentinels();
-  // The first sentinel's answer (starting with the one that answered last),
-  // or nullopt with every sentinel's reason in `reasons` and the most
-  // specific status in `status`.
-  std::optional<Address> query_sentinels(std::string& reasons, ExitStatus& status, int cancel_fd);
   // Opens the socket to the endpoint (for redis+sentinel://, to the master
   // the sentinels name) and queues AUTH, SELECT and, for a sentinel's
   // master, ROLE. `deadline`: when connecting must be done (default: the
@@ -121,7 +123,11 @@ class Connection {
   // closes the socket and asks the sentinels again (false: stop reading).
   bool confirm_master(const Reply& role);
   void finish_connect();
+  // Goes on with the transport's handshake; once it is done, the
+  // connection is ready.
+  void handshake();
   void fail(ExitStatus status, std::string message);
+  void fail(Failure failure) { fail(failure.status, std::move(failure.message)); }
   void read_some();
   // The server closed its end: a failure if replies are owed, else a quiet close.
   void on_peer_closed();
@@ -135,23 +141,15 @@ class Connection {
   // AUTH or SELECT answered `error`: fails with the matching status.
   void refuse_setup(const std::string& error, bool auth);
   void write_some();
-  void handshake();
   void close_socket();
-  // Transport: plain socket or TLS. >0 bytes, 0 = closed by the peer,
-  // -1 = would block (errno EAGAIN), -2 = failed (m_failure set).
-  ssize_t transport_read(char* buf, size_t len);
-  ssize_t transport_write(const char* buf, size_t len);
-  // A plain socket call, retried on EINTR, with the same results.
-  template <typename Io>
-  ssize_t plain_io(Io io);
 
   Endpoint m_endpoint;
   Timeouts m_timeouts;
+  Cancel m_cancel;
   State m_state = State::k_closed;
   Fd m_fd;
   std::shared_ptr<TlsContext> m_tls;
-  std::unique_ptr<SSL, void (*)(SSL*)> m_ssl;
-  short m_tls_want = 0;  // what OpenSSL waits for (handshake, or a read that must write)
+  std::unique_ptr<Transport> m_transport;  // chosen once the socket connects
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
   std::string m_out;         // formatted commands not yet written
   size_t m_hidden = 0;       // replies to AUTH/SELECT still to be checked
@@ -163,13 +161,11 @@ class Connection {
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;
-  // redis+sentinel://: the master connected to, servers found not to be
-  // masters during this connect, the connect's deadline, which sentinel to
-  // ask first, and the commands held back until ROLE confirms the master.
-  std::optional<Address> m_master;
-  std::vector<Address> m_not_master;
+  // redis+sentinel://: its sentinels, the connect's deadline (kept when
+  // they must be asked again), and the commands held back until ROLE
+  // confirms the master.
+  std::unique_ptr<Sentinel> m_sentinel;
   std::optional<TimePoint> m_connect_deadline;
-  size_t m_first_sentinel = 0;
   bool m_verifying = false;
   bool m_auth_unanswered = false;  // the next reply to check is AUTH's
   std::string m_held;

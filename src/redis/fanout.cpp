@@ -11,10 +11,8 @@ namespace {
 
 enum class Mode { k_all, k_any };
 
-int g_stop_fd = -1;
-
 // What one poll() waits for: the connections' sockets, in the order of
-// `owners`, then the cancel descriptor (if any); and the earliest deadline.
+// `owners`, then the Cancel's descriptor (if any); and the earliest deadline.
 struct PollSet {
   std::vector<pollfd> fds;
   std::vector<Connection*> owners;
@@ -40,9 +38,9 @@ struct PollSet {
     }
   }
 
-  void watch_cancel(int cancel_fd) {
-    if (cancel_fd >= 0) {
-      fds.push_back({cancel_fd, POLLIN, 0});
+  void watch_cancel(const Cancel& cancel) {
+    if (cancel.fd() >= 0) {
+      fds.push_back({cancel.fd(), POLLIN, 0});
       watching_cancel = true;
     }
   }
@@ -106,10 +104,7 @@ void cancel_all(std::span<Connection* const> conns) {
   }
 }
 
-RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd, Mode mode) {
-  if (cancel_fd < 0) {
-    cancel_fd = g_stop_fd;
-  }
+RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, const Cancel& cancel, Mode mode) {
   PollSet set;
   while (true) {
     auto now = Clock::now();
@@ -125,7 +120,7 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
     if (until && now >= *until) {
       return RunResult::k_deadline;
     }
-    set.watch_cancel(cancel_fd);
+    set.watch_cancel(cancel);
     if (::poll(set.fds.data(), set.fds.size(), set.timeout_ms(now)) < 0) {
       if (errno == EINTR) {
         continue;
@@ -142,16 +137,12 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
 
 }  // namespace
 
-void set_stop_fd(int fd) {
-  g_stop_fd = fd;
+RunResult run_all(std::span<Connection* const> conns, const Cancel& cancel) {
+  return drive(conns, std::nullopt, cancel, Mode::k_all);
 }
 
-RunResult run_all(std::span<Connection* const> conns, int cancel_fd) {
-  return drive(conns, std::nullopt, cancel_fd, Mode::k_all);
-}
-
-RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> until, int cancel_fd) {
-  return drive(conns, until, cancel_fd, Mode::k_any);
+RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> until, const Cancel& cancel) {
+  return drive(conns, until, cancel, Mode::k_any);
 }
 
 void read_arrived(std::span<Connection* const> conns) {
@@ -175,7 +166,7 @@ void read_arrived(std::span<Connection* const> conns) {
 Reply call(Connection& conn, const std::vector<std::string>& argv) {
   conn.queue(argv);
   Connection* one[] = {&conn};
-  run_all(one);
+  run_all(one, conn.cancel());
   if (conn.failure()) {
     Failure f = *conn.failure();
     conn.reset();

@@ -46,7 +46,7 @@ class Run {
         send(p);
         conns.push_back(&target(p));
       }
-      run_all(conns, m_call.cancel_fd);
+      run_all(conns, m_call.cancel);
       std::vector<Pending> again;
       bool retry_later = false;
       for (auto& p : pending) {
@@ -152,18 +152,18 @@ class Run {
     if (to->kind == Redirect::Kind::k_moved) {
       log_debug("{} moved the lock's slot to {}", m_conns[p.index]->endpoint().display(), ep.display());
       p.ask.reset();
-      m_conns[p.index] = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls);
+      m_conns[p.index] = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls, m_call.cancel);
     } else {
       log_debug("{} sent {} to {} (the slot is moving)", m_conns[p.index]->endpoint().display(), m_call.script->name,
                 ep.display());
-      p.ask = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls);
+      p.ask = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls, m_call.cancel);
     }
     return Step::k_again;
   }
 
   // Sleeps before the next TRYAGAIN; false (every pending server failed) if cancelled.
   bool nap(Millis d, std::vector<Pending>& pending) {
-    if (wait_any({}, Clock::now() + d, m_call.cancel_fd) != RunResult::k_cancelled) {
+    if (m_call.cancel.sleep_until(Clock::now() + d)) {
       return true;
     }
     for (auto& p : pending) {

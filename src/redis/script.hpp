@@ -9,6 +9,7 @@
 
 #include "redis/connection.hpp"
 #include "redis/reply.hpp"
+#include "util/cancel.hpp"
 
 namespace redlock::redis {
 
@@ -34,7 +35,7 @@ struct ScriptCall {
   // budget for retrying a Cluster's TRYAGAIN, counted from the call.
   Timeouts timeouts;
   std::shared_ptr<TlsContext> tls;
-  int cancel_fd = -1;  // as for run_all
+  Cancel cancel;  // cuts every wait short, as for run_all
 };
 
 // What one server made of the script.

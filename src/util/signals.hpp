@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 
+#include "util/cancel.hpp"
 #include "util/fd.hpp"
 
 namespace redlock {
@@ -17,6 +18,8 @@ class SignalFd {
  public:
   explicit SignalFd(std::initializer_list<int> signals);
   [[nodiscard]] int fd() const { return m_fd.get(); }
+  // A Cancel that comes with any of the signals (while one is pending).
+  [[nodiscard]] Cancel cancel() const { return Cancel(m_fd.get()); }
   // The next pending signal number, or 0 if none is pending (never blocks).
   [[nodiscard]] int take();
 

@@ -29,7 +29,7 @@ TEST(CancelledRound, TheNextCommandFollowsOnTheSameConnectionAfterTheAbandonedRe
   ASSERT_EQ(::write(stop[1], "x", 1), 1);  // a stop signal, already pending
   conn.queue({"SET", "abandoned", "1"});
   redis::Connection* one[] = {&conn};
-  EXPECT_EQ(redis::run_all(one, stop[0]), redis::RunResult::k_cancelled);
+  EXPECT_EQ(redis::run_all(one, Cancel(stop[0])), redis::RunResult::k_cancelled);
   ASSERT_TRUE(conn.connected());
   // The abandoned command still ran, and its reply is waiting to be read.
   pollfd p{conn.fd(), POLLIN, 0};
