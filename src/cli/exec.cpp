@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
+#include "cli/take.hpp"
 #include "exec/supervisor.hpp"
 #include "lock/waiter.hpp"
 #include "util/exit_status.hpp"

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <ctime>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
 #include "cli/status_format.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
