@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "cli/arguments.hpp"
-#include "cli/waiting.hpp"
+#include "cli/wait_report.hpp"
 #include "lock/waiter.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -126,9 +126,10 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.fd(),
                                        take.claim, take.fair, may_wait ? &listener : nullptr);
   if (report) {
-    const Millis waited = report->stop();
     if (std::holds_alternative<lock::Acquired>(outcome)) {
-      log_notice("acquired {} after {}", escape_for_terminal(take.name), format_duration(waited));
+      report->acquired();
+    } else {
+      (void)report->stop();
     }
   }
   if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {
