@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"

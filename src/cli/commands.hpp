@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/common.hpp"
 #include "exec/supervisor.hpp"
 #include "util/cancel.hpp"
+#include "util/duration.hpp"
+#include "util/exit_status.hpp"
 
 namespace CLI {
 class App;
@@ -20,6 +21,33 @@ namespace redlock::cli {
 // `stop` (the stop signals) cuts every wait for Redis short.
 // The options themselves (flags, help, how a value is read) are defined in
 // cli/options.cpp, the one file that knows CLI11.
+
+// Options every subcommand accepts, before or after the subcommand's name
+// (each subcommand's options are defined in cli/options.cpp).
+struct GlobalOptions {
+  std::vector<std::string> redis;  // --redis, repeatable
+  std::optional<std::string> prefix;
+  Millis connect_timeout{1000};
+  Millis timeout{1000};
+  std::string tls_ca, tls_cert, tls_key, tls_server_name;
+  bool insecure = false;
+  std::string password_file;
+  int min_replicas = 0;
+  int quiet = 0;        // -q: once silences busy and waiting; twice (-qq) everything
+  bool silent = false;  // --silent: -qq
+  bool verbose = false;
+};
+
+// How acquire and exec take a lock: the options they share.
+struct TakeOptions {
+  std::string name;
+  Millis ttl{30'000};
+  std::optional<Millis> wait = Millis(0);  // nullopt: forever
+  std::string token;
+  int limit = 1;
+  ExitCode conflict_exit_code = ExitStatus::k_busy;
+  bool unfair = false;
+};
 
 struct AcquireOptions {
   TakeOptions take;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
+#include "cli/take.hpp"
 #include "exec/supervisor.hpp"
 #include "lock/waiter.hpp"
 #include "util/exit_status.hpp"
@@ -218,7 +220,8 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
   exec::Command cmd{argv, command_env(add, r.credentials_unset)};
   exec::GroupGuard guard;  // reaped once the lock is released; outlives the renewer, which tells it renewals
-  exec::Renewer renewer(locker, name, got.token, take.ttl, got.sent, got.valid_until);
+  exec::LockerLease lease(locker, name, got.token, take.ttl);
+  exec::Renewer renewer(lease, got.sent, got.valid_until);
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard);
   const ExitCode status = release_after(locker, take, got, done, signals);
   guard.stop();

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <ctime>
-#include <functional>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/servers.hpp"
+#include "cli/status_format.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -21,295 +20,6 @@ namespace {
 
 using Verdict = lock::StatusVerdict;
 using State = lock::StatusVerdict::State;
-
-const char* state_name(State s) {
-  switch (s) {
-    case State::k_held:
-      return "held";
-    case State::k_foreign:
-      return "foreign";
-    default:
-      return "free";
-  }
-}
-
-std::string server_state(const lock::ServerView& s) {
-  if (s.error) {
-    return "unreachable";
-  }
-  if (s.foreign) {
-    return "foreign";
-  }
-  return s.held() ? "held" : "free";
-}
-
-long long age_of(const Verdict& v, const lock::HolderView& h) {
-  return std::max(0LL, v.now_ms - h.since_ms);
-}
-
-// A holder's fence, or null for a stored one that is not a fence (0): a
-// number there would be taken for one.
-nlohmann::json fence_json(long long fence) {
-  return fence > 0 ? nlohmann::json(fence) : nlohmann::json(nullptr);
-}
-
-nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
-  nlohmann::json j = {{"host", h.host},
-                      {"pid", h.pid},
-                      {"cmd", h.cmd},
-                      {"since_ms", h.since_ms},
-                      {"age_ms", age_of(v, h)},
-                      {"ttl_ms", h.ttl_ms},
-                      {"fence", fence_json(h.fence)},
-                      {"count", h.count},
-                      {"kept", h.kept}};
-  if (h.kept) {
-    j["finished_ms"] = h.finished_ms;
-  }
-  return j;
-}
-
-nlohmann::json waiter_json(const lock::WaiterView& w, size_t position) {
-  const std::string mode = lock::mode_name(w.mode);
-  nlohmann::json j = {{"position", position}, {"host", w.host},      {"pid", w.pid},
-                      {"cmd", w.cmd},         {"mode", mode},        {"since_ms", w.since_ms},
-                      {"age_ms", w.age_ms},   {"until_ms", nullptr}, {"left_ms", nullptr}};
-  if (w.until_ms >= 0) {
-    j["until_ms"] = w.until_ms;
-    j["left_ms"] = w.left_ms;
-  }
-  return j;
-}
-
-nlohmann::json to_json(const Verdict& v) {
-  nlohmann::json j = {{"name", v.name}, {"state", state_name(v.state)}, {"held", v.state == State::k_held}};
-  if (v.state == State::k_foreign) {
-    j["type"] = v.foreign_type;
-  }
-  if (v.state == State::k_held) {
-    j["mode"] = lock::mode_name(v.mode);
-    if (v.mode == lock::Claim::Mode::k_semaphore) {
-      j["limit"] = v.limit;
-    }
-    // The oldest holder's fields at the top level: the whole story for a plain lock.
-    j.update(holder_json(v, v.holders.front()));
-    nlohmann::json holders = nlohmann::json::array();
-    for (const auto& h : v.holders) {
-      holders.push_back(holder_json(v, h));
-    }
-    j["holders"] = std::move(holders);
-  }
-  if (v.state != State::k_foreign) {
-    nlohmann::json waiters = nlohmann::json::array();
-    for (size_t i = 0; i < v.waiters.size(); ++i) {
-      waiters.push_back(waiter_json(v.waiters[i], i + 1));
-    }
-    j["waiters"] = std::move(waiters);
-  }
-  nlohmann::json servers = nlohmann::json::array();
-  for (const auto& s : v.views) {
-    nlohmann::json sj = {{"url", s.endpoint}, {"state", server_state(s)}};
-    if (s.error) {
-      sj["error"] = *s.error;
-    } else if (s.held()) {
-      sj["ttl_ms"] = s.holders.front().ttl_ms;
-      sj["host"] = s.holders.front().host;
-      sj["pid"] = s.holders.front().pid;
-      sj["fence"] = fence_json(s.holders.front().fence);
-      sj["holders"] = s.holders.size();
-    } else if (s.foreign) {
-      sj["type"] = s.type;
-    }
-    servers.push_back(std::move(sj));
-  }
-  j["servers"] = std::move(servers);
-  return j;
-}
-
-using Row = std::vector<std::string>;
-constexpr size_t k_columns = 10;
-
-// The STATE column: held, free, foreign(TYPE), held N/LIMIT (a semaphore's
-// places), shared N (readers) or held(min-hold).
-std::string state_label(const Verdict& v) {
-  if (v.state == State::k_foreign) {
-    return "foreign(" + v.foreign_type + ")";
-  }
-  if (v.state == State::k_free) {
-    return state_name(v.state);  // also a semaphore or shared lock nobody holds on a quorum
-  }
-  if (v.mode == lock::Claim::Mode::k_semaphore) {
-    return fmt::format("held {}/{}", v.holders.size(), v.limit);
-  }
-  if (v.mode == lock::Claim::Mode::k_shared) {
-    return fmt::format("shared {}", v.holders.size());
-  }
-  if (!v.holders.empty() && v.holders.front().kept) {
-    return "held(min-hold)";  // its holder finished; kept for --hold-at-least
-  }
-  return state_name(v.state);
-}
-
-// One row per holder, or one of dashes for a lock nobody holds.
-void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
-  const std::string state = state_label(v);
-  const std::string waiting = v.state == State::k_foreign ? "-" : std::to_string(v.waiters.size());
-  for (const auto& h : v.holders) {
-    rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
-                    format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
-                    h.fence > 0 ? std::to_string(h.fence) : "-", std::to_string(h.count), waiting,
-                    escape_for_terminal(h.cmd)});
-  }
-  if (v.holders.empty()) {
-    rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", waiting, "-"});
-  }
-}
-
-// One line under a lock for each waiter: its place in line, who it is, how
-// long it has waited and how long it will wait still.
-void add_waiter_rows(const Verdict& v, std::vector<Row>& rows) {
-  for (size_t i = 0; i < v.waiters.size(); ++i) {
-    const auto& w = v.waiters[i];
-    const std::string left =
-        w.until_ms < 0 ? "no time limit" : fmt::format("gives up in {}", format_duration(Millis(w.left_ms)));
-    const std::string what = w.mode == lock::Claim::Mode::k_shared ? " (shared)" : "";
-    rows.push_back({fmt::format("  waiting {}", i + 1),
-                    fmt::format("{} pid {}{} for {}, {}: {}", escape_for_terminal(w.host), w.pid, what,
-                                format_duration(Millis(w.age_ms)), left, escape_for_terminal(w.cmd))});
-  }
-}
-
-// An indented line per server: what that one server says about the lock.
-void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
-  for (const auto& s : v.views) {
-    std::string detail = server_state(s);
-    if (s.held()) {
-      const auto& h = s.holders.front();
-      detail +=
-          fmt::format(" ttl {} by {} pid {}", format_duration(Millis(h.ttl_ms)), escape_for_terminal(h.host), h.pid);
-    } else if (s.error) {
-      detail += ": " + escape_for_terminal(*s.error);
-    }
-    rows.push_back({"  " + s.endpoint, detail});
-  }
-}
-
-// Waiter and per-server detail lines (two cells) do not set column widths.
-std::vector<size_t> column_widths(const std::vector<Row>& rows) {
-  std::vector<size_t> width(k_columns, 0);
-  for (const auto& row : rows) {
-    if (row.size() < k_columns) {
-      continue;
-    }
-    for (size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
-    }
-  }
-  return width;
-}
-
-// One line of the table, without trailing blanks.
-std::string render_row(const Row& row, const std::vector<size_t>& width) {
-  std::string line;
-  if (row.size() < k_columns) {
-    line = row[0] + "  " + row[1];
-  } else {
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
-    }
-  }
-  while (!line.empty() && line.back() == ' ') {
-    line.pop_back();
-  }
-  line += '\n';
-  return line;
-}
-
-std::string format_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters) {
-  std::vector<Row> rows;
-  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "WAITING", "COMMAND"});
-  for (const auto& v : verdicts) {
-    add_holder_rows(v, rows);
-    if (with_waiters) {
-      add_waiter_rows(v, rows);
-    }
-    if (many_servers) {
-      add_server_rows(v, rows);
-    }
-  }
-  const std::vector<size_t> width = column_widths(rows);
-  std::string out;
-  for (const auto& row : rows) {
-    out += render_row(row, width);
-  }
-  return out;
-}
-
-// A Prometheus label value: the name as the table shows it (control
-// characters and bytes that are not UTF-8 as "\x1b", "\xff", a backslash
-// doubled), then escaped for the exposition format, whose label values
-// know only \\, \" and \n. Nothing raw reaches a terminal, and two names
-// never read alike.
-std::string label_value(const std::string& text) {
-  std::string out;
-  for (const char c : escape_for_terminal(text)) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out;
-}
-
-// The Prometheus text exposition format, one family at a time (every
-// sample of a metric follows its HELP and TYPE lines).
-std::string format_prometheus(const std::vector<Verdict>& verdicts) {
-  struct Family {
-    const char* name;
-    const char* help;
-    std::function<std::optional<double>(const Verdict&)> value;
-  };
-  const auto held = [](const Verdict& v) { return v.state == State::k_held; };
-  const std::vector<Family> families = {
-      {"redlock_lock_held", "1 while the lock is held, 0 while it is free.",
-       [&](const Verdict& v) { return std::optional<double>(held(v) ? 1 : 0); }},
-      {"redlock_lock_holders", "How many hold the lock (a semaphore's places taken, readers sharing it).",
-       [](const Verdict& v) { return std::optional<double>(static_cast<double>(v.holders.size())); }},
-      {"redlock_lock_waiters", "How many wait in the lock's line.",
-       [](const Verdict& v) { return std::optional<double>(static_cast<double>(v.waiters.size())); }},
-      {"redlock_lock_ttl_seconds", "Time left before the lock frees itself unless renewed (its soonest holder's).",
-       [&](const Verdict& v) -> std::optional<double> {
-         if (!held(v)) {
-           return std::nullopt;
-         }
-         long long ttl = v.holders.front().ttl_ms;
-         for (const auto& h : v.holders) {
-           ttl = std::min(ttl, h.ttl_ms);
-         }
-         return static_cast<double>(std::max(0LL, ttl)) / 1000;
-       }},
-      {"redlock_lock_age_seconds", "How long the lock has been held (its oldest holder's).",
-       [&](const Verdict& v) -> std::optional<double> {
-         if (!held(v)) {
-           return std::nullopt;
-         }
-         return static_cast<double>(age_of(v, v.holders.front())) / 1000;
-       }},
-  };
-  std::string out;
-  for (const auto& f : families) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", f.name, f.help, f.name);
-    for (const auto& v : verdicts) {
-      if (v.state == State::k_foreign) {
-        continue;
-      }
-      if (const auto value = f.value(v)) {
-        out += fmt::format("{}{{name=\"{}\"}} {}\n", f.name, label_value(v.name), *value);
-      }
-    }
-  }
-  return out;
-}
 
 using Format = StatusFormat;
 
@@ -348,17 +58,13 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
            bool many_servers) {
   Shown shown;
   if (format == Format::k_json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : verdicts) {
-      out.push_back(to_json(v));
-    }
-    shown.output = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    shown.output = status_json(verdicts);
   } else if (format == Format::k_prometheus) {
-    shown.output = format_prometheus(verdicts);
+    shown.output = status_prometheus(verdicts);
   } else if (verdicts.empty()) {
     shown.empty = fmt::format("no locks under the prefix '{}'", escape_for_terminal(prefix));
   } else {
-    shown.output = format_table(verdicts, many_servers, !o.names.empty());
+    shown.output = status_table(verdicts, many_servers, !o.names.empty());
   }
   for (const auto& v : verdicts) {
     if (v.state == State::k_foreign) {
@@ -438,7 +144,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
       }
       block = fmt::format("\033[H\033[2JEvery {}: {}    {}\n\n{}", format_duration(interval), what, when, block);
     } else if (!first) {
-      block.insert(0, "\n");
+      block = fmt::format("\n{}", block);  // insert() would trip a false -Wrestrict of GCC 12
     }
     if (!write_stdout(block)) {
       log_warning("could not write the status to standard output");

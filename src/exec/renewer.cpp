@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
@@ -20,12 +19,8 @@ long long to_ns(TimePoint t) {
 
 }  // namespace
 
-Renewer::Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
-                 TimePoint valid_until)
-    : m_locker(locker),
-      m_name(std::move(name)),
-      m_token(std::move(token)),
-      m_ttl(ttl),
+Renewer::Renewer(Lease& lease, TimePoint acquired_at, TimePoint valid_until)
+    : m_lease(lease),
       m_acquired_at(acquired_at),
       m_validity_end_ns(to_ns(valid_until)),
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
@@ -40,7 +35,6 @@ Millis Renewer::interval_for(Millis ttl) {
 }
 
 void Renewer::start() {
-  m_locker.set_cancel(Cancel(m_stop.get()));
   m_thread = std::thread([this] { loop(); });
 }
 
@@ -49,7 +43,6 @@ void Renewer::stop() {
     uint64_t one = 1;
     (void)!write(m_stop.get(), &one, sizeof(one));
     m_thread.join();
-    m_locker.reset_cancel();
   }
 }
 
@@ -78,7 +71,8 @@ void Renewer::loop() {
   sigemptyset(&stops);
   sigaddset(&stops, SIGTSTP);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
-  const Millis interval = interval_for(m_ttl);
+  const std::string name = escape_for_terminal(m_lease.name());
+  const Millis interval = interval_for(m_lease.ttl());
   const Millis retry = std::clamp(interval / 10, Millis(10), Millis(250));
   TimePoint next = m_acquired_at + interval;
   bool failing = false;
@@ -87,42 +81,39 @@ void Renewer::loop() {
     if (!stop.sleep_until(next)) {
       return;
     }
-    try {
-      auto outcome = m_locker.renew(m_name, m_token, m_ttl);
-      if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
-        m_validity_end_ns = to_ns(renewed->valid_until);
-        if (m_on_renewed) {
-          m_on_renewed(renewed->valid_until);
-        }
-        say_held_warnings();  // a server that refused this renewal, while the others renewed
-        if (failing) {
-          log_warning("renewing {} works again", escape_for_terminal(m_name));
-          failing = false;
-        }
-        next += interval;
-        if (next < Clock::now()) {
-          next = Clock::now() + interval;
-        }
-        continue;
+    const RenewResult result = m_lease.renew(m_stop.get());
+    if (const auto* extended = std::get_if<Extended>(&result)) {
+      m_validity_end_ns = to_ns(extended->valid_until);
+      if (m_on_renewed) {
+        m_on_renewed(extended->valid_until);
       }
-      const auto& not_held = std::get<lock::NotHeld>(outcome);
-      declare_lost(not_held.foreign ? fmt::format("the key of {} was replaced by a {} that redlock did not write",
-                                                  escape_for_terminal(m_name), not_held.what)
-                                    : fmt::format("{} is no longer held by this token (it expired or was deleted)",
-                                                  escape_for_terminal(m_name)));
-      return;
-    } catch (const Error& e) {
-      if (stop.requested()) {
-        return;
+      say_held_warnings();  // a server that refused this renewal, while the others renewed
+      if (failing) {
+        log_warning("renewing {} works again", name);
+        failing = false;
       }
-      if (!failing) {
-        log_warning("renewing {} failed: {}; retrying", escape_for_terminal(m_name), e.what());
-        failing = true;
-      } else {
-        log_debug("renewing {} failed again: {}", escape_for_terminal(m_name), e.what());
+      next += interval;
+      if (next < Clock::now()) {
+        next = Clock::now() + interval;
       }
-      next = Clock::now() + retry;
+      continue;
     }
+    if (const auto* gone = std::get_if<Gone>(&result)) {
+      declare_lost(gone->reason);
+      return;
+    }
+    pollfd q{m_stop.get(), POLLIN, 0};
+    if (::poll(&q, 1, 0) > 0) {
+      return;
+    }
+    const std::string& error = std::get<Failed>(result).error;
+    if (!failing) {
+      log_warning("renewing {} failed: {}; retrying", name, error);
+      failing = true;
+    } else {
+      log_debug("renewing {} failed again: {}", name, error);
+    }
+    next = Clock::now() + retry;
   }
 }
 

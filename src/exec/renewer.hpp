@@ -6,13 +6,13 @@
 #include <string>
 #include <thread>
 
-#include "lock/locker.hpp"
+#include "exec/lease.hpp"
 #include "util/clock.hpp"
 #include "util/fd.hpp"
 
 namespace redlock::exec {
 
-// Keeps a held lock alive from a background thread: renews every ttl/3 on
+// Keeps a lease alive from a background thread: renews every ttl/3 on
 // the monotonic clock (next += interval, so the schedule does not drift),
 // retries a failed renewal quickly, and tracks the lock's validity locally
 // from the last confirmed renewal. It never signals anyone itself: the
@@ -20,9 +20,8 @@ namespace redlock::exec {
 class Renewer {
  public:
   // `acquired_at` is when the acquire request was sent; `valid_until` when
-  // the lock it took stops being safely ours.
-  Renewer(lock::Locker& locker, std::string name, std::string token, Millis ttl, TimePoint acquired_at,
-          TimePoint valid_until);
+  // the lock it took stops being safely ours. `lease` outlives the renewer.
+  Renewer(Lease& lease, TimePoint acquired_at, TimePoint valid_until);
   ~Renewer();
   Renewer(const Renewer&) = delete;
   Renewer& operator=(const Renewer&) = delete;
@@ -38,9 +37,9 @@ class Renewer {
   [[nodiscard]] bool started() const { return m_thread.joinable(); }
   // When to start() at the latest: half the interval before the first
   // renewal is due. A command that ends sooner never needs the thread.
-  [[nodiscard]] TimePoint start_by() const { return m_acquired_at + interval_for(m_ttl) / 2; }
+  [[nodiscard]] TimePoint start_by() const { return m_acquired_at + interval_for(m_lease.ttl()) / 2; }
   // Stops at once (an in-flight renewal is abandoned) and joins. After
-  // stop(), the Locker may be used again by the caller, with its own Cancel.
+  // stop(), the lease's lock may be used again by the caller.
   void stop();
 
   // Readable once a renewal found that the token no longer holds the lock.
@@ -54,10 +53,7 @@ class Renewer {
   void loop();
   void declare_lost(std::string reason);
 
-  lock::Locker& m_locker;
-  std::string m_name;
-  std::string m_token;
-  Millis m_ttl;
+  Lease& m_lease;
   TimePoint m_acquired_at;
   std::atomic<long long> m_validity_end_ns;
   Fd m_stop;

@@ -77,7 +77,10 @@ namespace {
 // the lock released.
 void expect_forwarded_signal_ends_it(int sig, bool stopped) {
   Fixture f;
-  Child c({"exec", "job", "--", "sh", f.script("echo $$ > \"$D/pid\"\nsleep 30\n")}, f.env());
+  // The pid is written once sleep runs: dash starts a command with vfork,
+  // and a SIGSTOP that catches the child before its exec leaves the shell
+  // waiting in state D, never T.
+  Child c({"exec", "job", "--", "sh", f.script("sleep 30 &\necho $$ > \"$D/pid\"\nwait $!\n")}, f.env());
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);

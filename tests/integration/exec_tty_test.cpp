@@ -65,12 +65,14 @@ class OnTerminal {
     return m_screen.find(needle, skip) != std::string::npos;
   }
   [[nodiscard]] size_t seen() const { return m_screen.size(); }
-  // In the shell: runs `command_line`, waits for its "ready", presses
+  // In the shell: runs `command_line`, waits for its "ready" line, presses
   // Ctrl-Z and waits for the shell's "Stopped". Returns where that began.
   size_t run_and_suspend(const std::string& command_line) {
     EXPECT_TRUE(shows_after(0, "$ "));
     type(command_line + "\n");
-    EXPECT_TRUE(shows_after(0, "ready")) << m_screen;
+    // The command's own line: the terminal also echoes the typed "echo
+    // ready", and a Ctrl-Z before the lock is taken stops redlock instead.
+    EXPECT_TRUE(shows_after(0, "ready\r\n")) << m_screen;
     const size_t mark = seen();
     type("\x1a");  // the terminal's suspend character
     EXPECT_TRUE(shows_after(mark, "Stopped")) << m_screen.substr(mark);

@@ -1,8 +1,9 @@
 // A wait that says what it waits for: one line when it starts (holder's
 // host, pid and command, how long it may keep the lock, how long redlock
-// waits), one when it gets the lock; on a terminal one live line, in a log
-// one line a minute; -q silences all of it; a wait that runs out names the
-// holder and does not suggest --wait again.
+// waits), one when it gets the lock; on a terminal one live line; -q
+// silences all of it; a wait that runs out names the holder and does not
+// suggest --wait again. The line a minute in a log, and every line's exact
+// text, are timed on a fake clock in tests/unit/wait_report_test.cpp.
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -194,30 +195,4 @@ TEST(Waiting, OnATerminalTheWaitIsOneLiveLine) {
   EXPECT_NE(screen.find("\rredlock: waiting for deploy: 2s of 20s"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("\n" + std::string("redlock: waiting for deploy: 1s")), std::string::npos) << screen;
   EXPECT_NE(screen.find("acquired deploy after"), std::string::npos) << screen;
-}
-
-TEST(Waiting, InALogAProgressLineComesOnceAMinute) {
-  // stderr is a pipe here, as under cron or systemd: no live line, but one
-  // "still waiting" line a minute, so a log shows the wait is alive.
-  ExecFixture f;
-  auto holder = hold(f, "deploy", "300");
-  const auto started = std::chrono::steady_clock::now();
-  Child waiter({"acquire", "--wait", "64s", "deploy"}, f.env());
-  ASSERT_TRUE(eventually([&] { return waiter.err_so_far().find("still waiting") != std::string::npos; }, Seconds(70)))
-      << waiter.err_so_far();
-  const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  EXPECT_GE(at, 59.0) << "a progress line before a minute had passed";
-  EXPECT_LE(at, 63.0);
-  Result r = waiter.wait(Seconds(30));
-  EXPECT_EQ(r.status, 75) << r.err;
-  const auto lines = lines_of(r.err);
-  ASSERT_EQ(lines.size(), 3u) << r.err;
-  EXPECT_NE(lines[0].find("waiting up to 1m4s"), std::string::npos) << lines[0];
-  EXPECT_EQ(lines[1].rfind("redlock: still waiting for deploy: 1m of 1m4s, held by " + hostname() + " pid " +
-                               std::to_string(holder->pid()) + " (sleep 300)",
-                           0),
-            0u)
-      << lines[1];
-  EXPECT_NE(lines[2].find("gave up waiting for deploy after 1m4s"), std::string::npos) << lines[2];
-  holder->signal(SIGTERM);
 }

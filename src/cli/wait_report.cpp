@@ -1,9 +1,7 @@
-#include "cli/waiting.hpp"
+#include "cli/wait_report.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
-
-#include <chrono>
 
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -38,8 +36,12 @@ std::string describe(const HolderInfo& h) {
 
 namespace {
 
-constexpr std::chrono::seconds k_tty_period{1};
-constexpr std::chrono::seconds k_log_period{60};
+class StderrScreen final : public ReportScreen {
+ public:
+  [[nodiscard]] TimePoint now() const override { return Clock::now(); }
+  [[nodiscard]] bool terminal() const override { return isatty(STDERR_FILENO) == 1; }
+  void write(std::string_view text) noexcept override { write_stderr(text); }
+};
 
 // Whole seconds: a live line that changes every second reads best without tenths.
 std::string seconds(Millis d) {
@@ -48,12 +50,20 @@ std::string seconds(Millis d) {
 
 }  // namespace
 
-WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo holder)
+ReportScreen& stderr_screen() {
+  static StderrScreen screen;
+  return screen;
+}
+
+WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo holder, ReportScreen& screen,
+                       ReportPeriods periods)
     : m_name(std::move(name)),
       m_wait(wait),
       m_holder(std::move(holder)),
-      m_start(std::chrono::steady_clock::now()),
-      m_tty(isatty(STDERR_FILENO) == 1) {
+      m_screen(screen),
+      m_periods(periods),
+      m_start(screen.now()),
+      m_tty(screen.terminal()) {
   const std::string who = describe(m_holder);
   std::string lease;
   if (m_holder.kept) {
@@ -62,10 +72,21 @@ WaitReport::WaitReport(std::string name, std::optional<Millis> wait, HolderInfo 
   } else if (m_holder.ttl_left > Millis(0)) {
     lease = fmt::format(" for at most {} more unless renewed", format_duration(m_holder.ttl_left));
   }
-  log_notice("{} is held{}{}; waiting {}", escape_for_terminal(m_name), who.empty() ? "" : " by " + who, lease,
-             m_wait ? "up to " + format_duration(*m_wait) : std::string("for as long as it takes (--wait inf)"));
+  say(fmt::format("{} is held{}{}; waiting {}", escape_for_terminal(m_name), who.empty() ? "" : " by " + who, lease,
+                  m_wait ? "up to " + format_duration(*m_wait) : std::string("for as long as it takes (--wait inf)")));
   if (verbosity() >= Verbosity::k_normal) {
     m_next = m_start + period();
+  }
+}
+
+// A line as log_notice writes it, but on the report's screen.
+void WaitReport::say(const std::string& line) noexcept {
+  if (verbosity() < Verbosity::k_normal) {
+    return;
+  }
+  try {
+    m_screen.write("redlock: " + one_line(line) + "\n");
+  } catch (...) {  // a line is not worth dying for
   }
 }
 
@@ -78,22 +99,17 @@ std::string WaitReport::progress(Millis elapsed) const {
                      who.empty() ? "" : ", held by " + who);
 }
 
-std::chrono::steady_clock::duration WaitReport::period() const {
-  return m_tty ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_tty_period)
-               : std::chrono::duration_cast<std::chrono::steady_clock::duration>(k_log_period);
-}
-
 void WaitReport::tick() {
   if (!m_next) {
     return;
   }
-  const auto now = std::chrono::steady_clock::now();
+  const TimePoint now = m_screen.now();
   const auto elapsed = std::chrono::duration_cast<Millis>(now - m_start);
   try {
     if (m_tty) {
-      write_stderr(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
+      m_screen.write(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
     } else {
-      write_stderr(fmt::format("redlock: still {}\n", progress(elapsed)));
+      m_screen.write(fmt::format("redlock: still {}\n", progress(elapsed)));
     }
   } catch (const std::exception&) {  // a progress line is not worth dying for
   }
@@ -107,10 +123,15 @@ void WaitReport::tick() {
 
 Millis WaitReport::stop() {
   if (m_next && m_tty) {
-    write_stderr("\r\033[K");
+    m_screen.write("\r\033[K");
   }
   m_next.reset();
-  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - m_start);
+  return std::chrono::duration_cast<Millis>(m_screen.now() - m_start);
+}
+
+void WaitReport::acquired() {
+  const Millis waited = stop();
+  say(fmt::format("acquired {} after {}", escape_for_terminal(m_name), format_duration(waited)));
 }
 
 }  // namespace redlock::cli

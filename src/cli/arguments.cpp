@@ -1,0 +1,45 @@
+#include "cli/arguments.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "util/exit_status.hpp"
+#include "util/text.hpp"
+#include "util/token.hpp"
+
+namespace redlock::cli {
+
+std::vector<std::string> named_locks(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names) {
+    validate_name(name);
+    if (std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+std::string token_from(const std::string& flag) {
+  const char* variable = std::getenv("REDLOCK_TOKEN");
+  std::string token = flag.empty() ? std::string(variable ? variable : "") : flag;
+  if (!token.empty() && !plausible_token(token)) {
+    throw UsageError(
+        fmt::format("invalid token{}: a token is printable ASCII without spaces, at most 256 bytes "
+                    "(as acquire prints it)",
+                    flag.empty() ? " in $REDLOCK_TOKEN" : ""));
+  }
+  return token;
+}
+
+std::string required_token(const std::string& flag, const char* verb) {
+  std::string token = token_from(flag);
+  if (token.empty()) {
+    throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
+  }
+  return token;
+}
+
+}  // namespace redlock::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+// The lock names and tokens a command line gives, each checked (a
+// UsageError, 64, for one that cannot be).
+
+#include <string>
+#include <vector>
+
+namespace redlock::cli {
+
+// The lock names given to status or break, each checked (64 for a bad one),
+// once each in the order first given: a name given twice is one lock.
+[[nodiscard]] std::vector<std::string> named_locks(const std::vector<std::string>& names);
+
+// The token from --token, else $REDLOCK_TOKEN; empty if neither. A token
+// that cannot be one (spaces, control characters, too long) is a UsageError.
+[[nodiscard]] std::string token_from(const std::string& flag);
+
+// The token for release/renew: required, from --token or $REDLOCK_TOKEN
+// (a UsageError naming `verb` when neither is given).
+[[nodiscard]] std::string required_token(const std::string& flag, const char* verb);
+
+}  // namespace redlock::cli

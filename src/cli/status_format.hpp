@@ -1,0 +1,30 @@
+#pragma once
+
+// What `status` prints, as pure functions of the locks' verdicts: the
+// table, the JSON document and the Prometheus metrics. No I/O, no clock:
+// the ages and TTLs come from the verdicts (server time).
+
+#include <string>
+#include <vector>
+
+#include "lock/quorum.hpp"
+
+namespace redlock::cli {
+
+// The table: a header line and one line per holder (one of dashes for a lock
+// nobody holds); with `with_waiters`, an indented line per waiter; with
+// `many_servers`, an indented line per server. Names, hosts and commands are
+// escaped for a terminal; no line ends in a blank.
+[[nodiscard]] std::string status_table(const std::vector<lock::StatusVerdict>& verdicts, bool many_servers,
+                                       bool with_waiters);
+
+// The JSON array of `status --json` (documented field by field in the
+// README), indented by two, with a final newline; bytes that are not UTF-8
+// are replaced.
+[[nodiscard]] std::string status_json(const std::vector<lock::StatusVerdict>& verdicts);
+
+// The Prometheus text exposition format: one family at a time, each with its
+// HELP and TYPE lines; foreign keys have no samples.
+[[nodiscard]] std::string status_prometheus(const std::vector<lock::StatusVerdict>& verdicts);
+
+}  // namespace redlock::cli

@@ -1,0 +1,185 @@
+#include "cli/take.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "cli/arguments.hpp"
+#include "cli/wait_report.hpp"
+#include "lock/waiter.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+Take parse_take(const TakeOptions& o, bool shared) {
+  validate_name(o.name);
+  Take t;
+  t.name = o.name;
+  t.ttl = o.ttl;
+  t.wait = o.wait;
+  t.conflict_exit_code = o.conflict_exit_code;
+  if (shared && o.limit != 1) {
+    throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
+  }
+  t.claim.limit = o.limit;
+  t.claim.mode = shared        ? lock::Claim::Mode::k_shared
+                 : o.limit > 1 ? lock::Claim::Mode::k_semaphore
+                               : lock::Claim::Mode::k_exclusive;
+  t.reenter = token_from(o.token);
+  t.fair = !o.unfair;
+  return t;
+}
+
+namespace {
+
+// The message for a busy lock; returns the status (75, or --conflict-exit-code).
+// It names the holder with its command (from the busy answer itself), and
+// after a wait does not suggest --wait again.
+ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
+                     ExitCode conflict_exit_code) {
+  if (verbosity() < Verbosity::k_normal) {
+    return conflict_exit_code;  // -q: busy is not news
+  }
+  const bool did_wait = waited && *waited > Millis(0);
+  if (busy.lost_race && busy.host.empty()) {
+    log_notice("{} is contended: no quorum for anyone{}", escape_for_terminal(name),
+               did_wait ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
+                        : std::string("; try again or use --wait"));
+    return conflict_exit_code;
+  }
+  const HolderInfo holder = holder_of(busy);
+  const std::string who = describe(holder);
+  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (holder.kept) {
+    more += " (it finished; --hold-at-least keeps the lock)";
+  }
+  if (busy.ahead > 0) {
+    more += fmt::format(", with {} waiting in line before you", busy.ahead);
+  }
+  if (did_wait) {
+    log_notice("gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
+               format_duration(*waited), who.empty() ? "" : " by " + who, more);
+  } else {
+    log_notice("{} is held{}{}; try later or use --wait", escape_for_terminal(name), who.empty() ? "" : " by " + who,
+               more);
+  }
+  return conflict_exit_code;
+}
+
+// What a waiting take says: from its first busy answer, who holds the lock
+// and how long it may wait (WaitReport), then its progress lines.
+class TakeListener final : public lock::WaitListener {
+ public:
+  explicit TakeListener(const Take& take) : m_take(take) {}
+
+  void busy(const lock::Busy& busy) override {
+    if (m_waiting) {
+      return;
+    }
+    m_waiting = true;
+    if (verbosity() >= Verbosity::k_normal) {
+      m_report.emplace(m_take.name, m_take.wait, holder_of(busy));
+    }
+  }
+  [[nodiscard]] std::optional<TimePoint> next_tick() const override {
+    return m_report ? m_report->next_tick() : std::nullopt;
+  }
+  void tick() override {
+    if (m_report) {
+      m_report->tick();
+    }
+  }
+
+  std::optional<WaitReport>& report() { return m_report; }
+
+ private:
+  const Take& m_take;
+  bool m_waiting = false;
+  std::optional<WaitReport> m_report;
+};
+
+}  // namespace
+
+ExitCode status_without_lock(const TakeOutcome& outcome) {
+  if (const auto* conflict = std::get_if<Conflict>(&outcome)) {
+    return conflict->status;
+  }
+  if (const auto* stopped = std::get_if<Stopped>(&outcome)) {
+    return ExitCode::for_signal(stopped->signal);
+  }
+  throw std::logic_error("status_without_lock: the lock was taken");
+}
+
+TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals) {
+  // What a wait says starts with its first busy answer: the first try
+  // already takes a place in line (one round trip, not a try and then
+  // another to queue).
+  TakeListener listener(take);
+  std::optional<WaitReport>& report = listener.report();
+  const bool may_wait = !take.wait || *take.wait > Millis(0);
+  auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.cancel(),
+                                       take.claim, take.fair, may_wait ? &listener : nullptr);
+  if (report) {
+    if (std::holds_alternative<lock::Acquired>(outcome)) {
+      report->acquired();
+    } else {
+      (void)report->stop();
+    }
+  }
+  if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {
+    int sig = signals.take();
+    locker.leave(take.name, stopped->queued_as);
+    log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
+                escape_for_terminal(take.name));
+    return Stopped{sig};
+  }
+  if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
+    return Conflict{report_busy(take.name, *busy, take.wait, take.conflict_exit_code)};
+  }
+  auto got = std::get<lock::Acquired>(std::move(outcome));
+  for (int sig; (sig = signals.take()) != 0;) {
+    if (sig != SIGCHLD) {
+      (void)locker.release(take.name, got.token);
+      log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
+      return Stopped{sig};
+    }
+  }
+  return got;
+}
+
+void check_hold_at_least(Millis hold, const lock::Claim& claim) {
+  if (hold > Millis(0) && claim.mode != lock::Claim::Mode::k_exclusive) {
+    throw UsageError("--hold-at-least keeps a plain lock; it does not go with --limit or --shared");
+  }
+}
+
+lock::Owner make_owner(long long pid, const std::vector<std::string>& argv) {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) {
+    std::strcpy(host, "unknown");
+  }
+  return lock::Owner{host, pid, recorded_command(argv)};
+}
+
+std::vector<std::string> process_argv(long long pid) {
+  std::ifstream in(fmt::format("/proc/{}/cmdline", pid), std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv;
+  for (size_t start = 0; start < raw.size();) {
+    size_t end = raw.find('\0', start);
+    if (end == std::string::npos) {
+      end = raw.size();
+    }
+    argv.push_back(raw.substr(start, end - start));
+    start = end + 1;
+  }
+  return argv;
+}
+
+}  // namespace redlock::cli

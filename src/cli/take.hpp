@@ -1,0 +1,62 @@
+#pragma once
+
+// Taking a lock for acquire and exec: their options checked, the wait (with
+// its report on stderr), and what a lock that was not taken exits with.
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "lock/locker.hpp"
+#include "util/duration.hpp"
+#include "util/exit_status.hpp"
+#include "util/signals.hpp"
+
+namespace redlock::cli {
+
+// TakeOptions validated (UsageError otherwise), with --shared from exec.
+struct Take {
+  std::string name;
+  Millis ttl{0};
+  std::optional<Millis> wait;  // nullopt: forever
+  lock::Claim claim;
+  std::string reenter;  // --token or $REDLOCK_TOKEN
+  ExitCode conflict_exit_code = ExitStatus::k_busy;
+  bool fair = true;  // wait in line (not --unfair)
+};
+[[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
+
+// What take_lock did when it took nothing (it said why on stderr).
+struct Conflict {
+  ExitCode status;  // 75, or --conflict-exit-code
+};
+struct Stopped {
+  int signal = 0;  // the stop signal that came while waiting or while the acquire was in flight
+};
+using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
+
+// The status to exit with when `outcome` holds no lock: a conflict's, or
+// 128+N for stop signal N.
+[[nodiscard]] ExitCode status_without_lock(const TakeOutcome& outcome);
+
+// Takes the lock, waiting as --wait allows: what was acquired, a conflict
+// (busy), or the stop signal that ended the wait or the acquire (then what
+// was acquired is released: nothing stays taken). SIGCHLD is not a stop.
+[[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                    SignalFd& signals);
+
+// --hold-at-least D (0: none) for a lock taken as `claim`: only a plain
+// lock has a minimum hold (a UsageError otherwise).
+void check_hold_at_least(Millis hold, const lock::Claim& claim);
+
+// Who holds the lock, for `status`: this host, `pid`, and its command line
+// `argv` as recorded_command() stores it (no secrets, valid UTF-8, cut at
+// 1024 bytes between characters).
+[[nodiscard]] lock::Owner make_owner(long long pid, const std::vector<std::string>& argv);
+
+// The arguments of process `pid` from /proc (empty if unreadable).
+[[nodiscard]] std::vector<std::string> process_argv(long long pid);
+
+}  // namespace redlock::cli

@@ -1,0 +1,64 @@
+#pragma once
+
+// What the renewer knows of the lock it keeps alive: its name, its TTL, and
+// one renewal at a time. LockerLease is the real one, over lock::Locker;
+// tests give a fake, so the lost-lock policy is tested without a server.
+
+#include <string>
+#include <variant>
+
+#include "lock/locker.hpp"
+#include "util/clock.hpp"
+#include "util/duration.hpp"
+
+namespace redlock::exec {
+
+// A renewal was confirmed: the lock is safely ours until `valid_until`.
+struct Extended {
+  TimePoint valid_until;
+};
+// The lock is no longer ours (it expired, was deleted or replaced): never
+// renew it again. `reason` says so in a sentence.
+struct Gone {
+  std::string reason;
+};
+// No answer that counts (Redis unreachable, too few servers, cancelled):
+// the lock may still be ours; try again.
+struct Failed {
+  std::string error;
+};
+using RenewResult = std::variant<Extended, Gone, Failed>;
+
+class Lease {
+ public:
+  Lease() = default;
+  virtual ~Lease() = default;
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+
+  // The lock's name, as messages show it (escape it for a terminal).
+  [[nodiscard]] virtual const std::string& name() const = 0;
+  // The TTL each renewal sets (the renewer renews every third of it).
+  [[nodiscard]] virtual Millis ttl() const = 0;
+  // Renews the lock once, for ttl(); gives up, as Failed, once `cancel_fd`
+  // becomes readable. Called from one thread at a time.
+  [[nodiscard]] virtual RenewResult renew(int cancel_fd) = 0;
+};
+
+// The lease of the lock `name` held through `locker` under `token`.
+class LockerLease final : public Lease {
+ public:
+  LockerLease(lock::Locker& locker, std::string name, std::string token, Millis ttl);
+
+  [[nodiscard]] const std::string& name() const override { return m_name; }
+  [[nodiscard]] Millis ttl() const override { return m_ttl; }
+  [[nodiscard]] RenewResult renew(int cancel_fd) override;
+
+ private:
+  lock::Locker& m_locker;
+  std::string m_name;
+  std::string m_token;
+  Millis m_ttl;
+};
+
+}  // namespace redlock::exec

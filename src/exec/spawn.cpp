@@ -1,0 +1,185 @@
+#include "exec/spawn.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+
+namespace redlock::exec {
+namespace {
+
+// What the child needs between clone and exec, prepared by the parent.
+struct Launch {
+  char* const* argv;
+  char* const* envp;
+  pid_t parent;
+  bool take_terminal;
+  const char* shown;  // argv[0] as a line on stderr may show it (escaped)
+};
+
+// The part of the child's life between clone and exec. It shares redlock's
+// memory (CLONE_VM | CLONE_VFORK, as posix_spawn does) while redlock waits
+// for the exec: only async-signal-safe calls, nothing allocated, nothing
+// written but the stack it was given. When the exec fails it returns the
+// exit status, and clone() ends the child with a raw exit system call: no
+// _exit(), whose noreturn call a sanitized build announces to ASan, which
+// cannot place the borrowed stack and warns on CMD's stderr.
+int become_command(void* arg) {
+  const auto& l = *static_cast<const Launch*>(arg);
+  setpgid(0, 0);
+  if (l.take_terminal) {
+    tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU is still blocked here
+  }
+  // If redlock dies, CMD must not go on unlocked; and if it already died
+  // between clone and here, the death signal was missed: check by hand.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != l.parent) {
+    return 128 + SIGKILL;
+  }
+  // CMD gets the signal dispositions redlock was started with, as from
+  // flock(1) or nohup: a signal ignored then stays ignored; caught ones are
+  // reset by execve (redlock catches none: its signals come through a
+  // signalfd; a sanitized build's fault handlers would run only if this
+  // child crashed before its exec). The one redlock changed, SIGPIPE, goes
+  // back before any signal is unblocked (they all are blocked since before
+  // the clone).
+  if (!sigpipe_ignored_at_start()) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGPIPE, &dfl, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Only 0, 1 and 2 are CMD's.
+  syscall(SYS_close_range, 3U, ~0U, 0U);
+  execvpe(l.argv[0], l.argv, l.envp);
+  const int err = errno;
+  const int status = err == ENOENT ? 127 : 126;
+  if (verbosity() == Verbosity::k_silent) {  // -qq: the status alone says it
+    return status;
+  }
+  const char* prefix = "redlock: cannot run ";
+  (void)!write(STDERR_FILENO, prefix, strlen(prefix));
+  (void)!write(STDERR_FILENO, l.shown, strlen(l.shown));
+  // strerror() is not safe here (it may look up a locale): the reasons that
+  // tell the user what to change, by hand.
+  const char* why = ": cannot execute\n";
+  switch (err) {
+    case ENOENT:
+      why = ": command not found\n";
+      break;
+    case EACCES:
+    case ENOEXEC:
+    case EISDIR:
+      why = ": permission denied or not executable\n";
+      break;
+    case E2BIG:
+      why = ": argument list too long (with the environment)\n";
+      break;
+    case ENAMETOOLONG:
+      why = ": file name too long\n";
+      break;
+    case ETXTBSY:
+      why = ": text file busy (it is being written)\n";
+      break;
+    case ELOOP:
+      why = ": too many levels of symbolic links\n";
+      break;
+    case ENOMEM:
+      why = ": out of memory\n";
+      break;
+    default:
+      break;
+  }
+  (void)!write(STDERR_FILENO, why, strlen(why));
+  return status;
+}
+
+// Starts CMD without copying redlock: the child borrows redlock's memory on
+// a stack of its own until it execs (or exits), and redlock waits until
+// then. Nothing of redlock is duplicated, so this costs the same whatever
+// redlock's size. Returns the child's pid, or -1 with errno set.
+pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) {
+  // execvpe keeps a copy of each PATH candidate, and of argv for a script
+  // without #!, on this stack.
+  size_t bytes = size_t{64} * 1024 + (argv.size() + 2) * sizeof(char*);
+  if (const char* path = std::getenv("PATH")) {
+    bytes += 2 * strlen(path);
+  }
+  for (const auto& a : argv) {
+    bytes += a.size();
+  }
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  bytes = (bytes + page - 1) / page * page;
+  void* stack = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    return -1;
+  }
+  pid_t child;
+  {
+    AllSignalsBlocked blocked;
+    child = clone(become_command, static_cast<char*>(stack) + bytes, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                  const_cast<Launch*>(&launch));
+  }
+  const int err = errno;
+  munmap(stack, bytes);
+  errno = err;
+  return child;
+}
+
+}  // namespace
+
+Spawned spawn(const Command& cmd) {
+  std::vector<char*> argv;
+  for (const auto& a : cmd.argv) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : cmd.env) {
+    envp.push_back(const_cast<char*>(e.c_str()));
+  }
+  envp.push_back(nullptr);
+
+  // An interactive terminal stays usable: CMD's group becomes the
+  // terminal's foreground group while it runs (Ctrl-C reaches CMD).
+  const bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  sigset_t ttou;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  sigprocmask(SIG_BLOCK, &ttou, nullptr);
+
+  // When this returns, the child has exec'd CMD or exited: it made itself a
+  // process group and, with a terminal, the foreground one.
+  const std::string shown = one_line(cmd.argv.front());
+  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal, shown.c_str()}, cmd.argv);
+  if (child < 0) {
+    throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
+  }
+  return Spawned{child, take_terminal};
+}
+
+void terminal_to_redlock(pid_t command) {
+  if (tcgetpgrp(STDIN_FILENO) == command) {
+    tcsetpgrp(STDIN_FILENO, getpgrp());  // SIGTTOU is blocked
+  }
+}
+
+void terminal_to_command(pid_t command) {
+  if (tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+    tcsetpgrp(STDIN_FILENO, command);
+  }
+}
+
+}  // namespace redlock::exec

@@ -1,0 +1,341 @@
+// What `status` prints, byte for byte, from verdicts made by hand: the table,
+// the JSON document and the Prometheus metrics. No server: the renderers are
+// pure functions of the verdicts.
+
+#include "cli/status_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace redlock::cli {
+namespace {
+
+using lock::HolderView;
+using lock::ServerView;
+using lock::StatusVerdict;
+using lock::WaiterView;
+using State = StatusVerdict::State;
+
+constexpr long long k_now = 1'700'000'000'000;
+
+HolderView holder(std::string host, long long pid, std::string cmd, long long age_ms, long long ttl_ms,
+                  long long fence) {
+  HolderView h;
+  h.token = host + std::to_string(pid);
+  h.host = std::move(host);
+  h.pid = pid;
+  h.cmd = std::move(cmd);
+  h.since_ms = k_now - age_ms;
+  h.ttl_ms = ttl_ms;
+  h.fence = fence;
+  h.count = 1;
+  return h;
+}
+
+ServerView server(std::string url, const std::vector<HolderView>& holders) {
+  ServerView s;
+  s.endpoint = std::move(url);
+  s.type = holders.empty() ? "none" : "hash";
+  s.now_ms = k_now;
+  s.holders = holders;
+  return s;
+}
+
+// A plain lock held by `h`, as one server sees it.
+StatusVerdict held(std::string name, const HolderView& h) {
+  StatusVerdict v;
+  v.name = std::move(name);
+  v.state = State::k_held;
+  v.mode = "exclusive";
+  v.now_ms = k_now;
+  v.holders = {h};
+  v.views = {server("redis://127.0.0.1:6379", {h})};
+  return v;
+}
+
+StatusVerdict free_lock(std::string name) {
+  StatusVerdict v;
+  v.name = std::move(name);
+  v.now_ms = k_now;
+  v.views = {server("redis://127.0.0.1:6379", {})};
+  return v;
+}
+
+StatusVerdict foreign(std::string name, std::string type) {
+  StatusVerdict v;
+  v.name = std::move(name);
+  v.state = State::k_foreign;
+  v.foreign_type = type;
+  v.now_ms = k_now;
+  ServerView s = server("redis://127.0.0.1:6379", {});
+  s.type = type;
+  s.foreign = true;
+  v.views = {s};
+  return v;
+}
+
+WaiterView waiter(std::string host, long long pid, std::string cmd, std::string mode, long long age_ms,
+                  long long left_ms) {
+  WaiterView w;
+  w.id = host + std::to_string(pid);
+  w.host = std::move(host);
+  w.pid = pid;
+  w.cmd = std::move(cmd);
+  w.mode = std::move(mode);
+  w.since_ms = k_now - age_ms;
+  w.age_ms = age_ms;
+  w.until_ms = left_ms < 0 ? -1 : k_now + left_ms;
+  w.left_ms = left_ms;
+  return w;
+}
+
+TEST(StatusTable, AHeldLockIsOneLineUnderTheHeaderInColumnsTwoBlanksApart) {
+  const auto table =
+      status_table({held("deploy", holder("web-3", 4411, "./deploy.sh", 12'300, 17'700, 42))}, false, false);
+  EXPECT_EQ(table,
+            "NAME    STATE  HOST   PID   AGE    TTL    FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy  held   web-3  4411  12.3s  17.7s  42     1      0        ./deploy.sh\n");
+}
+
+TEST(StatusTable, ColumnsAreAsWideAsTheirWidestCellAndNoLineEndsInABlank) {
+  const auto table = status_table({held("deploy", holder("web-3", 4411, "", 1'000, 29'000, 42)),
+                                   held("nightly-report", holder("db-primary-1", 7, "report", 300'000, 500, 0))},
+                                  false, false);
+  EXPECT_EQ(table,
+            "NAME            STATE  HOST          PID   AGE  TTL    FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy          held   web-3         4411  1s   29s    42     1      0\n"
+            "nightly-report  held   db-primary-1  7     5m   500ms  -      1      0        report\n");
+}
+
+TEST(StatusTable, AFreeLockIsALineOfDashes) {
+  EXPECT_EQ(status_table({free_lock("deploy")}, false, true),
+            "NAME    STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy  free   -     -    -    -    -      -      0        -\n");
+}
+
+TEST(StatusTable, AForeignKeyShowsItsTypeAndNoWaiters) {
+  EXPECT_EQ(status_table({foreign("deploy", "list")}, false, false),
+            "NAME    STATE          HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy  foreign(list)  -     -    -    -    -      -      -        -\n");
+}
+
+TEST(StatusTable, ASemaphoreShowsItsPlacesTakenAndALineForEachHolder) {
+  StatusVerdict v = held("pool", holder("a", 1, "x", 2'000, 10'000, 5));
+  v.mode = "semaphore";
+  v.limit = 3;
+  v.holders.push_back(holder("b", 2, "y", 1'000, 20'000, 6));
+  EXPECT_EQ(status_table({v}, false, false),
+            "NAME  STATE     HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "pool  held 2/3  a     1    2s   10s  5      1      0        x\n"
+            "pool  held 2/3  b     2    1s   20s  6      1      0        y\n");
+}
+
+TEST(StatusTable, ReadersShareTheLockAndAKeptLockSaysMinHold) {
+  StatusVerdict shared = held("db", holder("a", 1, "r", 0, 1'000, 5));
+  shared.mode = "shared";
+  StatusVerdict kept = held("job", holder("b", 2, "w", 60'000, -1, 6));
+  kept.holders.front().kept = true;
+  EXPECT_EQ(status_table({shared, kept}, false, false),
+            "NAME  STATE           HOST  PID  AGE  TTL   FENCE  COUNT  WAITING  COMMAND\n"
+            "db    shared 1        a     1    0ms  1s    5      1      0        r\n"
+            "job   held(min-hold)  b     2    1m   none  6      1      0        w\n");
+}
+
+TEST(StatusTable, WaitersAndServersGetIndentedLinesThatDoNotWidenTheColumns) {
+  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
+  v.waiters = {waiter("web-4", 900, "./deploy.sh --fast", "exclusive", 3'000, 27'000),
+               waiter("web-5", 901, "./report", "shared", 1'500, -1)};
+  ServerView down = server("redis://10.0.0.2:6379", {});
+  down.error = "connection refused";
+  v.views.push_back(down);
+  v.views.push_back(server("redis://10.0.0.3:6379", {}));
+  EXPECT_EQ(status_table({v}, true, true),
+            "NAME    STATE  HOST   PID   AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy  held   web-3  4411  12s  18s  42     1      2        ./deploy.sh\n"
+            "  waiting 1  web-4 pid 900 for 3s, gives up in 27s: ./deploy.sh --fast\n"
+            "  waiting 2  web-5 pid 901 (shared) for 1.5s, no time limit: ./report\n"
+            "  redis://127.0.0.1:6379  held ttl 18s by web-3 pid 4411\n"
+            "  redis://10.0.0.2:6379  unreachable: connection refused\n"
+            "  redis://10.0.0.3:6379  free\n");
+}
+
+TEST(StatusTable, WithoutNamesAskedWaitersAreOnlyCounted) {
+  StatusVerdict v = held("deploy", holder("h", 1, "c", 0, 1'000, 1));
+  v.waiters = {waiter("w", 2, "c", "exclusive", 0, -1)};
+  EXPECT_EQ(status_table({v}, false, false),
+            "NAME    STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "deploy  held   h     1    0ms  1s   1      1      1        c\n");
+}
+
+TEST(StatusTable, ControlCharactersInNamesHostsAndCommandsAreEscaped) {
+  EXPECT_EQ(status_table({held("a\x1b[2Jb", holder("h\n", 1, "rm\t-rf \\", 0, 1'000, 1))}, false, false),
+            "NAME       STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "a\\x1b[2Jb  held   h\\n   1    0ms  1s   1      1      0        rm\\t-rf \\\\\n");
+}
+
+TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow) {
+  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
+  v.waiters = {waiter("web-4", 900, "./deploy.sh", "exclusive", 3'000, 27'000)};
+  EXPECT_EQ(status_json({v}), R"([
+  {
+    "age_ms": 12000,
+    "cmd": "./deploy.sh",
+    "count": 1,
+    "fence": 42,
+    "held": true,
+    "holders": [
+      {
+        "age_ms": 12000,
+        "cmd": "./deploy.sh",
+        "count": 1,
+        "fence": 42,
+        "host": "web-3",
+        "kept": false,
+        "pid": 4411,
+        "since_ms": 1699999988000,
+        "ttl_ms": 18000
+      }
+    ],
+    "host": "web-3",
+    "kept": false,
+    "mode": "exclusive",
+    "name": "deploy",
+    "pid": 4411,
+    "servers": [
+      {
+        "fence": 42,
+        "holders": 1,
+        "host": "web-3",
+        "pid": 4411,
+        "state": "held",
+        "ttl_ms": 18000,
+        "url": "redis://127.0.0.1:6379"
+      }
+    ],
+    "since_ms": 1699999988000,
+    "state": "held",
+    "ttl_ms": 18000,
+    "waiters": [
+      {
+        "age_ms": 3000,
+        "cmd": "./deploy.sh",
+        "host": "web-4",
+        "left_ms": 27000,
+        "mode": "exclusive",
+        "pid": 900,
+        "position": 1,
+        "since_ms": 1699999997000,
+        "until_ms": 1700000027000
+      }
+    ]
+  }
+]
+)");
+}
+
+TEST(StatusJson, AFreeLockAndAForeignKeyAndAnUnreachableServer) {
+  StatusVerdict f = free_lock("a");
+  ServerView down = server("redis://10.0.0.2:6379", {});
+  down.error = "timed out";
+  f.views.push_back(down);
+  EXPECT_EQ(status_json({f, foreign("b", "string")}), R"([
+  {
+    "held": false,
+    "name": "a",
+    "servers": [
+      {
+        "state": "free",
+        "url": "redis://127.0.0.1:6379"
+      },
+      {
+        "error": "timed out",
+        "state": "unreachable",
+        "url": "redis://10.0.0.2:6379"
+      }
+    ],
+    "state": "free",
+    "waiters": []
+  },
+  {
+    "held": false,
+    "name": "b",
+    "servers": [
+      {
+        "state": "foreign",
+        "type": "string",
+        "url": "redis://127.0.0.1:6379"
+      }
+    ],
+    "state": "foreign",
+    "type": "string"
+  }
+]
+)");
+}
+
+TEST(StatusJson, ASemaphoreHasItsLimitAKeptHoldItsFinishAndAFenceThatIsNoneIsNull) {
+  StatusVerdict v = held("pool", holder("a", 1, "x", 0, 1'000, 0));
+  v.mode = "semaphore";
+  v.limit = 2;
+  v.holders.front().kept = true;
+  v.holders.front().finished_ms = k_now - 5;
+  const std::string json = status_json({v});
+  EXPECT_NE(json.find("    \"limit\": 2,\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("    \"fence\": null,\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("    \"finished_ms\": 1699999999995,\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("    \"kept\": true,\n"), std::string::npos) << json;
+}
+
+TEST(StatusJson, BytesThatAreNotUtf8AreReplaced) {
+  const std::string json = status_json({free_lock("a\xff")});
+  EXPECT_NE(json.find("    \"name\": \"a\xef\xbf\xbd\",\n"), std::string::npos) << json;
+}
+
+TEST(StatusJson, NoLocksIsAnEmptyArray) {
+  EXPECT_EQ(status_json({}), "[]\n");
+}
+
+TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNotForeign) {
+  StatusVerdict pool = held("pool", holder("a", 1, "x", 1'500, 9'000, 5));
+  pool.mode = "semaphore";
+  pool.limit = 3;
+  pool.holders.push_back(holder("b", 2, "y", 500, 2'250, 6));
+  pool.waiters = {waiter("w", 3, "z", "semaphore", 0, -1)};
+  EXPECT_EQ(status_prometheus({pool, free_lock("idle"), foreign("odd", "list")}),
+            "# HELP redlock_lock_held 1 while the lock is held, 0 while it is free.\n"
+            "# TYPE redlock_lock_held gauge\n"
+            "redlock_lock_held{name=\"pool\"} 1\n"
+            "redlock_lock_held{name=\"idle\"} 0\n"
+            "# HELP redlock_lock_holders How many hold the lock (a semaphore's places taken, readers sharing it).\n"
+            "# TYPE redlock_lock_holders gauge\n"
+            "redlock_lock_holders{name=\"pool\"} 2\n"
+            "redlock_lock_holders{name=\"idle\"} 0\n"
+            "# HELP redlock_lock_waiters How many wait in the lock's line.\n"
+            "# TYPE redlock_lock_waiters gauge\n"
+            "redlock_lock_waiters{name=\"pool\"} 1\n"
+            "redlock_lock_waiters{name=\"idle\"} 0\n"
+            "# HELP redlock_lock_ttl_seconds Time left before the lock frees itself unless renewed (its soonest "
+            "holder's).\n"
+            "# TYPE redlock_lock_ttl_seconds gauge\n"
+            "redlock_lock_ttl_seconds{name=\"pool\"} 2.25\n"
+            "# HELP redlock_lock_age_seconds How long the lock has been held (its oldest holder's).\n"
+            "# TYPE redlock_lock_age_seconds gauge\n"
+            "redlock_lock_age_seconds{name=\"pool\"} 1.5\n");
+}
+
+TEST(StatusPrometheus, LabelValuesAreEscapedForTheTerminalThenForTheFormat) {
+  const std::string out = status_prometheus({free_lock("a\"b\\c\nd")});
+  EXPECT_NE(out.find("redlock_lock_held{name=\"a\\\"b\\\\\\\\c\\\\nd\"} 0\n"), std::string::npos) << out;
+}
+
+TEST(StatusPrometheus, NoLocksIsTheHelpAndTypeLinesAlone) {
+  const std::string out = status_prometheus({});
+  EXPECT_EQ(out.find('{'), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10);
+}
+
+}  // namespace
+}  // namespace redlock::cli
