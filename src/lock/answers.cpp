@@ -326,19 +326,21 @@ std::vector<ServerView> inspect_views(const std::vector<Answer>& answers, const 
   return views;
 }
 
-std::optional<std::vector<WaiterView>> read_line_answer(const Reply& reply) {
+std::optional<LineAnswer> read_line_answer(const Reply& reply) {
   const auto& e = reply.elements;
-  if (outcome_of(reply).empty() || e.size() < 3) {
+  if (outcome_of(reply).empty() || e.size() < 4) {
     return std::nullopt;
   }
   if (e[0].text() != "hash") {
-    return std::vector<WaiterView>{};  // nobody waits (or the key is not a line: nobody redlock knows)
+    return LineAnswer{};  // nobody waits (or the key is not a line: nobody redlock knows)
   }
   std::vector<std::pair<std::string, std::string>> fields;
   for (size_t k = 0; k + 1 < e[2].elements.size(); k += 2) {
     fields.emplace_back(e[2].elements[k].text(), e[2].elements[k + 1].text());
   }
-  return read_waiters(fields, reply_integer(e[1]));
+  LineAnswer out{read_waiters(fields, reply_integer(e[1])), std::max(0LL, reply_integer(e[3]))};
+  out.waiting = std::max(out.waiting, static_cast<long long>(out.head.size()));
+  return out;
 }
 
 std::string evicting_policy(const std::vector<Reply>& replies) {

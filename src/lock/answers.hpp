@@ -145,9 +145,14 @@ struct RaiseVote {
                                                     const std::vector<std::string>& servers,
                                                     std::vector<redis::Failure>& failures);
 
-// The line script (status): the live waiters in the line, first come first
-// (see read_waiters). Nullopt for a reply of another shape.
-[[nodiscard]] std::optional<std::vector<WaiterView>> read_line_answer(const redis::Reply& reply);
+// The line script (status): the live waiters at the head of the line, first
+// come first (see read_waiters), and how many are alive in all.
+struct LineAnswer {
+  std::vector<WaiterView> head;
+  long long waiting = 0;
+};
+// Nullopt for a reply of another shape.
+[[nodiscard]] std::optional<LineAnswer> read_line_answer(const redis::Reply& reply);
 
 // A server's answers to CONFIG GET maxmemory and CONFIG GET
 // maxmemory-policy: the policy when it may evict a held lock (a memory

@@ -51,7 +51,7 @@ inline constexpr long long k_max_fence = 9'007'199'254'740'991;
 // never a number someone could take for one. Never throws on input.
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
 
-// The live waiters of a line of waiters (the queue hash's HGETALL pairs),
+// The live waiters of a line of waiters (the line script's pairs),
 // first come first: its 'w:<id>' JSON entries whose heartbeat has not lapsed
 // at server time `now_ms`. A hash without the schema marker, or an entry
 // redlock would not write, is skipped. Never throws on input.

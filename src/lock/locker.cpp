@@ -20,7 +20,8 @@ namespace redlock::lock {
 
 Keys keys_for(const std::string& prefix, const std::string& name) {
   std::string lock = prefix + "{" + name + "}";
-  return Keys{lock, lock + ":fence", lock + ":released", lock + ":queue"};
+  return Keys{lock,           lock + ":fence",   lock + ":released", lock + ":line",
+              lock + ":beats", lock + ":waiters", lock + ":writers"};
 }
 
 Millis clock_drift(Millis ttl) {
@@ -439,7 +440,8 @@ void Locker::read_line(const Keys& keys, std::vector<ServerView>& views) {
       continue;  // the line is news for status, never a reason to fail it
     }
     if (auto line = read_line_answer(answers[i].reply)) {
-      views[i].waiters = std::move(*line);
+      views[i].waiters = std::move(line->head);
+      views[i].waiting = line->waiting;
     }
   }
 }

@@ -351,12 +351,14 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   // The line as the first server with one has it; a waiter only another
   // server lists (it joined that line only, so far) after.
   for (const auto& s : v.views) {
+    v.waiting = std::max(v.waiting, s.waiting);
     for (const auto& w : s.waiters) {
       if (std::none_of(v.waiters.begin(), v.waiters.end(), [&](const WaiterView& x) { return x.id == w.id; })) {
         v.waiters.push_back(w);
       }
     }
   }
+  v.waiting = std::max(v.waiting, static_cast<long long>(v.waiters.size()));
   if (!v.holders.empty()) {
     v.state = StatusVerdict::State::k_held;
   } else if (foreign >= majority(n)) {

@@ -217,7 +217,8 @@ struct ServerView {
   long long ttl_ms = -2;            // the key's PTTL
   long long limit = 1;              // a semaphore's limit
   std::vector<HolderView> holders;  // live holders
-  std::vector<WaiterView> waiters;  // the live line of waiters, first come first
+  std::vector<WaiterView> waiters;  // the head of the live line of waiters, first come first
+  long long waiting = 0;            // how many are alive in the whole line
   // While held: the mode it is held in.
   Claim::Mode mode = Claim::Mode::k_exclusive;
   [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
@@ -233,7 +234,8 @@ struct StatusVerdict {
   long long limit = 1;
   long long now_ms = 0;             // server time of the view the holders come from
   std::vector<HolderView> holders;  // holders with a quorum, oldest first
-  std::vector<WaiterView> waiters;  // waiters in line on any server, first come first
+  std::vector<WaiterView> waiters;  // the head of the line on any server, first come first
+  long long waiting = 0;            // how many wait in line (the longest server's line)
   std::vector<ServerView> views;
 };
 

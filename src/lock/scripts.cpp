@@ -55,14 +55,14 @@ std::vector<std::string> with_argv(std::vector<std::string> args, std::initializ
 std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
   // A reader's share has no limit of its own: '0' in the hash.
   const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
-  return with_argv(keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.queue),
+  return with_argv(keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
                    {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode),
                     std::to_string(limit), ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease),
                     a.wait_left ? ms(*a.wait_left) : "-1", a.ticket});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const FinishArgs& a) {
-  return with_argv(keys_of<lua::k_finish>(keys.lock, keys.queue),
+  return with_argv(keys_of<lua::k_finish>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
                    {a.token, keys.channel, ms(a.min_hold), a.levels == FinishArgs::Levels::k_all ? "all" : "one",
                     a.quiet ? "quiet" : ""});
 }
@@ -80,15 +80,16 @@ std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
 }
 
 std::vector<std::string> to_args(const Keys& keys, const BreakArgs& /*a*/) {
-  return with_argv(keys_of<lua::k_break>(keys.lock, keys.queue), {keys.channel});
+  return with_argv(keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers), {keys.channel});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
-  return with_argv(keys_of<lua::k_leave>(keys.lock, keys.queue), {a.waiter, keys.channel});
+  return with_argv(keys_of<lua::k_leave>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers), {a.waiter, keys.channel});
 }
 
-std::vector<std::string> to_args(const Keys& keys, const LineArgs& /*a*/) {
-  return keys_of<lua::k_line>(keys.queue);
+std::vector<std::string> to_args(const Keys& keys, const LineArgs& a) {
+  return with_argv(keys_of<lua::k_line>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters),
+                   {std::to_string(a.listed)});
 }
 
 const Script& script(ScriptName name) {

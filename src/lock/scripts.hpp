@@ -25,7 +25,12 @@ struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
   std::string fence;    // <prefix>{NAME}:fence counter
   std::string channel;  // <prefix>{NAME}:released
-  std::string queue;    // <prefix>{NAME}:queue     hash: the line of waiters
+  // The line of waiters (src/lock/lua/includes/line.lua): who waits in
+  // what order, their leases, their entries, and which are not readers.
+  std::string line;     // <prefix>{NAME}:line      zset id -> ticket
+  std::string beats;    // <prefix>{NAME}:beats     zset id -> end of lease
+  std::string waiters;  // <prefix>{NAME}:waiters   hash id -> entry
+  std::string writers;  // <prefix>{NAME}:writers   zset id -> ticket (not readers)
 };
 
 // Each script's ARGV by name, one struct per script, in the words of its
@@ -91,7 +96,9 @@ struct LeaveArgs {
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a);
 
 // line-1.lua: read the line of waiters (no ARGV).
-struct LineArgs {};
+struct LineArgs {
+  long long listed = 20;  // how many waiters at the head to list (all are counted)
+};
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LineArgs& a);
 
 }  // namespace redlock::lock

@@ -173,7 +173,7 @@ bool nap_for(Millis d, const Cancel& cancel, WaitListener* listener) {
 Place place_for(const Locker& locker, bool fair, std::optional<Millis> wait) {
   Place place;
   place.fair = fair;
-  place.lease = k_waiter_lease;
+  place.lease = k_near_lease;
   if (place.fair && (!wait || *wait > Millis(0))) {
     place.id = random_token();
     place.ticket = locker.size() > 1 ? "clock" : "";
@@ -239,9 +239,19 @@ bool nap_after_outage(const Error& e, const std::string& name, Millis backoff, s
   return nap_for(nap, cancel, listener);
 }
 
+// The period of a waiter's beat at `place`, spread by up to a tenth far
+// back, so that waiters that joined together do not beat together.
+Millis heartbeat_for(long long place) {
+  const Millis period = cadence_for(place).period;
+  if (period <= k_near_period) {
+    return period;
+  }
+  return period - random_millis(0, period.count() / 10);
+}
+
 // How long a busy lock may stay busy: a release message ends the sleep
 // sooner.
-Millis nap_for_busy(const Busy& busy, const Place& place) {
+Millis nap_for_busy(const Busy& busy, const Place& place, Millis heartbeat) {
   Millis nap = Millis(5000);  // a holder without TTL: only a release message frees it
   if (busy.lost_race) {
     nap = random_millis(5, 50);  // split vote among contenders: back off at random
@@ -249,7 +259,12 @@ Millis nap_for_busy(const Busy& busy, const Place& place) {
     nap = busy.ttl_left + random_millis(1, 15);
   }
   if (!place.id.empty()) {
-    nap = std::min(nap, k_heartbeat);  // keeps the place in line
+    // Near the head a waiter also wakes when the holder's TTL runs out (a
+    // holder that died never releases). Further back the holder's TTL does
+    // not matter, and all of them waking at once would be a herd: a release
+    // names the head, and the scripts tell a waiter that comes near it.
+    const bool near = busy.place <= k_near_places || busy.lost_race;
+    nap = near ? std::min(nap, heartbeat) : heartbeat;
   }
   return nap;
 }
@@ -259,7 +274,7 @@ Millis nap_for_busy(const Busy& busy, const Place& place) {
 bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy, const Place& place,
                    std::optional<TimePoint> deadline, const Cancel& cancel, WaitListener* listener) {
   const auto now = Clock::now();
-  TimePoint until = now + nap_for_busy(busy, place);
+  TimePoint until = now + nap_for_busy(busy, place, heartbeat_for(busy.place));
   if (deadline) {
     until = std::min(until, *deadline);
   }
@@ -279,6 +294,14 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
 }
 
 }  // namespace
+
+Cadence cadence_for(long long place) {
+  if (place <= k_near_places) {
+    return {k_near_period, k_near_lease};
+  }
+  const Millis period = std::min(k_far_period, Millis(k_near_period.count() * place / k_near_places));
+  return {period, period * 2 + Millis(1000)};
+}
 
 WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl, const std::string& reenter,
                             const Owner& owner, std::optional<Millis> wait, const Cancel& cancel, const Claim& claim,
@@ -315,6 +338,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
     }
     const Busy& busy = std::get<Busy>(outcome);
     settle(place, busy);
+    place.lease = cadence_for(busy.place).lease;
     tell(listener, busy);
     if (deadline && Clock::now() >= *deadline) {
       locker.leave(name, place.id);  // at once: the line behind it moves up now

@@ -14,12 +14,24 @@ struct Interrupted {
   std::string queued_as;
 };
 
-// A waiter's entry in the line lives this long without a heartbeat; it
-// beats (tries again) at least every k_heartbeat, so a waiter that dies
-// leaves the line within k_waiter_lease and the next one moves up within
-// k_heartbeat after that.
-inline constexpr Millis k_waiter_lease{2000};
-inline constexpr Millis k_heartbeat{500};
+// How often a waiter beats (tries again, which keeps its entry in line) and
+// how long its entry lives without a beat, by its place in line (1: next).
+// The first k_near_places beat every 500 ms with a 2 s lease, so a head that
+// dies or is stopped is skipped within about 2.5 s. Further back the period
+// grows with the place, up to 15 s: a line of N waiters costs about N/15
+// beats a second, not 2N. The scripts cut the lease of an entry that comes
+// within k_near_places of the head and tell it, so a waiter that died far
+// back is gone before it could hold anyone up (src/lock/lua/includes/line.lua,
+// whose k_near and k_near_lease are these).
+struct Cadence {
+  Millis period;
+  Millis lease;
+};
+inline constexpr long long k_near_places = 4;
+inline constexpr Millis k_near_period{500};
+inline constexpr Millis k_near_lease{2000};
+inline constexpr Millis k_far_period{15000};
+[[nodiscard]] Cadence cadence_for(long long place);
 
 using WaitOutcome = std::variant<Acquired, Busy, Interrupted>;
 

@@ -63,7 +63,7 @@ TEST(Cluster, NamesWithBracesKeepTheirKeysInOneSlot) {
     }
     const std::string key = "redlock:{" + name + "}";
     const long long slot = c.node(0).cmd({"CLUSTER", "KEYSLOT", key}).integer;
-    for (const std::string suffix : {":fence", ":queue"}) {
+    for (const std::string suffix : {":fence", ":line", ":beats", ":waiters", ":writers"}) {
       EXPECT_EQ(c.node(0).cmd({"CLUSTER", "KEYSLOT", key + suffix}).integer, slot) << name << suffix;
     }
     Result holder = run({"acquire", "--ttl", "800ms", "--json", name}, env);

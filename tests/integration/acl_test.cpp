@@ -112,7 +112,8 @@ TEST(Acl, ARefusedRedlockWaiterLeavesNoPlaceInLine) {
   Result w = run({"acquire", "--wait", "2s", "line"}, {{"REDLOCK_URL", urls}, {"REDLOCK_PASSWORD", "locker-pw"}});
   EXPECT_EQ(w.status, 77) << w.err;
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(s[i].cmd({"EXISTS", lock_key("line") + ":queue"}).integer, 0) << s[i].url();
+    const std::string k = lock_key("line");
+    EXPECT_EQ(s[i].cmd({"EXISTS", k + ":line", k + ":beats", k + ":waiters", k + ":writers"}).integer, 0) << s[i].url();
   }
 }
 

@@ -54,14 +54,9 @@ std::unique_ptr<Child> queue_up_on(const Servers& servers, const std::string& na
 // Waiter id -> ticket in NAME's line on one server.
 std::map<std::string, std::string> tickets_on(const RedisServer& redis, const std::string& name) {
   std::map<std::string, std::string> out;
-  const auto all = redis.cmd({"HGETALL", lock_key(name) + ":queue"});
+  const auto all = redis.cmd({"ZRANGE", lock_key(name) + ":line", "0", "-1", "WITHSCORES"});
   for (size_t i = 0; i + 1 < all.elements.size(); i += 2) {
-    const std::string& field = all.elements[i].str;
-    const std::string& json = all.elements[i + 1].str;
-    const auto at = json.find("\"ticket\":");
-    if (field.rfind("w:", 0) == 0 && at != std::string::npos) {
-      out[field] = json.substr(at + 9, json.find_first_of(",}", at) - at - 9);
-    }
+    out["w:" + all.elements[i].str] = all.elements[i + 1].str;
   }
   return out;
 }

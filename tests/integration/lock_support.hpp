@@ -52,18 +52,15 @@ inline ::testing::AssertionResult one_line(const std::string& err) {
   return ::testing::AssertionSuccess();
 }
 
-// Waiters registered in NAME's line (its 'w:<id>' fields), dead or alive.
+// Waiters registered in NAME's line, dead or alive.
 inline long long in_line(const RedisServer& redis, const std::string& name) {
-  auto r = redis.cmd({"HKEYS", lock_key(name) + ":queue"});
-  long long n = 0;
-  for (const auto& k : r.elements) {
-    n += k.str.rfind("w:", 0) == 0 ? 1 : 0;
-  }
-  return n;
+  return redis.cmd({"ZCARD", lock_key(name) + ":line"}).integer;
 }
 
+// Whether none of the line's keys is left.
 inline bool line_gone(const RedisServer& redis, const std::string& name) {
-  return redis.cmd({"EXISTS", lock_key(name) + ":queue"}).integer == 0;
+  const std::string k = lock_key(name);
+  return redis.cmd({"EXISTS", k + ":line", k + ":beats", k + ":waiters", k + ":writers"}).integer == 0;
 }
 
 // Starts a waiter and returns once it has its place in line.

@@ -31,7 +31,7 @@ keys() { jq -r '[paths | .[] | strings] | unique | .[]'; }
 "$bin" acquire --wait 30s queued >/dev/null 2>&1 &
 waiter=$!
 for _ in $(seq 1 100); do
-  [ "$(redis-cli -p "$REDIS_PORT" hlen 'redlock:{queued}:queue')" -ge 2 ] && break
+  [ "$(redis-cli -p "$REDIS_PORT" zcard 'redlock:{queued}:line')" -ge 1 ] && break
   sleep 0.05
 done
 {

@@ -21,7 +21,7 @@ export REDLOCK_URL=$REDIS_URL
 "$bin" acquire --wait 30s 'nightly "report"' >/dev/null 2>&1 &
 waiter=$!
 for _ in $(seq 1 100); do
-  [ "$(redis-cli -p "$REDIS_PORT" hlen 'redlock:{nightly "report"}:queue')" -ge 2 ] && break
+  [ "$(redis-cli -p "$REDIS_PORT" zcard 'redlock:{nightly "report"}:line')" -ge 1 ] && break
   sleep 0.05
 done
 # A lock whose key someone else wrote with a name no redlock would accept:

@@ -19,7 +19,8 @@
 -- waiters it wakes cannot act before the script ends).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
--- KEYS[2]  its line of waiters, <prefix>{NAME}:queue
+-- KEYS[2]  its fence counter (not read)
+-- KEYS[3..6]  its line of waiters (includes/line.lua)
 --
 -- ARGV[1]  token        the holder's token
 -- ARGV[2]  channel      the release channel, <prefix>{NAME}:released
@@ -34,7 +35,7 @@
 --   {'notheld'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
---@include queue.lua
+--@include line.lua
 
 local token = ARGV[1]
 local channel = ARGV[2]
@@ -44,8 +45,9 @@ local quiet = ARGV[5]
 
 local function announce(st)
   if quiet == 'quiet' then return end
-  if queue_bad(KEYS[2]) then redis.call('PUBLISH', channel, 'released') return end
-  wake(channel, st, line_of(KEYS[2], false))
+  if line_bad() then redis.call('PUBLISH', channel, 'released') return end
+  prune()
+  wake(st)
 end
 if multi then
   local list = holders()

@@ -21,7 +21,8 @@
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter, <prefix>{NAME}:fence
--- KEYS[3]  its line of waiters, <prefix>{NAME}:queue
+-- KEYS[3..6]  its line of waiters: line, beats, waiters, writers
+--              (<prefix>{NAME}:line and so on; includes/line.lua)
 --
 -- ARGV[1]   token         the token a new holder gets
 -- ARGV[2]   ttl_ms        the lease, in milliseconds
@@ -34,7 +35,8 @@
 -- ARGV[9]   min_hold_ms   the minimum hold, in milliseconds (0: none)
 -- ARGV[10]  waiter        the waiter's id in line ('' to not wait in line)
 -- ARGV[11]  fairness      'fair' or 'unfair'
--- ARGV[12]  lease_ms      how long the waiter's entry lives unrefreshed
+-- ARGV[12]  lease_ms      how long the waiter's entry lives unrefreshed (cut
+--                         to the near lease within the first places)
 -- ARGV[13]  wait_left_ms  how much longer it waits (-1: forever)
 -- ARGV[14]  ticket        '' (one server: the next number of the line's own
 --                         sequence), 'clock' (Redlock: the server's clock in
@@ -45,7 +47,8 @@
 --
 -- Replies:
 --   {'acquired'|'reentered', token, fence, count, ttl ms}
---   {'busy', holder's ttl ms, host, pid, place in line (0: not in line),
+--   {'busy', holder's ttl ms, host, pid, place in line (0: not in line;
+--    dead entries ahead that are not yet pruned count),
 --    waiters ahead of a newcomer, the waiter's ticket (0: none), the
 --    holder's command, how many hold it, 'kept' or ''}   (a waiting
 --    acquire's first line names the holder from it, with no round trip of
@@ -56,7 +59,7 @@
 --                         ACL that would not let the lock be given back:
 --                         nothing written
 --@include check_key.lua
---@include queue.lua
+--@include line.lua
 --@include fence.lua
 
 local token = ARGV[1]
@@ -95,44 +98,41 @@ local fair = fairness == 'fair'
 -- The ticket the waiter settled on, if it has (Redlock).
 local settled = tonumber(ticket)
 if fair then
-  local bad = queue_bad(KEYS[3])
+  local bad = line_bad()
   if bad then return {'foreign', bad} end
-end
--- The live line, read (and its dead entries pruned) once per call of the
--- script; enter() makes it read again.
-local read_line = nil
-local function live_line()
-  if not read_line then read_line = line_of(KEYS[3], true) end
-  return read_line
+  if prune() > 0 then moved() end
 end
 -- Puts the waiter in line, or refreshes its entry (the heartbeat); returns
--- its entry and the live line. Once per call of the script: a second call
--- returns what the first did.
+-- its entry and its rank (0: the head). Once per call of the script.
 local entered = nil
 local function enter()
   if entered then return entered[1], entered[2] end
-  local line = live_line()
-  local key = 'w:' .. waiter
-  local v = nil
-  for _, w in ipairs(line) do if w.id == waiter then v = w end end
+  local v = entry_of_waiter(waiter)
   if not v then
     local first = settled
     if not first and ticket == 'clock' then first = now end
-    if not first then first = redis.call('HINCRBY', KEYS[3], 'seq', 1) end
+    if not first then first = redis.call('HINCRBY', waiters_key, 'seq', 1) end
     v = {ticket = first, since = now, host = host, pid = tonumber(pid), cmd = cmd, mode = mode, limit = limit}
   elseif settled then
     v.ticket = settled
   end
-  local lease = tonumber(lease_ms)
-  v.expiry = now + lease
   v.deadline = -1
   if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
-  v.id = nil
-  redis.call('HSET', KEYS[3], 'schema', k_schema, key, cjson.encode(v))
-  if redis.call('PTTL', KEYS[3]) < lease then redis.call('PEXPIRE', KEYS[3], lease) end
-  entered = {v, line}
-  read_line = nil
-  return v, line
+  redis.call('HSET', waiters_key, 'schema', k_schema, waiter, cjson.encode(v))
+  redis.call('ZADD', line_key, v.ticket, waiter)
+  if mode ~= 'shared' then redis.call('ZADD', writers_key, v.ticket, waiter) end
+  local rank = redis.call('ZRANK', line_key, waiter)
+  -- Near the head a lease is short whatever the waiter asked: one that
+  -- stops there is skipped within k_near_lease.
+  local lease = tonumber(lease_ms)
+  if rank < k_near and lease > k_near_lease then lease = k_near_lease end
+  redis.call('ZADD', beats_key, now + lease, waiter)
+  for _, k in ipairs({line_key, beats_key, waiters_key, writers_key}) do
+    local pttl = redis.call('PTTL', k)
+    if pttl == -1 or (pttl >= 0 and pttl < lease) then redis.call('PEXPIRE', k, lease) end
+  end
+  entered = {v, rank}
+  return v, rank
 end
 -- who: the holder named (host, pid, cmd, how many hold, and 'kept' when it
 -- is held only for a finished holder's minimum hold), or nil.
@@ -140,16 +140,10 @@ local function busy(left, who)
   who = who or {'', '', '', 0, ''}
   local place, ahead, mine = 0, 0, 0
   if fair and waiter == '' then
-    ahead = #live_line()
+    ahead = live_count()
   elseif fair then
-    local v, line = enter()
-    place = 1
-    for _, w in ipairs(line) do
-      if w ~= v and (w.ticket < v.ticket or (w.ticket == v.ticket and w.id < waiter)) then
-        place = place + 1
-      end
-    end
-    ahead, mine = place - 1, v.ticket
+    local v, rank = enter()
+    place, ahead, mine = rank + 1, rank, v.ticket
   end
   return {'busy', left, who[1], who[2], place, ahead, mine, who[3], who[4], who[5]}
 end
@@ -158,9 +152,8 @@ local function dequeue()
   -- majority (then it leaves every line): a grant here that is undone must
   -- not let the next waiter overtake it on this server alone.
   if not fair or waiter == '' or (ticket or '') ~= '' then return end
-  redis.call('HDEL', KEYS[3], 'w:' .. waiter)
-  for _, w in ipairs(live_line()) do if w.id ~= waiter then return end end
-  redis.call('DEL', KEYS[3])
+  drop(waiter)
+  moved()
 end
 -- The first holder of a semaphore or shared lock, named in a busy answer.
 local holding = nil
@@ -223,20 +216,42 @@ if fair then
   -- the lock is free: a grant here that the others outvote and that is
   -- undone leaves it in its place.
   if waiter ~= '' and (ticket or '') ~= '' then enter() end
-  -- Free (or with room): it is this caller's turn only if everyone ahead of
-  -- it in line would be let in too.
   local st = lock_state()
   local soonest = 0
   if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
-  for _, w in ipairs(live_line()) do
-    if w.id == waiter then break end
-    -- A Redlock waiter whose entry here went (its grant on this server was
-    -- undone) keeps its place by its ticket.
-    if settled and (w.ticket > settled or (w.ticket == settled and w.id > waiter)) then break end
-    if not admits(st, w.mode, w.limit) then return busy(soonest, holding) end
-    admit(st, w.mode, w.limit)
+  -- Where the caller stands: its entry's ticket here, else (a Redlock
+  -- waiter whose entry here went: its grant on this server was undone) the
+  -- ticket it keeps; a caller with neither is behind everyone.
+  local mine = nil
+  if waiter ~= '' then mine = tonumber(redis.call('ZSCORE', line_key, waiter)) or settled end
+  local function ahead_of_me(w)
+    if w.id == waiter then return false end
+    return mine == nil or w.ticket < mine or (w.ticket == mine and w.id < waiter)
   end
-  if not admits(st, mode, limit) then return busy(soonest, holding) end
+  local blocked = false
+  local complete
+  if mode == 'shared' then
+    -- Readers in line go together: only a writer waiting ahead stops one.
+    complete = walk(writers_key, function(w)
+      blocked = ahead_of_me(w)
+      return false
+    end, 1)
+  else
+    -- Free (or with room): it is this caller's turn only if everyone ahead
+    -- of it in line would be let in too.
+    complete = walk(line_key, function(w)
+      if not ahead_of_me(w) then return false end
+      if not admits(st, w.mode, w.limit) then
+        blocked = true
+        return false
+      end
+      admit(st, w.mode, w.limit)
+      return true
+    end, k_wake)
+  end
+  -- A walk cut short by its bounds (a head of many dead entries, pruned by
+  -- the calls to come) does not know: the caller waits its turn.
+  if blocked or not complete or not admits(st, mode, limit) then return busy(soonest, holding) end
 end
 local counter = redis.call('GET', KEYS[2])
 local last = 0

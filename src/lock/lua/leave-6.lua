@@ -4,7 +4,8 @@
 -- goes.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
--- KEYS[2]  its line of waiters, <prefix>{NAME}:queue
+-- KEYS[2]  its fence counter (not read)
+-- KEYS[3..6]  its line of waiters (includes/line.lua)
 --
 -- ARGV[1]  waiter   the leaving waiter's id
 -- ARGV[2]  channel  the release channel, <prefix>{NAME}:released
@@ -13,19 +14,17 @@
 --   {'left'}              (also when the waiter was not in line)
 --   {'foreign', what}     the lock's key or the line's is not redlock's
 --@include check_key.lua
---@include queue.lua
+--@include line.lua
 
 local waiter = ARGV[1]
-local channel = ARGV[2]
+-- ARGV[2], the release channel, is KEYS[1] .. ':released' (line.lua's).
 
-local bad = queue_bad(KEYS[2])
+local bad = line_bad()
 if bad then return {'foreign', bad} end
-local rest = {}
-local was = false
-for _, w in ipairs(line_of(KEYS[2], false)) do
-  if w.id == waiter then was = true else rest[#rest + 1] = w end
-end
-if was and #heads(lock_state(), rest) > 0 then wake(channel, lock_state(), rest) end
-redis.call('HDEL', KEYS[2], 'w:' .. waiter)
-if #rest == 0 then redis.call('DEL', KEYS[2]) end
+local was = redis.call('ZSCORE', line_key, waiter)
+drop(waiter)
+prune()
+-- Whoever it held up can go now.
+if was and #heads(lock_state()) > 0 then wake(lock_state()) end
+moved()
 return {'left'}

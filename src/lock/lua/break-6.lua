@@ -9,7 +9,8 @@
 -- the channel must find the lock untouched.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
--- KEYS[2]  its line of waiters, <prefix>{NAME}:queue
+-- KEYS[2]  its fence counter (not read)
+-- KEYS[3..6]  its line of waiters (includes/line.lua)
 --
 -- ARGV[1]  channel  the release channel, <prefix>{NAME}:released
 --
@@ -19,7 +20,7 @@
 --   {'free'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
---@include queue.lua
+--@include line.lua
 
 local channel = ARGV[1]
 
@@ -44,7 +45,11 @@ if #out == 0 then
   redis.call('DEL', KEYS[1])
   return {'free'}
 end
-if queue_bad(KEYS[2]) then redis.call('PUBLISH', channel, 'released')
-else wake(channel, {count = 0}, line_of(KEYS[2], false)) end
+if line_bad() then
+  redis.call('PUBLISH', channel, 'released')
+else
+  prune()
+  wake({count = 0})
+end
 redis.call('DEL', KEYS[1])
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}
