@@ -54,26 +54,36 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
   }
 }
 
+bool Connection::linked() const {
+  switch (m_state) {
+    case State::k_confirming:
+    case State::k_ready:
+    case State::k_stale:
+    case State::k_follow_up:
+      return true;
+    case State::k_closed:
+    case State::k_connecting:
+    case State::k_handshake:
+      return false;
+  }
+  return false;
+}
+
 void Connection::close_socket() {
   m_transport.reset();
   m_fd.reset();
   m_state = State::k_closed;
   m_reader.reset();
   m_discard = 0;
-  m_cancelled = false;
-  m_verifying = false;
-  m_stale = false;
-  m_follow_up = false;
 }
 
 Connection::~Connection() = default;
 
 void Connection::reset() {
-  if (m_cancelled && m_state == State::k_ready) {
+  if (m_failure && linked()) {
     // After a cancellation the socket stays: what comes next is queued
     // behind the abandoned commands, whose replies are dropped.
     m_failure.reset();
-    m_cancelled = false;
     m_replies.clear();
     m_deadline.reset();
     return;
@@ -81,7 +91,7 @@ void Connection::reset() {
   close_socket();
   m_out.clear();
   m_held.clear();
-  m_hidden = 0;
+  m_setup.clear();
   m_awaiting = 0;
   m_replies.clear();
   m_failure.reset();
@@ -92,17 +102,18 @@ void Connection::fail(ExitStatus status, std::string message) {
   close_socket();
   m_out.clear();
   m_held.clear();
-  m_hidden = 0;
+  m_setup.clear();
   m_deadline.reset();
   m_failure = Failure{status, std::move(message)};
 }
 
 void Connection::fail_timeout() {
   if (m_state == State::k_connecting || m_state == State::k_handshake) {
+    // (Only TLS has a handshake that waits for the server.)
     fail(ExitStatus::k_unavailable,
          fmt::format("cannot connect to Redis at {}: {}timed out after {}", m_endpoint.display(),
                      m_state == State::k_handshake ? "TLS handshake " : "", format_duration(m_timeouts.connect)));
-  } else if (m_state == State::k_ready && m_awaiting > 0 && m_hidden == 0 && !m_verifying && m_held.empty()) {
+  } else if (m_state == State::k_ready && m_awaiting > 0 && m_setup.empty()) {
     // The request may still be in the server's buffer (a stopped server
     // runs it when it wakes up): the socket stays, as after a
     // cancellation, so that a release of what it would grant can follow it
@@ -110,7 +121,7 @@ void Connection::fail_timeout() {
     fail_cancelled();
     m_failure->message =
         fmt::format("Redis at {} did not answer within {}", m_endpoint.display(), format_duration(m_timeouts.command));
-    m_stale = true;
+    m_state = State::k_stale;
   } else {
     fail(ExitStatus::k_unavailable, fmt::format("Redis at {} did not answer within {}", m_endpoint.display(),
                                                 format_duration(m_timeouts.command)));
@@ -118,15 +129,15 @@ void Connection::fail_timeout() {
 }
 
 void Connection::keep_for_follow_up(Millis timeout) {
-  m_follow_up = m_stale;
-  if (m_follow_up) {
+  if (m_state == State::k_stale || m_state == State::k_follow_up) {
+    m_state = State::k_follow_up;
     m_timeouts.command = std::min(m_timeouts.command, timeout);
   }
 }
 
 void Connection::fail_cancelled() {
   std::string message = fmt::format("gave up waiting for Redis at {}", m_endpoint.display());
-  if (m_state != State::k_ready) {
+  if (!linked()) {
     fail(ExitStatus::k_unavailable, std::move(message));
     return;
   }
@@ -134,11 +145,10 @@ void Connection::fail_cancelled() {
   m_awaiting = 0;
   m_deadline.reset();
   m_failure = Failure{ExitStatus::k_unavailable, std::move(message)};
-  m_cancelled = true;
 }
 
 void Connection::flush() {
-  if (!m_failure && m_state == State::k_ready && !m_out.empty()) {
+  if (!m_failure && linked() && !m_out.empty()) {
     write_some();
   }
 }
@@ -146,7 +156,7 @@ void Connection::flush() {
 bool Connection::closed_while_idle() const {
   // Replies still owed (to commands abandoned by a cancellation, too) are
   // what makes it readable then, not a close.
-  if (m_state != State::k_ready || m_awaiting != 0 || m_discard != 0 || m_hidden != 0 || !m_out.empty()) {
+  if (!linked() || m_awaiting != 0 || m_discard != 0 || !m_setup.empty() || !m_out.empty()) {
     return false;
   }
   pollfd p{m_fd.get(), POLLIN | POLLRDHUP, 0};
@@ -160,20 +170,17 @@ bool Connection::closed_while_idle() const {
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
-  if (m_stale) {
-    // A socket kept after a timeout serves only the follow-up it was kept
-    // for: it may be wedged (a lost peer), and a new one is not.
-    if (!m_follow_up) {
-      close_socket();
-      m_out.clear();
-      m_failure.reset();
-    }
-    m_stale = false;
-    m_follow_up = false;
+  // A socket kept after a timeout serves only the follow-up it was kept
+  // for: it may be wedged (a lost peer), and a new one is not.
+  if (m_state == State::k_stale) {
+    close_socket();
+    m_out.clear();
+    m_failure.reset();
+  } else if (m_state == State::k_follow_up) {
+    m_state = State::k_ready;
   }
-  if (m_failure && m_cancelled && m_state == State::k_ready) {
+  if (m_failure && linked()) {
     m_failure.reset();  // after a cancellation: carry on behind the abandoned commands
-    m_cancelled = false;
   } else if (m_failure) {
     reset();
   }
@@ -191,10 +198,11 @@ void Connection::queue(const std::vector<std::string>& argv) {
       return;
     }
   }
-  // Until ROLE confirms that the sentinels named a master, commands wait.
-  (m_verifying ? m_held : m_out) += format_command(argv);
+  // Until the connection is ready, commands wait: behind the set-up
+  // commands, and, on a sentinel's master, until ROLE confirms it.
+  (m_state == State::k_ready ? m_out : m_held) += format_command(argv);
   ++m_awaiting;
-  if (m_state == State::k_ready && !m_deadline) {
+  if (linked() && !m_deadline) {
     m_deadline = Clock::now() + m_timeouts.command;
   }
 }
@@ -203,7 +211,7 @@ void Connection::start_connect() {
   m_replies.clear();
   m_awaiting = 0;
   m_discard = 0;
-  m_hidden = 0;
+  m_setup.clear();
   m_out.clear();
   m_held.clear();
   if (m_sentinel) {
@@ -271,7 +279,6 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
   }
 
   // AUTH and SELECT go first, pipelined with whatever is queued next.
-  m_auth_unanswered = m_endpoint.password.has_value();
   if (m_endpoint.password) {
     std::vector<std::string> auth{"AUTH"};
     if (!m_endpoint.user.empty()) {
@@ -280,23 +287,23 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
     auth.push_back(*m_endpoint.password);
     keep_secret(*m_endpoint.password);  // a server's error may echo it back
     m_out += format_command(auth);
-    ++m_hidden;
+    m_setup.push_back(Setup::k_auth);
   }
   if (m_endpoint.db != 0) {
     m_out += format_command({"SELECT", std::to_string(m_endpoint.db)});
-    ++m_hidden;
+    m_setup.push_back(Setup::k_select);
   }
   // A sentinel's answer may be stale (a failover it has not seen yet, or a
   // sentinel that lost track): the server itself says whether it is the master.
   if (m_sentinel) {
     m_out += format_command({"ROLE"});
-    ++m_hidden;
-    m_verifying = true;
+    m_setup.push_back(Setup::k_role);
   }
 }
 
 bool Connection::master_changed() {
-  if (!m_sentinel || m_state != State::k_ready || m_failure || m_verifying || !settled()) {
+  // Only an open, idle connection to a confirmed master.
+  if (!m_sentinel || !linked() || m_state == State::k_confirming || m_failure || !settled()) {
     return false;
   }
   if (!m_sentinel->failed_over(m_cancel)) {
@@ -314,9 +321,7 @@ bool Connection::confirm_master(const Reply& role) {
   Failure failure;
   switch (m_sentinel->confirm(role, failure)) {
     case Sentinel::Role::k_master:
-      m_verifying = false;
-      m_out += m_held;
-      m_held.clear();
+      become_ready();
       return true;
     case Sentinel::Role::k_failed:
       fail(std::move(failure));
@@ -331,7 +336,7 @@ bool Connection::confirm_master(const Reply& role) {
   const size_t discard = m_discard;
   close_socket();
   m_out.clear();
-  m_hidden = 0;
+  m_setup.clear();
   open_socket(m_connect_deadline);
   if (!m_failure) {
     m_held = std::move(held);
@@ -376,8 +381,18 @@ void Connection::handshake() {
     case Transport::Handshake::k_done:
       break;
   }
+  if (m_sentinel) {
+    m_state = State::k_confirming;  // the set-up commands end with ROLE
+  } else {
+    become_ready();
+  }
+  m_deadline = (m_awaiting > 0 || !m_setup.empty()) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
+}
+
+void Connection::become_ready() {
   m_state = State::k_ready;
-  m_deadline = (m_awaiting > 0 || m_hidden > 0) ? std::optional(Clock::now() + m_timeouts.command) : std::nullopt;
+  m_out += m_held;
+  m_held.clear();
 }
 
 short Connection::wanted_events() const {
@@ -409,12 +424,12 @@ void Connection::on_events(short revents) {
     if (revents & (POLLOUT | POLLERR | POLLHUP)) {
       finish_connect();
     }
-    if (m_state != State::k_ready) {
+    if (!linked()) {
       return;
     }
   } else if (m_state == State::k_handshake) {
     handshake();
-    if (m_state != State::k_ready) {
+    if (!linked()) {
       return;
     }
   }
@@ -422,8 +437,8 @@ void Connection::on_events(short revents) {
     write_some();
   }
   // (A transport that wants POLLOUT while ready has a read that must write first.)
-  if (m_state == State::k_ready && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
-                                    ((revents & POLLOUT) && (m_transport->wanted_events() & POLLOUT) != 0))) {
+  if (linked() && ((revents & (POLLIN | POLLERR | POLLHUP)) ||
+                   ((revents & POLLOUT) && (m_transport->wanted_events() & POLLOUT) != 0))) {
     read_some();
   }
 }
@@ -468,9 +483,9 @@ void Connection::read_some() {
       break;
     }
   }
-  if (m_awaiting == 0 && m_hidden == 0) {
+  if (m_awaiting == 0 && m_setup.empty()) {
     m_deadline.reset();
-  } else if (m_state == State::k_ready && complete) {
+  } else if (linked() && complete) {
     // The command timeout is per round trip: a whole reply starts the next
     // one's. Bytes alone do not: a server that drips a reply one byte at a
     // time still answers within --timeout or not at all.
@@ -481,7 +496,7 @@ void Connection::read_some() {
 void Connection::on_peer_closed() {
   // Replies already parsed still count (e.g. the "unauthenticated" protocol
   // error that precedes the close).
-  if (m_awaiting > 0 || m_hidden > 0) {
+  if (m_awaiting > 0 || !m_setup.empty()) {
     fail(ExitStatus::k_unavailable, fmt::format("Redis at {} closed the connection", m_endpoint.display()));
   } else {
     close_socket();
@@ -509,14 +524,14 @@ bool Connection::take_parsed_replies(bool& complete) {
 }
 
 bool Connection::file_reply(Reply reply) {
-  if (m_hidden > 0) {
-    --m_hidden;
-    if (m_verifying && m_hidden == 0) {
+  if (!m_setup.empty()) {
+    const Setup setup = m_setup.front();
+    m_setup.pop_front();
+    if (setup == Setup::k_role) {
       return confirm_master(reply);  // false: failed, or reconnecting to another server
     }
-    const bool auth = std::exchange(m_auth_unanswered, false);
     if (reply.is_error()) {
-      refuse_setup(reply.str, auth);
+      refuse_setup(reply.str, setup == Setup::k_auth);
       return false;
     }
     return true;

@@ -91,7 +91,7 @@ class Connection {
   [[nodiscard]] bool closed() const { return m_state == State::k_closed; }
   // True while the socket is connected and usable (after a cancellation
   // too): a command queued now follows everything sent before it, in order.
-  [[nodiscard]] bool connected() const { return m_state == State::k_ready && (!m_failure || m_cancelled); }
+  [[nodiscard]] bool connected() const { return linked(); }
 
   [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
   void set_cancel(Cancel cancel) { m_cancel = cancel; }
@@ -108,8 +108,23 @@ class Connection {
   [[nodiscard]] std::string master_address() const;
 
  private:
-  enum class State { k_closed, k_connecting, k_handshake, k_ready };
+  // Where the socket stands. A failure closes it (k_closed), except after
+  // a cancellation, or a timeout that left a request on it: then the
+  // failure is set while the socket stays connected (fail_cancelled()).
+  enum class State {
+    k_closed,      // no socket
+    k_connecting,  // connect() under way
+    k_handshake,   // the transport's handshake under way (TLS's)
+    k_confirming,  // on the master a sentinel named: ROLE must say it is one
+    k_ready,       // connected: commands go out as they are queued
+    k_stale,       // connected, kept after a timeout: only a follow-up goes on it
+    k_follow_up,   // stale, and keep_for_follow_up() lets the next command go on it
+  };
+  // The set-up commands, sent in this order on every new socket.
+  enum class Setup { k_auth, k_select, k_role };
 
+  // True in the states with a connected socket.
+  [[nodiscard]] bool linked() const;
   void start_connect();
   // True when the peer closed (or wrote to) the connection while no request
   // was outstanding: it cannot carry the next one.
@@ -124,8 +139,10 @@ class Connection {
   bool confirm_master(const Reply& role);
   void finish_connect();
   // Goes on with the transport's handshake; once it is done, the
-  // connection is ready.
+  // connection is ready (or confirming, on a sentinel's master).
   void handshake();
+  // Lets the held commands go after the set-up commands.
+  void become_ready();
   void fail(ExitStatus status, std::string message);
   void fail(Failure failure) { fail(failure.status, std::move(failure.message)); }
   void read_some();
@@ -151,24 +168,18 @@ class Connection {
   std::shared_ptr<TlsContext> m_tls;
   std::unique_ptr<Transport> m_transport;  // chosen once the socket connects
   std::unique_ptr<redisReader, void (*)(redisReader*)> m_reader;
-  std::string m_out;         // formatted commands not yet written
-  size_t m_hidden = 0;       // replies to AUTH/SELECT still to be checked
-  size_t m_awaiting = 0;     // replies owed to queued commands (excluding hidden)
-  size_t m_discard = 0;      // replies owed to abandoned commands, dropped when they come
-  bool m_cancelled = false;  // the failure is a cancellation; the socket is still usable
-  bool m_stale = false;      // kept after a timeout: only for a follow-up
-  bool m_follow_up = false;  // keep_for_follow_up() was called
+  std::string m_out;          // formatted commands not yet written
+  std::string m_held;         // commands queued before the connection was ready
+  std::deque<Setup> m_setup;  // set-up commands whose replies are still to be checked
+  size_t m_awaiting = 0;      // replies owed to queued commands (not to set-up ones)
+  size_t m_discard = 0;       // replies owed to abandoned commands, dropped when they come
   std::vector<Reply> m_replies;
   std::optional<Failure> m_failure;
   std::optional<TimePoint> m_deadline;
-  // redis+sentinel://: its sentinels, the connect's deadline (kept when
-  // they must be asked again), and the commands held back until ROLE
-  // confirms the master.
+  // redis+sentinel://: its sentinels, and the connect's deadline (kept when
+  // they must be asked again).
   std::unique_ptr<Sentinel> m_sentinel;
   std::optional<TimePoint> m_connect_deadline;
-  bool m_verifying = false;
-  bool m_auth_unanswered = false;  // the next reply to check is AUTH's
-  std::string m_held;
 };
 
 }  // namespace redlock::redis
