@@ -9,7 +9,7 @@
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
 #include "exec/supervisor.hpp"
-#include "lock/waiter.hpp"
+#include "lock/wait_loop.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

@@ -11,7 +11,7 @@
 
 #include "cli/arguments.hpp"
 #include "cli/wait_report.hpp"
-#include "lock/waiter.hpp"
+#include "lock/wait_loop.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 

@@ -350,7 +350,7 @@ std::string evicting_policy(const std::vector<Reply>& replies) {
     return ok ? replies[k].elements[1].text() : std::string();
   };
   const std::string limit = value(0);
-  const std::string policy = value(1);
+  std::string policy = value(1);
   if (!limit.empty() && limit != "0" && !policy.empty() && policy != "noeviction") {
     return policy;
   }

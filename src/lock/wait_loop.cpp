@@ -1,4 +1,4 @@
-#include "lock/waiter.hpp"
+#include "lock/wait_loop.hpp"
 
 #include <algorithm>
 #include <memory>

@@ -1,5 +1,9 @@
 #pragma once
 
+// The wait loop of an acquire that may wait: try, and on a busy answer
+// subscribe to the lock's release channel and sleep until a release message
+// or the holder's TTL, then try again. How the wait is shown is cli's.
+
 #include <optional>
 #include <variant>
 
