@@ -1,4 +1,4 @@
-// renew-1.lua, finish-2.lua and raise-fence-2.lua, row by row: what a
+// renew-1.lua, release-2.lua and raise-fence-2.lua, row by row: what a
 // holder does with its lock.
 
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 namespace redlock::test {
 namespace {
 
-using lock::FinishArgs;
 using lock::RaiseFenceArgs;
+using lock::ReleaseArgs;
 using lock::RenewArgs;
 using lock::ScriptName;
 using namespace std::chrono_literals;
@@ -20,15 +20,15 @@ std::vector<std::string> args(const Args& a) {
   return lock::to_args(keys(), a);
 }
 
-FinishArgs release(const std::string& token) {
-  FinishArgs a;
+ReleaseArgs release_by(const std::string& token) {
+  ReleaseArgs a;
   a.token = token;
   return a;
 }
 
 template <typename Change>
-FinishArgs release(const std::string& token, Change change) {
-  FinishArgs a = release(token);
+ReleaseArgs release_by(const std::string& token, Change change) {
+  ReleaseArgs a = release_by(token);
   change(a);
   return a;
 }
@@ -40,7 +40,7 @@ const std::string k_released = "t:{a}:released released";
 
 std::vector<Row> rows() {
   const auto renew = ScriptName::k_renew;
-  const auto finish = ScriptName::k_finish;
+  const auto release = ScriptName::k_release;
   const auto raise = ScriptName::k_raise_fence;
   return {
       {"TheHolderRenewsItsLease",
@@ -72,71 +72,71 @@ std::vector<Row> rows() {
        {"t:{a} = string x"}},
 
       {"TheHolderReleasesAndTheChannelHearsIt",
-       finish,
+       release,
        {k_held, k_fence5},
-       args(release("T0")),
+       args(release_by("T0")),
        "{'released', 1, 0}",
        {k_fence5},
        {k_released}},
       {"ReleasingDropsOneLevelOfTwo",
-       finish,
+       release,
        {k_held_twice, k_fence5},
-       args(release("T0")),
+       args(release_by("T0")),
        "{'decremented', 1, 1}",
        {k_held_after, k_fence5}},
       {"ExecsEndDropsEveryLevel",
-       finish,
+       release,
        {k_held_twice, k_fence5},
-       args(release("T0", [](FinishArgs& a) { a.levels = FinishArgs::Levels::k_all; })),
+       args(release_by("T0", [](ReleaseArgs& a) { a.levels = ReleaseArgs::Levels::k_all; })),
        "{'released', 2, 0}",
        {k_fence5},
        {k_released}},
       {"AMinimumHoldKeepsTheLockUnderNoToken",
-       finish,
+       release,
        {k_held, k_fence5},
-       args(release("T0", [](FinishArgs& a) { a.min_hold = 60s; })),
+       args(release_by("T0", [](ReleaseArgs& a) { a.min_hold = 60s; })),
        "{'kept', 1, ~59000}",
        {"t:{a} = hash cmd=c0 count=0 fence=5 finished_ms=# host=h0 pid=10 schema=redlock/1 since_ms=# token= "
         "ttl_ms=30000 (px ~59000)",
         k_fence5}},
       {"AMinimumHoldThatIsOverReleases",
-       finish,
+       release,
        {k_held, k_fence5},
-       args(release("T0", [](FinishArgs& a) { a.min_hold = 500ms; })),
+       args(release_by("T0", [](ReleaseArgs& a) { a.min_hold = 500ms; })),
        "{'released', 1, 0}",
        {k_fence5},
        {k_released}},
       {"AnotherTokenReleasesNothing",
-       finish,
+       release,
        {k_held, k_fence5},
-       args(release("T9")),
+       args(release_by("T9")),
        "{'notheld'}",
        {k_held_after, k_fence5}},
       {"AReleaseWakesTheFirstInLine",
-       finish,
+       release,
        {k_held, k_fence5, k_line_w1},
-       args(release("T0")),
+       args(release_by("T0")),
        "{'released', 1, 0}",
        {k_fence5, k_line_w1_after},
        {"t:{a}:released released W1", "t:{a}:released:W1 released W1"}},
       {"UndoingQuietlyTellsNobody",
-       finish,
+       release,
        {k_held, k_fence5, k_line_w1},
-       args(release("T0", [](FinishArgs& a) { a.quiet = true; })),
+       args(release_by("T0", [](ReleaseArgs& a) { a.quiet = true; })),
        "{'released', 1, 0}",
        {k_fence5, k_line_w1_after}},
       {"ASemaphoreHolderLeavesTheOthersHolding",
-       finish,
+       release,
        {k_semaphore_full, k_fence5},
-       args(release("T0")),
+       args(release_by("T0")),
        "{'released', 1, 1}",
        {"t:{a} = hash " + holder_after("T2", "h2", 12) + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
         k_fence5},
        {k_released}},
       {"ReleasingAForeignKeyLeavesItAlone",
-       finish,
+       release,
        {"t:{a} = string x"},
-       args(release("T0")),
+       args(release_by("T0")),
        "{'foreign', 'string'}",
        {"t:{a} = string x"}},
 

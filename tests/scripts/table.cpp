@@ -113,7 +113,7 @@ class Table {
   Table() : m_client(m_server.port()), m_listener(m_server.port()) {
     (void)m_listener.cmd({"PSUBSCRIBE", "t:*"});
     for (auto name : {lock::ScriptName::k_acquire, lock::ScriptName::k_renew, lock::ScriptName::k_inspect,
-                      lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_finish,
+                      lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_release,
                       lock::ScriptName::k_leave, lock::ScriptName::k_line}) {
       const auto& s = lock::script(name);
       m_loaded[name] = text_of(m_client.cmd({"SCRIPT", "LOAD", std::string(s.body)}).get());
