@@ -1,5 +1,6 @@
 #include "exec/renewer.hpp"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
