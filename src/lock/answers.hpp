@@ -124,7 +124,7 @@ struct RaiseVote {
                                                  const std::vector<std::string>& servers, int min_replicas,
                                                  const std::vector<bool>& moved);
 
-// The finish script (a release, or the end of a hold): released / decremented
+// The release script (a release, or the end of a hold): released / decremented
 // / kept, each with the levels dropped (and kept, the time left), or
 // notheld / foreign.
 [[nodiscard]] std::optional<FinishVote> read_finish_answer(const redis::Reply& reply);

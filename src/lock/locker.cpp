@@ -308,7 +308,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round(to_args(keys, FinishArgs{.token = token, .quiet = !announce}), lock::script(ScriptName::k_finish),
+  (void)round(to_args(keys, ReleaseArgs{.token = token, .quiet = !announce}), lock::script(ScriptName::k_release),
               targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
@@ -320,8 +320,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
   const Keys keys = keys_for(m_options.prefix, name);
-  // One level, with no minimum hold: the finish script's simplest case.
-  auto answers = round(to_args(keys, FinishArgs{.token = token}), lock::script(ScriptName::k_finish), {});
+  // One level, with no minimum hold: the release script's simplest case.
+  auto answers = round(to_args(keys, ReleaseArgs{.token = token}), lock::script(ScriptName::k_release), {});
   refuse_shared_node(answers);
   const std::vector<FinishVote> votes = finish_votes(name, answers, "release");
   const ReleaseOutcome out = decide_release(votes);
@@ -350,10 +350,10 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
   const Keys keys = keys_for(m_options.prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
-  const FinishArgs args{
-      .token = token, .min_hold = min_hold, .levels = whole ? FinishArgs::Levels::k_all : FinishArgs::Levels::k_one};
+  const ReleaseArgs args{
+      .token = token, .min_hold = min_hold, .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one};
   auto answers =
-      round(to_args(keys, args), lock::script(ScriptName::k_finish), {}, std::vector<bool>(m_conns.size(), true));
+      round(to_args(keys, args), lock::script(ScriptName::k_release), {}, std::vector<bool>(m_conns.size(), true));
   const std::vector<FinishVote> votes = finish_votes(name, answers, "finish");
   const Ended ended = decide_finish(votes);
   if (ended.kind == Ended::Kind::k_not_held) {

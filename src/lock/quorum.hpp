@@ -116,7 +116,7 @@ struct AcquireDecision {
 // one, hands out a larger fence).
 [[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
 
-// One server's answer to the finish script: a release, or the end of a hold.
+// One server's answer to the release script: a release, or the end of a hold.
 struct FinishVote {
   enum class Kind { k_released, k_decremented, k_kept, k_not_held, k_foreign, k_failed };
   Kind kind = Kind::k_failed;

@@ -14,7 +14,7 @@ namespace {
 // The scripts in ScriptName's order. What each one guarantees, and why it
 // must be atomic, is in the header of its file in src/lock/lua/.
 constexpr std::array<const lua::Embedded*, 8> k_embedded = {&lua::k_acquire,     &lua::k_renew, &lua::k_inspect,
-                                                            &lua::k_raise_fence, &lua::k_break, &lua::k_finish,
+                                                            &lua::k_raise_fence, &lua::k_break, &lua::k_release,
                                                             &lua::k_leave,       &lua::k_line};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
@@ -25,11 +25,11 @@ constexpr Sha1Hex k_renew_sha1 = sha1(lua::k_renew.text);
 constexpr Sha1Hex k_inspect_sha1 = sha1(lua::k_inspect.text);
 constexpr Sha1Hex k_raise_fence_sha1 = sha1(lua::k_raise_fence.text);
 constexpr Sha1Hex k_break_sha1 = sha1(lua::k_break.text);
-constexpr Sha1Hex k_finish_sha1 = sha1(lua::k_finish.text);
+constexpr Sha1Hex k_release_sha1 = sha1(lua::k_release.text);
 constexpr Sha1Hex k_leave_sha1 = sha1(lua::k_leave.text);
 constexpr Sha1Hex k_line_sha1 = sha1(lua::k_line.text);
 constexpr std::array<const Sha1Hex*, 8> k_sha1s = {&k_acquire_sha1,     &k_renew_sha1, &k_inspect_sha1,
-                                                   &k_raise_fence_sha1, &k_break_sha1, &k_finish_sha1,
+                                                   &k_raise_fence_sha1, &k_break_sha1, &k_release_sha1,
                                                    &k_leave_sha1,       &k_line_sha1};
 
 // The start of a call's arguments: the number of keys, then the keys. The
@@ -61,9 +61,9 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
                     a.wait_left ? ms(*a.wait_left) : "-1", a.ticket});
 }
 
-std::vector<std::string> to_args(const Keys& keys, const FinishArgs& a) {
-  return with_argv(keys_of<lua::k_finish>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
-                   {a.token, keys.channel, ms(a.min_hold), a.levels == FinishArgs::Levels::k_all ? "all" : "one",
+std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
+  return with_argv(keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
+                   {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
                     a.quiet ? "quiet" : ""});
 }
 

@@ -17,7 +17,7 @@ using Script = redis::Script;
 // script atomically, so no other client can act between our check of the
 // token and our write. Each is a file in src/lock/lua/ whose header says
 // what it guarantees, its KEYS, its ARGV and its replies.
-enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_finish, k_leave, k_line };
+enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_release, k_leave, k_line };
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
@@ -57,15 +57,17 @@ struct AcquireArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// finish-2.lua: end a hold (release, undo, exec's end).
-struct FinishArgs {
+// release-2.lua: end a hold, one level or every level, or keep it under no
+// token until its minimum hold is over: `redlock release`, an acquire
+// undone, exec's end.
+struct ReleaseArgs {
   enum class Levels { k_one, k_all };
   std::string token;
   Millis min_hold{0};  // kept under no token until then (0: none)
   Levels levels = Levels::k_one;
   bool quiet = false;  // tell no waiter: undoing an attempt that never counted as held
 };
-[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const FinishArgs& a);
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a);
 
 // renew-1.lua: extend the holder's lease.
 struct RenewArgs {

@@ -34,7 +34,7 @@ static_assert(std::string_view(k_abc.data(), k_abc.size()) == "a9993e364706816ab
 
 TEST(Sha1, EveryScriptIsNamedByTheDigestOfItsBody) {
   for (auto name : {lock::ScriptName::k_acquire, lock::ScriptName::k_renew, lock::ScriptName::k_inspect,
-                    lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_finish,
+                    lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_release,
                     lock::ScriptName::k_leave, lock::ScriptName::k_line}) {
     const auto& s = lock::script(name);
     EXPECT_EQ(s.sha1, sha1_hex(s.body)) << s.name;

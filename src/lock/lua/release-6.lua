@@ -1,4 +1,4 @@
--- finish: end a hold.
+-- release: end a hold.
 --
 -- One level (release; release --hold-at-least; undoing an attempt) or
 -- every level the token holds (exec's end: levels nested acquires took and

@@ -1,0 +1,243 @@
+// acquire-3.lua, row by row: fresh, busy, re-entry, semaphore, readers,
+// the line of waiters, foreign keys and fence counters.
+
+#include <gtest/gtest.h>
+
+#include "rows.hpp"
+#include "table.hpp"
+
+namespace redlock::test {
+namespace {
+
+using lock::AcquireArgs;
+using lock::Claim;
+using lock::ScriptName;
+using Mode = Claim::Mode;
+using namespace std::chrono_literals;
+
+// T1 asks from h1 (pid 11, running c1) for 30 s, in line by fairness but
+// not as a waiter.
+AcquireArgs take(const std::string& token, Mode mode = Mode::k_exclusive, int limit = 1) {
+  AcquireArgs a;
+  a.token = token;
+  a.ttl = 30s;
+  a.host = "h1";
+  a.pid = 11;
+  a.cmd = "c1";
+  a.mode = mode;
+  a.limit = limit;
+  a.lease = 10s;
+  return a;
+}
+
+template <typename Change>
+AcquireArgs take(const std::string& token, Change change) {
+  AcquireArgs a = take(token);
+  change(a);
+  return a;
+}
+
+std::vector<std::string> args(const AcquireArgs& a) {
+  return lock::to_args(keys(), a);
+}
+
+const std::string k_t1_holds =
+    "t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=30000 (px ~30000)";
+const std::string k_some_fence = "t:{a}:fence = string #";
+const std::string k_t1_entry = R"(h:T1={"cmd":"c1","count":1,"expiry":#,"fence":"#","host":"h1","pid":11,)"
+                               R"("since":#,"ttl":30000})";
+
+std::vector<Row> rows() {
+  const auto acquire = ScriptName::k_acquire;
+  return {
+      {"AFreeLockIsTaken",
+       acquire,
+       {},
+       args(take("T1")),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence}},
+      {"TheFenceFollowsTheCounter",
+       acquire,
+       {"t:{a}:fence = string 8000000000000000"},
+       args(take("T1")),
+       "{'acquired', 'T1', 8000000000000001, 1, 30000}",
+       {"t:{a} = hash cmd=c1 count=1 fence=8000000000000001 host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 "
+        "ttl_ms=30000 (px ~30000)",
+        "t:{a}:fence = string 8000000000000001"}},
+      {"AHeldLockIsBusyAndNamesItsHolder",
+       acquire,
+       {k_held, k_fence5},
+       args(take("T1")),
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       {k_held_after, k_fence5}},
+      {"TheHoldersTokenReEnters",
+       acquire,
+       {k_held, k_fence5},
+       args(take("T1", [](AcquireArgs& a) { a.reenter = "T0"; })),
+       "{'reentered', 'T0', 5, 2, ~30000}",
+       {"t:{a} = hash cmd=c0 count=2 fence=5 host=h0 pid=10 schema=redlock/1 since_ms=# token=T0 ttl_ms=30000 "
+        "(px ~30000)",
+        k_fence5}},
+      {"AnotherTokenDoesNotReEnter",
+       acquire,
+       {k_held, k_fence5},
+       args(take("T1", [](AcquireArgs& a) { a.reenter = "T9"; })),
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       {k_held_after, k_fence5}},
+      {"AMinimumHoldMakesTheFirstLeaseThatLong",
+       acquire,
+       {},
+       args(take("T1",
+                 [](AcquireArgs& a) {
+                   a.ttl = 1s;
+                   a.min_hold = 60s;
+                 })),
+       "{'acquired', 'T1', #, 1, 60000}",
+       {"t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=1000 "
+        "(px ~60000)",
+        k_some_fence}},
+      {"ASemaphoresFirstHolder",
+       acquire,
+       {},
+       args(take("T1", Mode::k_semaphore, 2)),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {"t:{a} = hash " + k_t1_entry + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence}},
+      {"ASemaphoreWithRoomTakesAnotherHolder",
+       acquire,
+       {k_semaphore, k_fence5},
+       args(take("T1", Mode::k_semaphore, 2)),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + k_t1_entry +
+            " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
+        k_some_fence}},
+      // The holder named is the first HGETALL returns: a hash with values
+      // over 64 bytes has no order.
+      {"AFullSemaphoreIsBusy",
+       acquire,
+       {k_semaphore_full, k_fence5},
+       args(take("T1", Mode::k_semaphore, 2)),
+       "{'busy', ~30000, 'h*', '1*', 0, 0, 0, 'c0', 2, ''}",
+       {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + holder_after("T2", "h2", 12) +
+            " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
+        k_fence5}},
+      {"ASemaphoreAskedWithAnotherLimitIsAMismatch",
+       acquire,
+       {k_semaphore, k_fence5},
+       args(take("T1", Mode::k_semaphore, 3)),
+       "{'mismatch', 'semaphore', '2'}",
+       {k_semaphore_after, k_fence5}},
+      {"ASemaphoreAskedOfAPlainLockIsAMismatch",
+       acquire,
+       {k_held, k_fence5},
+       args(take("T1", Mode::k_semaphore, 2)),
+       "{'mismatch', 'exclusive', '1'}",
+       {k_held_after, k_fence5}},
+      {"AnExpiredHolderMakesRoom",
+       acquire,
+       {"t:{a} = hash schema=redlock/1 mode=semaphore limit=1 " + holder("T0", "h0", 10, "-1") + " (px 30000)",
+        k_fence5},
+       args(take("T1", Mode::k_semaphore, 1)),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {"t:{a} = hash " + k_t1_entry + " limit=1 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence}},
+      {"ReadersShare",
+       acquire,
+       {k_readers, k_fence5},
+       args(take("T1", Mode::k_shared)),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + k_t1_entry +
+            " limit=0 mode=shared schema=redlock/1 (px ~30000)",
+        k_some_fence}},
+      {"AWriterWaitsForTheReaders",
+       acquire,
+       {k_readers, k_fence5},
+       args(take("T1")),
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       {"t:{a} = hash " + holder_after("T0", "h0", 10) + " limit=0 mode=shared schema=redlock/1 (px ~30000)",
+        k_fence5}},
+      {"AReaderDoesNotReEnterAsAWriter",
+       acquire,
+       {k_readers, k_fence5},
+       args(take("T1", [](AcquireArgs& a) { a.reenter = "T0"; })),
+       "{'upgrade', 'shared', ''}",
+       {"t:{a} = hash " + holder_after("T0", "h0", 10) + " limit=0 mode=shared schema=redlock/1 (px ~30000)",
+        k_fence5}},
+      {"AWaiterJoinsTheLineOfAHeldLock",
+       acquire,
+       {k_held, k_fence5},
+       args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
+       "{'busy', ~30000, 'h0', '10', 1, 0, 1, 'c0', 1, ''}",
+       {k_held_after, k_fence5, k_line_w1_after}},
+      {"ANewcomerDoesNotPassTheLine",
+       acquire,
+       {k_line_w1},
+       args(take("T2")),
+       "{'busy', 0, '', '', 0, 1, 0, '', 0, ''}",
+       {k_line_w1_after}},
+      {"TheSecondInLineWaitsForTheFirst",
+       acquire,
+       {k_line_w1_w2},
+       args(take("T2", [](AcquireArgs& a) { a.waiter = "W2"; })),
+       "{'busy', 0, '', '', 2, 1, 2, '', 0, ''}",
+       {"t:{a}:queue = hash schema=redlock/1 seq=2 " + waiter_after("W1", 1) + " " + waiter_after("W2", 2) +
+        " (px ~10000)"}},
+      {"TheFirstInLineTakesTheLockAndLeavesTheLine",
+       acquire,
+       {k_line_w1},
+       args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence}},
+      {"UnfairPassesTheLine",
+       acquire,
+       {k_line_w1},
+       args(take("T1", [](AcquireArgs& a) { a.fair = false; })),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence, k_line_w1_after}},
+      {"AStringIsForeign",
+       acquire,
+       {"t:{a} = string x"},
+       args(take("T1")),
+       "{'foreign', 'string'}",
+       {"t:{a} = string x"}},
+      {"AHashWithoutTheMarkerIsForeign",
+       acquire,
+       {"t:{a} = hash token=T0 count=1"},
+       args(take("T1")),
+       "{'foreign', 'hash without redlock's schema field'}",
+       {"t:{a} = hash count=1 token=T0"}},
+      {"AHashOfAnotherLayoutIsForeign",
+       acquire,
+       {"t:{a} = hash schema=redlock/2 token=T0 count=1"},
+       args(take("T1")),
+       "{'foreign', 'hash without redlock's schema field'}",
+       {"t:{a} = hash count=1 schema=redlock/2 token=T0"}},
+      {"ALineThatIsNotRedlocksIsForeign",
+       acquire,
+       {"t:{a}:queue = list x"},
+       args(take("T1")),
+       "{'foreign', 'list at t:{a}:queue'}",
+       {"t:{a}:queue = list x"}},
+      {"AFenceCounterThatIsNotANumberIsRefused",
+       acquire,
+       {"t:{a}:fence = string abc"},
+       args(take("T1")),
+       "error: *the fence counter t:{a}:fence holds abc, which redlock cannot increase exactly*",
+       {"t:{a}:fence = string abc"}},
+      {"ACounterAtTheLastFenceIsRefused",
+       acquire,
+       {"t:{a}:fence = string 9007199254740991"},
+       args(take("T1")),
+       "error: *the fence counter t:{a}:fence holds 9007199254740991, which redlock cannot increase exactly*",
+       {"t:{a}:fence = string 9007199254740991"}},
+  };
+}
+
+class AcquireScript : public testing::TestWithParam<Row> {};
+
+TEST_P(AcquireScript, Row) {
+  run(GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, AcquireScript, testing::ValuesIn(rows()), row_name);
+
+}  // namespace
+}  // namespace redlock::test
