@@ -1,4 +1,4 @@
-// acquire-3.lua, row by row: fresh, busy, re-entry, semaphore, readers,
+// acquire-6.lua, row by row: fresh, busy, re-entry, semaphore, readers,
 // the line of waiters, foreign keys and fence counters.
 
 #include <gtest/gtest.h>
@@ -43,6 +43,8 @@ std::vector<std::string> args(const AcquireArgs& a) {
 
 const std::string k_t1_holds =
     "t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=30000 (px ~30000)";
+const std::string k_t2_holds =
+    "t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T2 ttl_ms=30000 (px ~30000)";
 const std::string k_some_fence = "t:{a}:fence = string #";
 const std::string k_t1_entry = R"(h:T1={"cmd":"c1","count":1,"expiry":#,"fence":"#","host":"h1","pid":11,)"
                                R"("since":#,"ttl":30000})";
@@ -166,7 +168,11 @@ std::vector<Row> rows() {
        {k_held, k_fence5},
        args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
        "{'busy', ~30000, 'h0', '10', 1, 0, 1, 'c0', 1, ''}",
-       {k_held_after, k_fence5, k_line_w1_after}},
+       // Near the head a lease is the near lease (2 s), whatever was asked.
+       {k_held_after, k_fence5,
+        "t:{a}:beats = zset W1=# (px ~2000)\nt:{a}:line = zset W1=1 (px ~2000)\n"
+        "t:{a}:waiters = hash " + entry_after("W1", 1) + " schema=redlock/1 seq=1 (px ~2000)\n"
+        "t:{a}:writers = zset W1=1 (px ~2000)"}},
       {"ANewcomerDoesNotPassTheLine",
        acquire,
        {k_line_w1},
@@ -178,8 +184,10 @@ std::vector<Row> rows() {
        {k_line_w1_w2},
        args(take("T2", [](AcquireArgs& a) { a.waiter = "W2"; })),
        "{'busy', 0, '', '', 2, 1, 2, '', 0, ''}",
-       {"t:{a}:queue = hash schema=redlock/1 seq=2 " + waiter_after("W1", 1) + " " + waiter_after("W2", 2) +
-        " (px ~10000)"}},
+       // W2's beat cut its lease to the near lease: it comes first by expiry.
+       {"t:{a}:beats = zset W2=# W1=# (px ~10000)\nt:{a}:line = zset W1=1 W2=2 (px ~10000)\n"
+        "t:{a}:waiters = hash " + entry_after("W1", 1) + " " + entry_after("W2", 2) +
+        " schema=redlock/1 seq=2 (px ~10000)\nt:{a}:writers = zset W1=1 W2=2 (px ~10000)"}},
       {"TheFirstInLineTakesTheLockAndLeavesTheLine",
        acquire,
        {k_line_w1},
@@ -212,10 +220,31 @@ std::vector<Row> rows() {
        {"t:{a} = hash count=1 schema=redlock/2 token=T0"}},
       {"ALineThatIsNotRedlocksIsForeign",
        acquire,
-       {"t:{a}:queue = list x"},
+       {"t:{a}:waiters = list x"},
        args(take("T1")),
-       "{'foreign', 'list at t:{a}:queue'}",
-       {"t:{a}:queue = list x"}},
+       "{'foreign', 'list at t:{a}:waiters'}",
+       {"t:{a}:waiters = list x"}},
+      {"ASortedSetOfTheLineWithoutItsHashIsForeign",
+       acquire,
+       {"t:{a}:line = zset x=1"},
+       args(take("T1")),
+       "{'foreign', 'zset at t:{a}:line'}",
+       {"t:{a}:line = zset x=1"}},
+      // The line of a binary before 0.2 is neither read nor written.
+      {"TheLineOfAnOlderLayoutIsLeftAlone",
+       acquire,
+       {"t:{a}:queue = hash schema=redlock/1 seq=1 w:W1=x"},
+       args(take("T1")),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence, "t:{a}:queue = hash schema=redlock/1 seq=1 w:W1=x"}},
+      {"ADeadHeadIsPrunedAndPassed",
+       acquire,
+       {"t:{a}:beats = zset W1=NOW-1 (px 10000)\nt:{a}:line = zset W1=1 (px 10000)\n"
+        "t:{a}:waiters = hash schema=redlock/1 seq=1 " + entry("W1", 1) + " (px 10000)\n"
+        "t:{a}:writers = zset W1=1 (px 10000)"},
+       args(take("T2")),
+       "{'acquired', 'T2', #, 1, 30000}",
+       {k_t2_holds, k_some_fence}},
       {"AFenceCounterThatIsNotANumberIsRefused",
        acquire,
        {"t:{a}:fence = string abc"},

@@ -1,4 +1,4 @@
-// renew-1.lua, release-2.lua and raise-fence-2.lua, row by row: what a
+// renew-1.lua, release-6.lua and raise-fence-2.lua, row by row: what a
 // holder does with its lock.
 
 #include <gtest/gtest.h>

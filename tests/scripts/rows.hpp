@@ -38,23 +38,37 @@ inline const std::string k_semaphore_full = "t:{a} = hash schema=redlock/1 mode=
 inline const std::string k_readers =
     "t:{a} = hash schema=redlock/1 mode=shared limit=0 " + holder("T0", "h0", 10) + " (px 30000)";
 
-// A line of waiters with W1 (ticket 1), or W1 and W2 (ticket 2), and W1's
-// entry after a script that left it alone.
-inline std::string waiter(const std::string& id, int ticket) {
-  return "w:" + id + R"(={"ticket":)" + std::to_string(ticket) +
-         R"(,"since":NOW-500,"host":"h1","pid":11,"cmd":"c1","mode":"exclusive","limit":"1","expiry":NOW+10000,)"
-         R"("deadline":-1})";
+// A line of waiters with W1 (ticket 1), or W1 and W2 (ticket 2), each with
+// a lease of 10 s, in its four keys (includes/line.lua), and the line after
+// a script that left it alone.
+inline std::string entry(const std::string& id, int ticket) {
+  return id + R"(={"ticket":)" + std::to_string(ticket) +
+         R"(,"since":NOW-500,"host":"h1","pid":11,"cmd":"c1","mode":"exclusive","limit":"1","deadline":-1})";
 }
-inline std::string waiter_after(const std::string& id, int ticket) {
-  return "w:" + id + "=" +
-         R"({"cmd":"c1","deadline":-1,"expiry":#,"host":"h1","limit":"1","mode":"exclusive","pid":11,"since":#,)"
-         R"("ticket":)" +
-         std::to_string(ticket) + "}";
+inline std::string entry_after(const std::string& id, int ticket) {
+  return id + "=" + R"({"cmd":"c1","deadline":-1,"host":"h1","limit":"1","mode":"exclusive","pid":11,"since":#,)" +
+         R"("ticket":)" + std::to_string(ticket) + "}";
 }
-inline const std::string k_line_w1 = "t:{a}:queue = hash schema=redlock/1 seq=1 " + waiter("W1", 1) + " (px 10000)";
+inline const std::string k_line_w1 =
+    "t:{a}:beats = zset W1=NOW+10000 (px 10000)\n"
+    "t:{a}:line = zset W1=1 (px 10000)\n"
+    "t:{a}:waiters = hash schema=redlock/1 seq=1 " + entry("W1", 1) + " (px 10000)\n"
+    "t:{a}:writers = zset W1=1 (px 10000)";
 inline const std::string k_line_w1_after =
-    "t:{a}:queue = hash schema=redlock/1 seq=1 " + waiter_after("W1", 1) + " (px ~10000)";
+    "t:{a}:beats = zset W1=# (px ~10000)\n"
+    "t:{a}:line = zset W1=1 (px ~10000)\n"
+    "t:{a}:waiters = hash " + entry_after("W1", 1) + " schema=redlock/1 seq=1 (px ~10000)\n"
+    "t:{a}:writers = zset W1=1 (px ~10000)";
 inline const std::string k_line_w1_w2 =
-    "t:{a}:queue = hash schema=redlock/1 seq=2 " + waiter("W1", 1) + " " + waiter("W2", 2) + " (px 10000)";
+    "t:{a}:beats = zset W1=NOW+10000 W2=NOW+10000 (px 10000)\n"
+    "t:{a}:line = zset W1=1 W2=2 (px 10000)\n"
+    "t:{a}:waiters = hash schema=redlock/1 seq=2 " + entry("W1", 1) + " " + entry("W2", 2) + " (px 10000)\n"
+    "t:{a}:writers = zset W1=1 W2=2 (px 10000)";
+// W2 alone in line, after W1 left it.
+inline const std::string k_line_w2_after =
+    "t:{a}:beats = zset W2=# (px ~10000)\n"
+    "t:{a}:line = zset W2=2 (px ~10000)\n"
+    "t:{a}:waiters = hash " + entry_after("W2", 2) + " schema=redlock/1 seq=2 (px ~10000)\n"
+    "t:{a}:writers = zset W2=2 (px ~10000)";
 
 }  // namespace redlock::test

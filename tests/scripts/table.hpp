@@ -14,7 +14,8 @@
 // ~N an integer from N - 1000 to N (what is left of a lease of N ms),
 // *  any text.
 // The rows are all on lock "a" under the prefix "t:": t:{a}, t:{a}:fence,
-// t:{a}:queue, and the channel t:{a}:released.
+// the line's t:{a}:line, :beats, :waiters and :writers, and the channel
+// t:{a}:released.
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "lock/waiter.hpp"
+#include "lock/wait_loop.hpp"
 
 namespace redlock::lock {
 namespace {
