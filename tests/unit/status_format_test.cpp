@@ -3,6 +3,7 @@
 // pure functions of the verdicts.
 
 #include "cli/status_format.hpp"
+#include "lock/claim.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,7 +50,7 @@ StatusVerdict held(std::string name, const HolderView& h) {
   StatusVerdict v;
   v.name = std::move(name);
   v.state = State::k_held;
-  v.mode = "exclusive";
+  v.mode = lock::Claim::Mode::k_exclusive;
   v.now_ms = k_now;
   v.holders = {h};
   v.views = {server("redis://127.0.0.1:6379", {h})};
@@ -84,7 +85,7 @@ WaiterView waiter(std::string host, long long pid, std::string cmd, std::string 
   w.host = std::move(host);
   w.pid = pid;
   w.cmd = std::move(cmd);
-  w.mode = std::move(mode);
+  w.mode = lock::mode_named(mode);
   w.since_ms = k_now - age_ms;
   w.age_ms = age_ms;
   w.until_ms = left_ms < 0 ? -1 : k_now + left_ms;
@@ -124,7 +125,7 @@ TEST(StatusTable, AForeignKeyShowsItsTypeAndNoWaiters) {
 
 TEST(StatusTable, ASemaphoreShowsItsPlacesTakenAndALineForEachHolder) {
   StatusVerdict v = held("pool", holder("a", 1, "x", 2'000, 10'000, 5));
-  v.mode = "semaphore";
+  v.mode = lock::Claim::Mode::k_semaphore;
   v.limit = 3;
   v.holders.push_back(holder("b", 2, "y", 1'000, 20'000, 6));
   EXPECT_EQ(status_table({v}, false, false),
@@ -135,7 +136,7 @@ TEST(StatusTable, ASemaphoreShowsItsPlacesTakenAndALineForEachHolder) {
 
 TEST(StatusTable, ReadersShareTheLockAndAKeptLockSaysMinHold) {
   StatusVerdict shared = held("db", holder("a", 1, "r", 0, 1'000, 5));
-  shared.mode = "shared";
+  shared.mode = lock::Claim::Mode::k_shared;
   StatusVerdict kept = held("job", holder("b", 2, "w", 60'000, -1, 6));
   kept.holders.front().kept = true;
   EXPECT_EQ(status_table({shared, kept}, false, false),
@@ -278,7 +279,7 @@ TEST(StatusJson, AFreeLockAndAForeignKeyAndAnUnreachableServer) {
 
 TEST(StatusJson, ASemaphoreHasItsLimitAKeptHoldItsFinishAndAFenceThatIsNoneIsNull) {
   StatusVerdict v = held("pool", holder("a", 1, "x", 0, 1'000, 0));
-  v.mode = "semaphore";
+  v.mode = lock::Claim::Mode::k_semaphore;
   v.limit = 2;
   v.holders.front().kept = true;
   v.holders.front().finished_ms = k_now - 5;
@@ -300,7 +301,7 @@ TEST(StatusJson, NoLocksIsAnEmptyArray) {
 
 TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNotForeign) {
   StatusVerdict pool = held("pool", holder("a", 1, "x", 1'500, 9'000, 5));
-  pool.mode = "semaphore";
+  pool.mode = lock::Claim::Mode::k_semaphore;
   pool.limit = 3;
   pool.holders.push_back(holder("b", 2, "y", 500, 2'250, 6));
   pool.waiters = {waiter("w", 3, "z", "semaphore", 0, -1)};
