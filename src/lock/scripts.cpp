@@ -80,11 +80,13 @@ std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
 }
 
 std::vector<std::string> to_args(const Keys& keys, const BreakArgs& /*a*/) {
-  return with_argv(keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers), {keys.channel});
+  return with_argv(keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
+                   {keys.channel});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
-  return with_argv(keys_of<lua::k_leave>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers), {a.waiter, keys.channel});
+  return with_argv(keys_of<lua::k_leave>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
+                   {a.waiter, keys.channel});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const LineArgs& a) {

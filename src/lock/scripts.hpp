@@ -38,7 +38,7 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-3.lua: take the lock, or re-enter it.
+// acquire-6.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
@@ -57,7 +57,7 @@ struct AcquireArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// release-2.lua: end a hold, one level or every level, or keep it under no
+// release-6.lua: end a hold, one level or every level, or keep it under no
 // token until its minimum hold is over: `redlock release`, an acquire
 // undone, exec's end.
 struct ReleaseArgs {
@@ -87,17 +87,17 @@ struct RaiseFenceArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a);
 
-// break-2.lua: free the lock, whoever holds it (the channel is its only ARGV).
+// break-6.lua: free the lock, whoever holds it (the channel is its only ARGV).
 struct BreakArgs {};
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a);
 
-// leave-2.lua: a waiter leaves the line.
+// leave-6.lua: a waiter leaves the line.
 struct LeaveArgs {
   std::string waiter;
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a);
 
-// line-1.lua: read the line of waiters (no ARGV).
+// line-5.lua: read the head of the line of waiters, for status.
 struct LineArgs {
   long long listed = 20;  // how many waiters at the head to list (all are counted)
 };
