@@ -7,7 +7,9 @@
 //
 // Keys are written one a line, "KEY = TYPE VALUE [(px MS)]", as dump()
 // prints them: a string's value, a hash's fields as "field=value" in order
-// of name (a JSON value with its keys in order of name), a list's items.
+// of name (a JSON value with its keys in order of name), a list's items, a
+// sorted set's "member=score" by score. An entry may hold several keys, one
+// a line; keys after may come in any order.
 // In keys before, NOW, NOW+N and NOW-N are the server's clock in
 // milliseconds (a holder's or waiter's expiry). Expected text may hold
 // #  any integer,
