@@ -171,8 +171,10 @@ std::vector<Row> rows() {
        // Near the head a lease is the near lease (2 s), whatever was asked.
        {k_held_after, k_fence5,
         "t:{a}:beats = zset W1=# (px ~2000)\nt:{a}:line = zset W1=1 (px ~2000)\n"
-        "t:{a}:waiters = hash " + entry_after("W1", 1) + " schema=redlock/1 seq=1 (px ~2000)\n"
-        "t:{a}:writers = zset W1=1 (px ~2000)"}},
+        "t:{a}:waiters = hash " +
+            entry_after("W1", 1) +
+            " schema=redlock/1 seq=1 (px ~2000)\n"
+            "t:{a}:writers = zset W1=1 (px ~2000)"}},
       {"ANewcomerDoesNotPassTheLine",
        acquire,
        {k_line_w1},
@@ -186,7 +188,8 @@ std::vector<Row> rows() {
        "{'busy', 0, '', '', 2, 1, 2, '', 0, ''}",
        // W2's beat cut its lease to the near lease: it comes first by expiry.
        {"t:{a}:beats = zset W2=# W1=# (px ~10000)\nt:{a}:line = zset W1=1 W2=2 (px ~10000)\n"
-        "t:{a}:waiters = hash " + entry_after("W1", 1) + " " + entry_after("W2", 2) +
+        "t:{a}:waiters = hash " +
+        entry_after("W1", 1) + " " + entry_after("W2", 2) +
         " schema=redlock/1 seq=2 (px ~10000)\nt:{a}:writers = zset W1=1 W2=2 (px ~10000)"}},
       {"TheFirstInLineTakesTheLockAndLeavesTheLine",
        acquire,
@@ -240,7 +243,9 @@ std::vector<Row> rows() {
       {"ADeadHeadIsPrunedAndPassed",
        acquire,
        {"t:{a}:beats = zset W1=NOW-1 (px 10000)\nt:{a}:line = zset W1=1 (px 10000)\n"
-        "t:{a}:waiters = hash schema=redlock/1 seq=1 " + entry("W1", 1) + " (px 10000)\n"
+        "t:{a}:waiters = hash schema=redlock/1 seq=1 " +
+        entry("W1", 1) +
+        " (px 10000)\n"
         "t:{a}:writers = zset W1=1 (px 10000)"},
        args(take("T2")),
        "{'acquired', 'T2', #, 1, 30000}",

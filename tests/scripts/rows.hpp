@@ -52,23 +52,31 @@ inline std::string entry_after(const std::string& id, int ticket) {
 inline const std::string k_line_w1 =
     "t:{a}:beats = zset W1=NOW+10000 (px 10000)\n"
     "t:{a}:line = zset W1=1 (px 10000)\n"
-    "t:{a}:waiters = hash schema=redlock/1 seq=1 " + entry("W1", 1) + " (px 10000)\n"
+    "t:{a}:waiters = hash schema=redlock/1 seq=1 " +
+    entry("W1", 1) +
+    " (px 10000)\n"
     "t:{a}:writers = zset W1=1 (px 10000)";
 inline const std::string k_line_w1_after =
     "t:{a}:beats = zset W1=# (px ~10000)\n"
     "t:{a}:line = zset W1=1 (px ~10000)\n"
-    "t:{a}:waiters = hash " + entry_after("W1", 1) + " schema=redlock/1 seq=1 (px ~10000)\n"
+    "t:{a}:waiters = hash " +
+    entry_after("W1", 1) +
+    " schema=redlock/1 seq=1 (px ~10000)\n"
     "t:{a}:writers = zset W1=1 (px ~10000)";
 inline const std::string k_line_w1_w2 =
     "t:{a}:beats = zset W1=NOW+10000 W2=NOW+10000 (px 10000)\n"
     "t:{a}:line = zset W1=1 W2=2 (px 10000)\n"
-    "t:{a}:waiters = hash schema=redlock/1 seq=2 " + entry("W1", 1) + " " + entry("W2", 2) + " (px 10000)\n"
+    "t:{a}:waiters = hash schema=redlock/1 seq=2 " +
+    entry("W1", 1) + " " + entry("W2", 2) +
+    " (px 10000)\n"
     "t:{a}:writers = zset W1=1 W2=2 (px 10000)";
 // W2 alone in line, after W1 left it.
 inline const std::string k_line_w2_after =
     "t:{a}:beats = zset W2=# (px ~10000)\n"
     "t:{a}:line = zset W2=2 (px ~10000)\n"
-    "t:{a}:waiters = hash " + entry_after("W2", 2) + " schema=redlock/1 seq=2 (px ~10000)\n"
+    "t:{a}:waiters = hash " +
+    entry_after("W2", 2) +
+    " schema=redlock/1 seq=2 (px ~10000)\n"
     "t:{a}:writers = zset W2=2 (px ~10000)";
 
 }  // namespace redlock::test
