@@ -7,6 +7,7 @@
 
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
+#include "redis/failure.hpp"
 #include "redis/reply.hpp"
 #include "util/cancel.hpp"
 #include "util/exit_status.hpp"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 
-#include "redis/connection.hpp"
+#include "redis/failure.hpp"
 #include "redis/openssl.hpp"
 #include "redis/transport.hpp"
 #include "util/exit_status.hpp"

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "redis/connection.hpp"
+#include "redis/failure.hpp"
 
 namespace redlock::redis {
 namespace {

@@ -5,9 +5,10 @@
 #include <memory>
 #include <string>
 
+#include "redis/failure.hpp"
+
 namespace redlock::redis {
 
-struct Failure;
 class TlsContext;
 
 // How bytes go over a connected socket: a plain TCP or Unix socket, or TLS.

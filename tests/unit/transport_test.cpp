@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "redis/connection.hpp"
+#include "redis/failure.hpp"
 
 using redlock::ExitStatus;
 using redlock::redis::Failure;
