@@ -10,16 +10,16 @@ namespace redlock::exec {
 LockerLease::LockerLease(lock::Locker& locker, std::string name, std::string token, Millis ttl)
     : m_locker(locker), m_name(std::move(name)), m_token(std::move(token)), m_ttl(ttl) {}
 
-RenewResult LockerLease::renew(int cancel_fd) {
-  // The locker is the caller's again once this returns: the descriptor is
-  // only this renewal's.
+RenewResult LockerLease::renew(const Cancel& cancel) {
+  // The locker is the caller's again once this returns: `cancel` is only
+  // this renewal's.
   struct Scope {
     lock::Locker& locker;
-    Scope(lock::Locker& l, int fd) : locker(l) { locker.set_cancel(Cancel(fd)); }
+    Scope(lock::Locker& l, const Cancel& c) : locker(l) { locker.set_cancel(c); }
     ~Scope() { locker.reset_cancel(); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
-  } scope(m_locker, cancel_fd);
+  } scope(m_locker, cancel);
   try {
     auto outcome = m_locker.renew(m_name, m_token, m_ttl);
     if (const auto* renewed = std::get_if<lock::Renewed>(&outcome)) {

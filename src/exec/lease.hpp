@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "lock/locker.hpp"
+#include "util/cancel.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 
@@ -40,9 +41,9 @@ class Lease {
   [[nodiscard]] virtual const std::string& name() const = 0;
   // The TTL each renewal sets (the renewer renews every third of it).
   [[nodiscard]] virtual Millis ttl() const = 0;
-  // Renews the lock once, for ttl(); gives up, as Failed, once `cancel_fd`
-  // becomes readable. Called from one thread at a time.
-  [[nodiscard]] virtual RenewResult renew(int cancel_fd) = 0;
+  // Renews the lock once, for ttl(); gives up, as Failed, once `cancel`
+  // comes. Called from one thread at a time.
+  [[nodiscard]] virtual RenewResult renew(const Cancel& cancel) = 0;
 };
 
 // The lease of the lock `name` held through `locker` under `token`.
@@ -52,7 +53,7 @@ class LockerLease final : public Lease {
 
   [[nodiscard]] const std::string& name() const override { return m_name; }
   [[nodiscard]] Millis ttl() const override { return m_ttl; }
-  [[nodiscard]] RenewResult renew(int cancel_fd) override;
+  [[nodiscard]] RenewResult renew(const Cancel& cancel) override;
 
  private:
   lock::Locker& m_locker;

@@ -1,6 +1,5 @@
 #include "exec/renewer.hpp"
 
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -8,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "util/cancel.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
@@ -82,7 +82,7 @@ void Renewer::loop() {
     if (!stop.sleep_until(next)) {
       return;
     }
-    const RenewResult result = m_lease.renew(m_stop.get());
+    const RenewResult result = m_lease.renew(stop);
     if (const auto* extended = std::get_if<Extended>(&result)) {
       m_validity_end_ns = to_ns(extended->valid_until);
       if (m_on_renewed) {
@@ -103,8 +103,7 @@ void Renewer::loop() {
       declare_lost(gone->reason);
       return;
     }
-    pollfd q{m_stop.get(), POLLIN, 0};
-    if (::poll(&q, 1, 0) > 0) {
+    if (stop.requested()) {
       return;
     }
     const std::string& error = std::get<Failed>(result).error;

@@ -5,7 +5,6 @@
 // commands (sleep, sh), no server.
 
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 
 #include <atomic>
@@ -25,15 +24,15 @@ namespace {
 using std::chrono::duration_cast;
 
 // A lease whose renewals answer as the test says: the n-th renewal (from 0)
-// gets answer(n, cancel_fd).
+// gets answer(n, cancel).
 class FakeLease final : public Lease {
  public:
-  using Answer = std::function<RenewResult(int n, int cancel_fd)>;
+  using Answer = std::function<RenewResult(int n, const Cancel& cancel)>;
   FakeLease(Millis ttl, Answer answer) : m_ttl(ttl), m_answer(std::move(answer)) {}
 
   [[nodiscard]] const std::string& name() const override { return m_name; }
   [[nodiscard]] Millis ttl() const override { return m_ttl; }
-  [[nodiscard]] RenewResult renew(int cancel_fd) override { return m_answer(m_renewals++, cancel_fd); }
+  [[nodiscard]] RenewResult renew(const Cancel& cancel) override { return m_answer(m_renewals++, cancel); }
 
   [[nodiscard]] int renewals() const { return m_renewals; }
 
@@ -70,7 +69,7 @@ Ran run(const std::vector<std::string>& argv, FakeLease& lease, OnLost on_lost, 
 const std::vector<std::string> k_ignores_term = {"sh", "-c", "trap '' TERM; sleep 5"};
 
 TEST(LostLock, RenewalsThatWorkKeepTheCommandRunningPastItsTtl) {
-  FakeLease lease(Millis(150), [](int, int) { return works(Millis(150)); });
+  FakeLease lease(Millis(150), [](int, const Cancel&) { return works(Millis(150)); });
   const Ran ran = run({"sleep", "0.5"}, lease, OnLost::k_term, Millis(50));
   EXPECT_EQ(ran.done.status, 0);
   EXPECT_FALSE(ran.done.lost);
@@ -79,7 +78,7 @@ TEST(LostLock, RenewalsThatWorkKeepTheCommandRunningPastItsTtl) {
 }
 
 TEST(LostLock, WhenRenewalsFailTheCommandGetsSigtermAtTheValidityMinusKillAfter) {
-  FakeLease lease(Millis(600), [](int, int) { return Failed{"connection refused"}; });
+  FakeLease lease(Millis(600), [](int, const Cancel&) { return Failed{"connection refused"}; });
   const Ran ran = run({"sleep", "5"}, lease, OnLost::k_term, Millis(150));
   EXPECT_EQ(ran.done.status, 128 + SIGTERM);  // the supervisor's SIGTERM, not the guard's SIGKILL at 600ms
   EXPECT_TRUE(ran.done.lost);
@@ -89,7 +88,7 @@ TEST(LostLock, WhenRenewalsFailTheCommandGetsSigtermAtTheValidityMinusKillAfter)
 }
 
 TEST(LostLock, WhenTheLockIsFoundGoneTheCommandGetsSigtermAtOnce) {
-  FakeLease lease(Millis(900), [](int, int) { return Gone{"job is no longer held by this token"}; });
+  FakeLease lease(Millis(900), [](int, const Cancel&) { return Gone{"job is no longer held by this token"}; });
   const Ran ran = run({"sleep", "5"}, lease, OnLost::k_term, Millis(150));
   EXPECT_EQ(ran.done.status, 128 + SIGTERM);
   EXPECT_TRUE(ran.done.lost);
@@ -99,7 +98,7 @@ TEST(LostLock, WhenTheLockIsFoundGoneTheCommandGetsSigtermAtOnce) {
 }
 
 TEST(LostLock, ACommandThatIgnoresSigtermGetsSigkillAfterKillAfter) {
-  FakeLease lease(Millis(900), [](int, int) { return Gone{"gone"}; });
+  FakeLease lease(Millis(900), [](int, const Cancel&) { return Gone{"gone"}; });
   const Ran ran = run(k_ignores_term, lease, OnLost::k_term, Millis(200));
   EXPECT_EQ(ran.done.status, 128 + SIGKILL);
   EXPECT_TRUE(ran.done.lost);
@@ -108,7 +107,7 @@ TEST(LostLock, ACommandThatIgnoresSigtermGetsSigkillAfterKillAfter) {
 }
 
 TEST(LostLock, OnLostKillSendsSigkillAtOnce) {
-  FakeLease lease(Millis(900), [](int, int) { return Gone{"gone"}; });
+  FakeLease lease(Millis(900), [](int, const Cancel&) { return Gone{"gone"}; });
   const Ran ran = run(k_ignores_term, lease, OnLost::k_kill, Millis(300));
   EXPECT_EQ(ran.done.status, 128 + SIGKILL);
   EXPECT_TRUE(ran.done.lost);
@@ -116,14 +115,14 @@ TEST(LostLock, OnLostKillSendsSigkillAtOnce) {
 }
 
 TEST(LostLock, OnLostIgnoreLetsTheCommandFinishAndStillCountsTheLoss) {
-  FakeLease gone(Millis(150), [](int, int) { return Gone{"gone"}; });
+  FakeLease gone(Millis(150), [](int, const Cancel&) { return Gone{"gone"}; });
   const Ran after_gone = run({"sleep", "0.4"}, gone, OnLost::k_ignore, Millis(50));
   EXPECT_EQ(after_gone.done.status, 0);
   EXPECT_TRUE(after_gone.done.lost);
   EXPECT_GE(after_gone.took, Millis(400));
 
   // Past the validity's end too: under ignore the guard keeps no deadline.
-  FakeLease failing(Millis(150), [](int, int) { return Failed{"timed out"}; });
+  FakeLease failing(Millis(150), [](int, const Cancel&) { return Failed{"timed out"}; });
   const Ran after_failures = run({"sleep", "0.4"}, failing, OnLost::k_ignore, Millis(50));
   EXPECT_EQ(after_failures.done.status, 0);
   EXPECT_TRUE(after_failures.done.lost);
@@ -131,7 +130,7 @@ TEST(LostLock, OnLostIgnoreLetsTheCommandFinishAndStillCountsTheLoss) {
 }
 
 TEST(LostLock, ARenewalThatFailsAndThenWorksIsNoLoss) {
-  FakeLease lease(Millis(300), [](int n, int) -> RenewResult {
+  FakeLease lease(Millis(300), [](int n, const Cancel&) -> RenewResult {
     if (n == 0) {
       return Failed{"connection reset"};
     }
@@ -147,9 +146,8 @@ TEST(LostLock, ARenewalThatFailsAndThenWorksIsNoLoss) {
 // never the supervisor: the validity's deadline still comes, and stopping
 // the renewer cuts the renewal short.
 TEST(LostLock, AHungRenewalDoesNotDelayTheDeadline) {
-  FakeLease lease(Millis(600), [](int, int cancel_fd) -> RenewResult {
-    pollfd p{cancel_fd, POLLIN, 0};
-    (void)poll(&p, 1, 10'000);
+  FakeLease lease(Millis(600), [](int, const Cancel& cancel) -> RenewResult {
+    (void)cancel.sleep_until(Clock::now() + std::chrono::seconds(10));
     return Failed{"cancelled"};
   });
   const Ran ran = run({"sleep", "5"}, lease, OnLost::k_term, Millis(150));
@@ -160,7 +158,7 @@ TEST(LostLock, AHungRenewalDoesNotDelayTheDeadline) {
 }
 
 TEST(LostLock, ACommandThatEndsBeforeTheFirstRenewalNeverStartsTheRenewer) {
-  FakeLease lease(Millis(3000), [](int, int) { return works(Millis(3000)); });
+  FakeLease lease(Millis(3000), [](int, const Cancel&) { return works(Millis(3000)); });
   const Ran ran = run({"sh", "-c", "exit 3"}, lease, OnLost::k_term, Millis(100));
   EXPECT_EQ(ran.done.status, 3);
   EXPECT_FALSE(ran.done.lost);
