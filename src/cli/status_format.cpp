@@ -148,7 +148,10 @@ std::string state_label(const Verdict& v) {
 // One row per holder, or one of dashes for a lock nobody holds.
 void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
   const std::string state = state_label(v);
-  const std::string waiting = v.state == State::k_foreign ? "-" : std::to_string(std::max<long long>(v.waiting, static_cast<long long>(v.waiters.size())));
+  const std::string waiting =
+      v.state == State::k_foreign
+          ? "-"
+          : std::to_string(std::max<long long>(v.waiting, static_cast<long long>(v.waiters.size())));
   for (const auto& h : v.holders) {
     rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
                     format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
@@ -279,7 +282,10 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
       {"redlock_lock_holders", "How many hold the lock (a semaphore's places taken, readers sharing it).",
        [](const Verdict& v) { return std::optional<double>(static_cast<double>(v.holders.size())); }},
       {"redlock_lock_waiters", "How many wait in the lock's line.",
-       [](const Verdict& v) { return std::optional<double>(static_cast<double>(std::max<long long>(v.waiting, static_cast<long long>(v.waiters.size())))); }},
+       [](const Verdict& v) {
+         return std::optional<double>(
+             static_cast<double>(std::max<long long>(v.waiting, static_cast<long long>(v.waiters.size()))));
+       }},
       {"redlock_lock_ttl_seconds", "Time left before the lock frees itself unless renewed (its soonest holder's).",
        [&](const Verdict& v) -> std::optional<double> {
          if (!held(v)) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "util/cancel.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 

@@ -3,13 +3,14 @@
 // pure functions of the verdicts.
 
 #include "cli/status_format.hpp"
-#include "lock/claim.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include "lock/claim.hpp"
 
 namespace redlock::cli {
 namespace {
