@@ -84,7 +84,7 @@ void read_as_answers(const Reply& reply) {
       std::abort();
     }
   }
-  if (auto v = redlock::lock::read_finish_answer(reply)) {
+  if (auto v = redlock::lock::read_release_answer(reply)) {
     if (v->failure || v->kept.count() < 0) {
       std::abort();
     }

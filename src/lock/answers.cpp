@@ -234,20 +234,20 @@ std::vector<RenewVote> renew_votes(const std::vector<Answer>& answers, const std
   return votes;
 }
 
-std::optional<FinishVote> read_finish_answer(const Reply& reply) {
+std::optional<ReleaseVote> read_release_answer(const Reply& reply) {
   const std::string outcome = outcome_of(reply);
   const auto& e = reply.elements;
-  FinishVote v;
+  ReleaseVote v;
   if ((outcome == "released" || outcome == "decremented" || outcome == "kept") && e.size() >= 3) {
-    v.kind = outcome == "released"      ? FinishVote::Kind::k_released
-             : outcome == "decremented" ? FinishVote::Kind::k_decremented
-                                        : FinishVote::Kind::k_kept;
+    v.kind = outcome == "released"      ? ReleaseVote::Kind::k_released
+             : outcome == "decremented" ? ReleaseVote::Kind::k_decremented
+                                        : ReleaseVote::Kind::k_kept;
     v.levels = reply_integer(e[1]);
-    v.kept = v.kind == FinishVote::Kind::k_kept ? Millis(std::max(0LL, reply_integer(e[2]))) : Millis(0);
+    v.kept = v.kind == ReleaseVote::Kind::k_kept ? Millis(std::max(0LL, reply_integer(e[2]))) : Millis(0);
   } else if (outcome == "notheld") {
-    v.kind = FinishVote::Kind::k_not_held;
+    v.kind = ReleaseVote::Kind::k_not_held;
   } else if (outcome == "foreign") {
-    v.kind = FinishVote::Kind::k_foreign;
+    v.kind = ReleaseVote::Kind::k_foreign;
     v.foreign_type = foreign_type_of(reply);
   } else {
     return std::nullopt;

@@ -127,7 +127,7 @@ struct RaiseVote {
 // The release script (a release, or the end of a hold): released / decremented
 // / kept, each with the levels dropped (and kept, the time left), or
 // notheld / foreign.
-[[nodiscard]] std::optional<FinishVote> read_finish_answer(const redis::Reply& reply);
+[[nodiscard]] std::optional<ReleaseVote> read_release_answer(const redis::Reply& reply);
 
 // The break script: broken (with the mode, limit, server time and every
 // holder it took the lock from) / free / foreign.

@@ -20,8 +20,8 @@ namespace redlock::lock {
 
 Keys keys_for(const std::string& prefix, const std::string& name) {
   std::string lock = prefix + "{" + name + "}";
-  return Keys{lock,           lock + ":fence",   lock + ":released", lock + ":line",
-              lock + ":beats", lock + ":waiters", lock + ":writers"};
+  return Keys{
+      lock, lock + ":fence", lock + ":released", lock + ":line", lock + ":beats", lock + ":waiters", lock + ":writers"};
 }
 
 Millis clock_drift(Millis ttl) {
@@ -323,7 +323,7 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
   // One level, with no minimum hold: the release script's simplest case.
   auto answers = round(to_args(keys, ReleaseArgs{.token = token}), lock::script(ScriptName::k_release), {});
   refuse_shared_node(answers);
-  const std::vector<FinishVote> votes = finish_votes(name, answers, "release");
+  const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const ReleaseOutcome out = decide_release(votes);
   if (out == ReleaseOutcome::k_not_held) {
     require_majority(failures_of(votes));
@@ -337,10 +337,9 @@ void Locker::require_majority(const std::vector<redis::Failure>& failures) const
   }
 }
 
-std::vector<FinishVote> Locker::finish_votes(const std::string& name, const std::vector<Answer>& answers,
-                                             std::string_view to) const {
-  std::vector<FinishVote> votes = tally<FinishVote>(answers, m_names, to, read_finish_answer);
-  if (votes.size() == 1 && votes[0].kind == FinishVote::Kind::k_foreign) {
+std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const std::vector<Answer>& answers) const {
+  std::vector<ReleaseVote> votes = tally<ReleaseVote>(answers, m_names, "release", read_release_answer);
+  if (votes.size() == 1 && votes[0].kind == ReleaseVote::Kind::k_foreign) {
     throw_foreign(name, votes[0].foreign_type, m_names[0]);
   }
   return votes;
@@ -354,7 +353,7 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
       .token = token, .min_hold = min_hold, .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one};
   auto answers =
       round(to_args(keys, args), lock::script(ScriptName::k_release), {}, std::vector<bool>(m_conns.size(), true));
-  const std::vector<FinishVote> votes = finish_votes(name, answers, "finish");
+  const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const Ended ended = decide_finish(votes);
   if (ended.kind == Ended::Kind::k_not_held) {
     require_majority(failures_of(votes));

@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -181,10 +180,10 @@ class Locker {
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed);
-  // Every server's answer to the release script read as a vote (`to`: what
-  // ran it, for messages); a foreign key on the only server is an Error (76).
-  [[nodiscard]] std::vector<FinishVote> finish_votes(const std::string& name, const std::vector<Answer>& answers,
-                                                     std::string_view to) const;
+  // Every server's answer to the release script read as a vote; a foreign
+  // key on the only server is an Error (76).
+  [[nodiscard]] std::vector<ReleaseVote> release_votes(const std::string& name,
+                                                       const std::vector<Answer>& answers) const;
   // Throws quorum_failure() when `failures` leave fewer than a majority of
   // the servers.
   void require_majority(const std::vector<redis::Failure>& failures) const;

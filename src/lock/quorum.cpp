@@ -199,17 +199,17 @@ int strength(Ended::Kind k) {
   return 0;
 }
 
-Ended::Kind ended_kind(FinishVote::Kind k) {
+Ended::Kind ended_kind(ReleaseVote::Kind k) {
   switch (k) {
-    case FinishVote::Kind::k_kept:
+    case ReleaseVote::Kind::k_kept:
       return Ended::Kind::k_kept;
-    case FinishVote::Kind::k_released:
+    case ReleaseVote::Kind::k_released:
       return Ended::Kind::k_released;
-    case FinishVote::Kind::k_decremented:
+    case ReleaseVote::Kind::k_decremented:
       return Ended::Kind::k_decremented;
-    case FinishVote::Kind::k_not_held:
-    case FinishVote::Kind::k_foreign:
-    case FinishVote::Kind::k_failed:
+    case ReleaseVote::Kind::k_not_held:
+    case ReleaseVote::Kind::k_foreign:
+    case ReleaseVote::Kind::k_failed:
       break;
   }
   return Ended::Kind::k_not_held;
@@ -227,22 +227,22 @@ Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes) {
   return shortest_lease(ttl, votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
 }
 
-ReleaseOutcome decide_release(const std::vector<FinishVote>& votes) {
-  const auto any = [&](std::initializer_list<FinishVote::Kind> kinds) {
-    return std::any_of(votes.begin(), votes.end(), [&](const FinishVote& v) {
+ReleaseOutcome decide_release(const std::vector<ReleaseVote>& votes) {
+  const auto any = [&](std::initializer_list<ReleaseVote::Kind> kinds) {
+    return std::any_of(votes.begin(), votes.end(), [&](const ReleaseVote& v) {
       return std::find(kinds.begin(), kinds.end(), v.kind) != kinds.end();
     });
   };
-  if (any({FinishVote::Kind::k_decremented})) {
+  if (any({ReleaseVote::Kind::k_decremented})) {
     return ReleaseOutcome::k_decremented;
   }
-  if (any({FinishVote::Kind::k_released, FinishVote::Kind::k_kept})) {
+  if (any({ReleaseVote::Kind::k_released, ReleaseVote::Kind::k_kept})) {
     return ReleaseOutcome::k_released;
   }
   return ReleaseOutcome::k_not_held;
 }
 
-Ended decide_finish(const std::vector<FinishVote>& votes) {
+Ended decide_finish(const std::vector<ReleaseVote>& votes) {
   Ended ended;
   for (const auto& v : votes) {
     const Ended::Kind kind = ended_kind(v.kind);

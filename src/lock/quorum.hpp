@@ -117,7 +117,7 @@ struct AcquireDecision {
 [[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
 
 // One server's answer to the release script: a release, or the end of a hold.
-struct FinishVote {
+struct ReleaseVote {
   enum class Kind { k_released, k_decremented, k_kept, k_not_held, k_foreign, k_failed };
   Kind kind = Kind::k_failed;
   long long levels = 0;  // released / decremented / kept: the re-entry levels dropped
@@ -139,12 +139,12 @@ struct Ended {
 // One level dropped: decremented where a server still holds more levels,
 // else released where any server let go of the hold (kept for a minimum
 // hold, it is no longer the token's), else not held.
-[[nodiscard]] ReleaseOutcome decide_release(const std::vector<FinishVote>& votes);
+[[nodiscard]] ReleaseOutcome decide_release(const std::vector<ReleaseVote>& votes);
 
 // A hold ended across servers: the strongest answer wins (a hold kept
 // anywhere is kept, then released, then decremented: a server that missed a
 // level), with the most levels dropped and the longest time kept.
-[[nodiscard]] Ended decide_finish(const std::vector<FinishVote>& votes);
+[[nodiscard]] Ended decide_finish(const std::vector<ReleaseVote>& votes);
 
 // One server's answer to the renew script.
 struct RenewVote {

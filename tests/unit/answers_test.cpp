@@ -95,9 +95,9 @@ TEST(Answers, RepliesOfAnotherShapeAreUnexpected) {
   }
   EXPECT_FALSE(read_renew_answer(arr({str("renewed"), num(5)})));
   EXPECT_FALSE(read_renew_answer(arr({str("acquired"), str("t"), num(1), num(1), num(1)})));
-  EXPECT_FALSE(read_finish_answer(arr({str("busy")})));
-  EXPECT_FALSE(read_finish_answer(str("released")));
-  EXPECT_FALSE(read_finish_answer(arr({str("released"), num(1)}))) << "too short";
+  EXPECT_FALSE(read_release_answer(arr({str("busy")})));
+  EXPECT_FALSE(read_release_answer(str("released")));
+  EXPECT_FALSE(read_release_answer(arr({str("released"), num(1)}))) << "too short";
   EXPECT_FALSE(read_raise_answer(arr({str("busy"), num(1)})));
   EXPECT_FALSE(read_inspect_answer(arr({str("hash"), num(1)})));
 }
@@ -187,29 +187,29 @@ TEST(Answers, RenewReadsTheModeAndKeepsTheLimitInRange) {
   EXPECT_EQ(gone->kind, RenewVote::Kind::k_not_held);
 }
 
-TEST(Answers, FinishReadsEveryOutcome) {
-  auto released = read_finish_answer(arr({str("released"), num(3), num(0)}));
+TEST(Answers, ReleaseReadsEveryOutcome) {
+  auto released = read_release_answer(arr({str("released"), num(3), num(0)}));
   ASSERT_TRUE(released);
-  EXPECT_EQ(released->kind, FinishVote::Kind::k_released);
+  EXPECT_EQ(released->kind, ReleaseVote::Kind::k_released);
   EXPECT_EQ(released->levels, 3);
   EXPECT_EQ(released->kept.count(), 0);
-  auto decremented = read_finish_answer(arr({str("decremented"), num(1), num(1)}));
+  auto decremented = read_release_answer(arr({str("decremented"), num(1), num(1)}));
   ASSERT_TRUE(decremented);
-  EXPECT_EQ(decremented->kind, FinishVote::Kind::k_decremented);
+  EXPECT_EQ(decremented->kind, ReleaseVote::Kind::k_decremented);
   EXPECT_EQ(decremented->levels, 1);
   EXPECT_EQ(decremented->kept.count(), 0) << "the third element is the levels left, not a time";
-  auto kept = read_finish_answer(arr({str("kept"), num(2), str("4500")}));
+  auto kept = read_release_answer(arr({str("kept"), num(2), str("4500")}));
   ASSERT_TRUE(kept);
-  EXPECT_EQ(kept->kind, FinishVote::Kind::k_kept);
+  EXPECT_EQ(kept->kind, ReleaseVote::Kind::k_kept);
   EXPECT_EQ(kept->levels, 2);
   EXPECT_EQ(kept->kept.count(), 4500);
-  EXPECT_EQ(read_finish_answer(arr({str("kept"), num(1), num(-5)}))->kept.count(), 0) << "never a negative time";
-  EXPECT_EQ(read_finish_answer(arr({str("notheld")}))->kind, FinishVote::Kind::k_not_held);
-  auto foreign = read_finish_answer(arr({str("foreign")}));
+  EXPECT_EQ(read_release_answer(arr({str("kept"), num(1), num(-5)}))->kept.count(), 0) << "never a negative time";
+  EXPECT_EQ(read_release_answer(arr({str("notheld")}))->kind, ReleaseVote::Kind::k_not_held);
+  auto foreign = read_release_answer(arr({str("foreign")}));
   ASSERT_TRUE(foreign);
-  EXPECT_EQ(foreign->kind, FinishVote::Kind::k_foreign);
+  EXPECT_EQ(foreign->kind, ReleaseVote::Kind::k_foreign);
   EXPECT_EQ(foreign->foreign_type, "?");
-  EXPECT_FALSE(read_finish_answer(arr({str("raised"), num(1)})));
+  EXPECT_FALSE(read_release_answer(arr({str("raised"), num(1)})));
   for (const auto& v : {released, decremented, kept, foreign}) {
     EXPECT_FALSE(v->failure);
   }

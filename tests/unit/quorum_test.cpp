@@ -440,29 +440,29 @@ namespace {
 
 // One letter per server: R released, D decremented, K kept, N not held,
 // F foreign, X failed.
-std::vector<FinishVote> finish_votes(const std::string& letters) {
-  std::vector<FinishVote> out;
+std::vector<ReleaseVote> release_votes(const std::string& letters) {
+  std::vector<ReleaseVote> out;
   for (char c : letters) {
-    FinishVote v;
+    ReleaseVote v;
     switch (c) {
       case 'R':
-        v.kind = FinishVote::Kind::k_released;
+        v.kind = ReleaseVote::Kind::k_released;
         v.levels = 2;
         break;
       case 'D':
-        v.kind = FinishVote::Kind::k_decremented;
+        v.kind = ReleaseVote::Kind::k_decremented;
         v.levels = 1;
         break;
       case 'K':
-        v.kind = FinishVote::Kind::k_kept;
+        v.kind = ReleaseVote::Kind::k_kept;
         v.levels = 1;
         v.kept = Millis(4000);
         break;
       case 'N':
-        v.kind = FinishVote::Kind::k_not_held;
+        v.kind = ReleaseVote::Kind::k_not_held;
         break;
       case 'F':
-        v.kind = FinishVote::Kind::k_foreign;
+        v.kind = ReleaseVote::Kind::k_foreign;
         v.foreign_type = "list";
         break;
       default:
@@ -474,35 +474,35 @@ std::vector<FinishVote> finish_votes(const std::string& letters) {
   return out;
 }
 
-TEST(Finish, AReleaseIsDecrementedWhereAServerKeepsLevelsThenReleased) {
+TEST(Release, OneLevelIsDecrementedWhereAServerKeepsLevelsThenReleased) {
   const std::vector<std::pair<std::string, ReleaseOutcome>> table = {
       {"R", ReleaseOutcome::k_released},      {"D", ReleaseOutcome::k_decremented}, {"N", ReleaseOutcome::k_not_held},
       {"RRD", ReleaseOutcome::k_decremented}, {"RNX", ReleaseOutcome::k_released},  {"NNF", ReleaseOutcome::k_not_held},
       {"XXX", ReleaseOutcome::k_not_held},    {"KNN", ReleaseOutcome::k_released},
   };
   for (const auto& [letters, outcome] : table) {
-    EXPECT_EQ(decide_release(finish_votes(letters)), outcome) << letters;
+    EXPECT_EQ(decide_release(release_votes(letters)), outcome) << letters;
   }
 }
 
-TEST(Finish, TheStrongestEndWinsWithTheMostLevelsAndTheLongestKeep) {
+TEST(Release, TheEndOfAHoldIsTheStrongestWithTheMostLevelsAndTheLongestKeep) {
   const std::vector<std::pair<std::string, Ended::Kind>> table = {
       {"R", Ended::Kind::k_released},   {"D", Ended::Kind::k_decremented}, {"K", Ended::Kind::k_kept},
       {"N", Ended::Kind::k_not_held},   {"F", Ended::Kind::k_not_held},    {"X", Ended::Kind::k_not_held},
       {"DRN", Ended::Kind::k_released}, {"RKD", Ended::Kind::k_kept},      {"XDN", Ended::Kind::k_decremented},
   };
   for (const auto& [letters, kind] : table) {
-    EXPECT_EQ(decide_finish(finish_votes(letters)).kind, kind) << letters;
+    EXPECT_EQ(decide_finish(release_votes(letters)).kind, kind) << letters;
   }
-  const Ended mixed = decide_finish(finish_votes("DRK"));
+  const Ended mixed = decide_finish(release_votes("DRK"));
   EXPECT_EQ(mixed.levels, 2) << "the most levels any server dropped";
   EXPECT_EQ(mixed.kept, Millis(4000));
-  const Ended none = decide_finish(finish_votes("NFX"));
+  const Ended none = decide_finish(release_votes("NFX"));
   EXPECT_EQ(none.levels, 0);
   EXPECT_EQ(none.kept, Millis(0));
 }
 
-TEST(Finish, AHoldsLeaseIsTheShortestThatCountedButNeverShorterThanAsked) {
+TEST(Lease, AHoldsLeaseIsTheShortestThatCountedButNeverShorterThanAsked) {
   std::vector<AcquireVote> votes(3);
   votes[0].kind = AcquireVote::Kind::k_granted;
   votes[0].lease = Millis(50'000);
