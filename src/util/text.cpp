@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <optional>
 
 #include "util/exit_status.hpp"
@@ -11,13 +12,17 @@
 namespace redlock {
 namespace {
 
-// Length of the UTF-8 sequence starting at s[i], or 0 if it is invalid.
-size_t utf8_len(std::string_view s, size_t i) {
+// Length of the UTF-8 sequence starting at s[i], or 0 if it is invalid;
+// `code_point` (if given) receives the character.
+size_t utf8_len(std::string_view s, size_t i, char32_t* code_point = nullptr) {
   auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char c = b(i);
   size_t n;
   unsigned int cp;
   if (c < 0x80) {
+    if (code_point != nullptr) {
+      *code_point = c;
+    }
     return 1;
   } else if ((c & 0xe0) == 0xc0) {
     n = 2;
@@ -43,6 +48,9 @@ size_t utf8_len(std::string_view s, size_t i) {
   static constexpr unsigned int k_min[] = {0, 0, 0x80, 0x800, 0x10000};
   if (cp < k_min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
     return 0;
+  }
+  if (code_point != nullptr) {
+    *code_point = static_cast<char32_t>(cp);
   }
   return n;
 }
@@ -111,38 +119,59 @@ std::string spoken_list(const std::vector<std::string>& items, size_t at_most) {
 
 namespace {
 
+// The format characters (general category Cf) and the line and paragraph
+// separators (Zl, Zp) of Unicode 15, as sorted ranges: invisible, yet some
+// reorder the text around them (U+202E turns the rest of a line around),
+// join or split words (U+200B: "deploy" and "deploy\u200b" are two names
+// that look alike) or end a line (U+2028).
+struct Range {
+  char32_t first;
+  char32_t last;
+};
+constexpr Range k_format_characters[] = {
+    {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},   {0x06dd, 0x06dd},   {0x070f, 0x070f},
+    {0x0890, 0x0891},   {0x08e2, 0x08e2},   {0x180e, 0x180e},   {0x200b, 0x200f},   {0x2028, 0x202e},
+    {0x2060, 0x2064},   {0x2066, 0x206f},   {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+    {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001},
+    {0xe0020, 0xe007f},
+};
+
+bool is_format_character(char32_t cp) {
+  const auto* after = std::upper_bound(std::begin(k_format_characters), std::end(k_format_characters), cp,
+                                       [](char32_t c, const Range& r) { return c < r.first; });
+  return after != std::begin(k_format_characters) && cp <= (after - 1)->last;
+}
+
 std::string escape(std::string_view s, bool backslashes) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = utf8_len(s, i);
+    char32_t cp = 0;
+    size_t n = utf8_len(s, i, &cp);
     if (n == 0) {
       out += fmt::format("\\x{:02x}", c);
       ++i;
       continue;
     }
-    if (n == 1) {
-      if (c == '\\' && backslashes) {
-        out += "\\\\";
-      } else if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\t') {
-        out += "\\t";
-      } else if (c == '\r') {
-        out += "\\r";
-      } else if (is_control(c)) {
-        out += fmt::format("\\x{:02x}", c);
-      } else {
-        out.push_back(static_cast<char>(c));
-      }
+    if (c == '\\' && backslashes) {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (n == 1 && is_control(c)) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if ((cp >= 0x80 && cp <= 0x9f) || is_format_character(cp)) {
+      // C1 controls are terminal controls too; format characters and
+      // separators are invisible or move the text around them. Both are
+      // shown by number: a name may hold them, the terminal must not act.
+      out += cp <= 0xffff ? fmt::format("\\u{:04x}", static_cast<unsigned int>(cp))
+                          : fmt::format("\\U{:08x}", static_cast<unsigned int>(cp));
     } else {
-      // C1 controls (U+0080..U+009F) are terminal controls too.
-      if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-        out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));
-      } else {
-        out.append(s.substr(i, n));
-      }
+      out.append(s.substr(i, n));
     }
     i += n;
   }

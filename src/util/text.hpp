@@ -16,7 +16,9 @@ void validate_name(std::string_view name);
 [[nodiscard]] bool is_valid_utf8(std::string_view s);
 
 // Makes text safe to print on a terminal: control characters, DEL and invalid
-// UTF-8 bytes become \n, \t, \xNN escapes; a backslash becomes "\\".
+// UTF-8 bytes become \n, \t, \xNN escapes; C1 controls, format characters
+// and line/paragraph separators (Unicode Cf, Zl, Zp: U+200B, U+202E,
+// U+2028...) become \u202e (\U000e0041 past U+FFFF); a backslash becomes "\\".
 [[nodiscard]] std::string escape_for_terminal(std::string_view s);
 
 // The same, but a backslash stays as it is: for a line whose parts are

@@ -153,6 +153,42 @@ TEST_F(Status, PrintsStoredTextEscaped) {
   EXPECT_NE(s.out.find("\\x1b"), std::string::npos) << s.out;
 }
 
+TEST_F(Status, ShowsInvisibleAndBidirectionalCharactersByNumber) {
+  // U+202E (right-to-left override) turned the rest of a row around, and
+  // "deploy" + U+200B (zero width space) read as "deploy": names the check
+  // accepts, so they are shown by number wherever they reach a terminal.
+  const std::string rlo = "\xe2\x80\xae", zwsp = "\xe2\x80\x8b", line_separator = "\xe2\x80\xa8";
+  const std::string turned = "a" + rlo + "b", twin = "deploy" + zwsp;
+  ASSERT_EQ(rl({"acquire", "--ttl", "60s", turned}).status, 0);
+  ASSERT_EQ(rl({"acquire", "--ttl", "60s", twin}).status, 0);
+  redis.cmd({"HSET", key(twin), "cmd", "job" + line_separator + "rest"});
+  const auto expect_shown_by_number = [&](const std::string& text) {
+    for (const std::string& raw : {rlo, zwsp, line_separator}) {
+      EXPECT_EQ(text.find(raw), std::string::npos) << text;
+    }
+  };
+  Result s = rl({"status"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  expect_shown_by_number(s.out);
+  EXPECT_NE(s.out.find("a\\u202eb "), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("deploy\\u200b "), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("job\\u2028rest"), std::string::npos) << s.out;
+  // The busy line and break's line say the name the same way.
+  Result busy = rl({"acquire", turned});
+  EXPECT_EQ(busy.status, 75);
+  expect_shown_by_number(busy.err);
+  EXPECT_NE(busy.err.find("a\\u202eb is held"), std::string::npos) << busy.err;
+  Result broke = rl({"break", twin});
+  EXPECT_EQ(broke.status, 0) << broke.err;
+  expect_shown_by_number(broke.out);
+  EXPECT_EQ(broke.out.find("broke deploy\\u200b: "), 0u) << broke.out;
+  EXPECT_NE(broke.out.find("(job\\u2028rest)"), std::string::npos) << broke.out;
+  // JSON is read by programs: the name as it is, in valid UTF-8.
+  Result j = rl({"status", "--json", turned});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(json::parse(j.out)[0]["name"], turned);
+}
+
 // ---------------------------------------------------------------- prefix and global options
 
 TEST_F(Prefix, SeparatesLocksOfTheSameName) {

@@ -42,6 +42,27 @@ bool has_terminal_control(const std::string& s) {
   return false;
 }
 
+// `cp` in UTF-8.
+std::string utf8(char32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST(ValidateName, AcceptsOrdinaryNames) {
@@ -180,6 +201,46 @@ TEST(EscapeForTerminal, EscapesC1Controls) {
   EXPECT_EQ(escape_for_terminal("\xc2\xa0"), "\xc2\xa0");
 }
 
+TEST(EscapeForTerminal, ShowsFormatCharactersAndSeparatorsByNumber) {
+  // U+202E turned the rest of a status row around; "deploy" and
+  // "deploy" + U+200B looked like one lock; U+2028 ended a line.
+  EXPECT_EQ(escape_for_terminal("ab" + utf8(0x202e) + "cd"), "ab\\u202ecd");
+  EXPECT_EQ(escape_for_terminal("deploy" + utf8(0x200b)), "deploy\\u200b");
+  EXPECT_NE(escape_for_terminal("deploy" + utf8(0x200b)), escape_for_terminal("deploy"));
+  EXPECT_EQ(escape_for_terminal("a" + utf8(0x2028) + "b" + utf8(0x2029)), "a\\u2028b\\u2029");
+  EXPECT_EQ(escape_for_terminal(utf8(0xfeff) + "x" + utf8(0x00ad)), "\\ufeffx\\u00ad");
+  EXPECT_EQ(escape_for_terminal(utf8(0xe0041)), "\\U000e0041");  // a tag character
+  EXPECT_EQ(escape_for_terminal(utf8(0x1343f)), "\\U0001343f");  // new in Unicode 15
+  // Log lines are escaped once more, keeping backslashes: the same escapes.
+  EXPECT_EQ(redlock::escape_controls("a\\b" + utf8(0x2066)), "a\\b\\u2066");
+}
+
+TEST(EscapeForTerminal, EscapesEveryFormatCharacterAndSeparatorOfUnicode15AndNothingBeside) {
+  // General categories Cf, Zl and Zp (Unicode 15.0): every range, and the
+  // characters on either side of it, which are shown as they are.
+  struct Range {
+    char32_t first, last;
+  };
+  const std::vector<Range> ranges = {
+      {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},   {0x06dd, 0x06dd},   {0x070f, 0x070f},
+      {0x0890, 0x0891},   {0x08e2, 0x08e2},   {0x180e, 0x180e},   {0x200b, 0x200f},   {0x2028, 0x202e},
+      {0x2060, 0x2064},   {0x2066, 0x206f},   {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+      {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001},
+      {0xe0020, 0xe007f},
+  };
+  const auto shown_raw = [](char32_t cp) { return escape_for_terminal(utf8(cp)) == utf8(cp); };
+  size_t escaped = 0;
+  for (const auto& r : ranges) {
+    for (char32_t cp = r.first; cp <= r.last; ++cp) {
+      EXPECT_FALSE(shown_raw(cp)) << std::hex << static_cast<unsigned>(cp);
+      ++escaped;
+    }
+    EXPECT_TRUE(shown_raw(r.first - 1)) << std::hex << static_cast<unsigned>(r.first - 1);
+    EXPECT_TRUE(shown_raw(r.last + 1)) << std::hex << static_cast<unsigned>(r.last + 1);
+  }
+  EXPECT_EQ(escaped, 172u);
+}
+
 TEST(EscapeForTerminal, DoublesBackslashesSoEscapesCannotBeForged) {
   EXPECT_EQ(escape_for_terminal("a\\nb"), "a\\\\nb");
   EXPECT_NE(escape_for_terminal("\\n"), escape_for_terminal("\n"));
@@ -200,8 +261,8 @@ TEST(EscapeForTerminal, NeverLetsAControlCharacterThrough) {
 }
 
 TEST(EscapeForTerminal, KeepsDistinctInputsDistinct) {
-  std::vector<std::string> inputs = {"\n",       "\\n",     "\\\n", "\x1b", "\\x1b", "\xff", "\\xff",
-                                     "\xc2\x9b", "\\u009b", "\t",   "\\t",  "a",     "\\"};
+  std::vector<std::string> inputs = {"\n",      "\\n", "\\\n", "\x1b", "\\x1b", "\xff",       "\\xff",  "\xc2\x9b",
+                                     "\\u009b", "\t",  "\\t",  "a",    "\\",    utf8(0x202e), "\\u202e"};
   std::set<std::string> outputs;
   for (const auto& in : inputs) {
     outputs.insert(escape_for_terminal(in));
