@@ -38,15 +38,21 @@ inline constexpr const char* k_redacted = "***";
 // user name's ':' to the last '@' before the next URL is hidden.
 [[nodiscard]] std::string redact_url_passwords(std::string_view s);
 
-// Hides every secret in a line of text (a message, or a script for sh -c):
-// URL passwords; the value of NAME=value and --name=value; and the word
-// after -a or --name, where NAME contains PASS, SECRET, TOKEN, KEY or AUTH
-// (any case). Quotes are followed, so NAME='a b' hides all of 'a b'.
+// Hides every secret in a line of text (a message, or a script for sh -c),
+// in redact.cpp: URL passwords; the value of a key that names a secret
+// (its name contains PASS, PWD, SECRET, TOKEN, KEY, AUTH, CRED, COOKIE or
+// BEARER, any case): NAME=value, --name=value, a header's "X-Api-Key: value"
+// or "Authorization: Bearer value", JSON's "token": value, a query's
+// ?api_key=value; the word after -a or --name where NAME names a secret;
+// and the secrets of common programs' options that do not say so, from a
+// table (mysql -pSECRET, sshpass -p SECRET, curl -u user:SECRET...). Quotes
+// are followed, so NAME='a b' hides all of 'a b'.
 [[nodiscard]] std::string redact_secrets(std::string_view s);
 
 // A program's arguments with every secret hidden: as redact_secrets does
 // inside each one, and also a whole argument after -a/--password-style
-// options, or after NAME= at its start (spaces and all).
+// options, or after a secret key in its first word (NAME=, "Authorization:"),
+// spaces and all.
 [[nodiscard]] std::vector<std::string> redact_arguments(const std::vector<std::string>& argv);
 
 // redact_arguments(argv) joined by spaces.

@@ -104,6 +104,153 @@ TEST(RedactCommand, HidesWholeArgumentsAfterSecretOptionsAndAssignments) {
   }
 }
 
+// The known forms, one row each: a program's arguments as exec records
+// them, and the same command line inside a script (sh -c '...').
+struct FormRow {
+  std::vector<std::string> argv;
+  std::string recorded;  // redact_command(argv)
+  std::string script;    // redact_secrets(argv as one line of shell words)
+  std::string scripted;  // what it becomes
+};
+
+const std::vector<FormRow> k_known_forms = {
+    // mysql and its family: -pSECRET (-p alone asks, the next word is the database)
+    {{"mysql", "-uroot", "-pS3cr3t", "db"},
+     "mysql -uroot -p*** db",
+     "mysql -uroot -pS3cr3t db",
+     "mysql -uroot -p*** db"},
+    {{"/usr/bin/mysqldump", "-pS3cr3t", "db"},
+     "/usr/bin/mysqldump -p*** db",
+     "mysqldump -p'S3 cr3t' db",
+     "mysqldump -p*** db"},
+    {{"mariadb", "-p", "db"}, "mariadb -p db", "mariadb -p db", "mariadb -p db"},
+    {{"sudo", "-u", "app", "mysql", "-pS3cr3t"},
+     "sudo -u app mysql -p***",
+     "sudo -u app mysql -pS3cr3t",
+     "sudo -u app mysql -p***"},
+    {{"mysql", "--password", "S3cr3t"}, "mysql --password ***", "MYSQL_PWD=S3cr3t mysql", "MYSQL_PWD=*** mysql"},
+    // sshpass: -p SECRET and -pSECRET
+    {{"sshpass", "-p", "S3cr3t", "ssh", "host"},
+     "sshpass -p *** ssh host",
+     "sshpass -p 'S3 cr3t' ssh host",
+     "sshpass -p *** ssh host"},
+    {{"sshpass", "-pS3cr3t", "ssh", "host"},
+     "sshpass -p*** ssh host",
+     "sshpass -pS3cr3t ssh host",
+     "sshpass -p*** ssh host"},
+    // curl: headers that carry a key or a token, user:password, cookies
+    {{"curl", "-H", "X-Api-Key: S3cr3t", "https://h/"},
+     "curl -H X-Api-Key: *** https://h/",
+     "curl -H 'X-Api-Key: S3cr3t' https://h/",
+     "curl -H 'X-Api-Key: ***' https://h/"},
+    {{"curl", "-H", "Authorization: Bearer S3cr3t", "https://h/"},
+     "curl -H Authorization: *** https://h/",
+     "curl -H \"Authorization: Bearer S3cr3t\" https://h/",
+     "curl -H \"Authorization: ***\" https://h/"},
+    {{"curl", "--header=Authorization: Basic S3cr3t"},
+     "curl --header=Authorization: ***",
+     "curl --header='Authorization: Basic S3cr3t'",
+     "curl --header='Authorization: ***'"},
+    {{"curl", "-H", "Private-Token:S3cr3t", "-H", "Accept: text/plain"},
+     "curl -H Private-Token:*** -H Accept: text/plain",
+     "curl -H Private-Token:S3cr3t -H 'Accept: text/plain'",
+     "curl -H Private-Token:*** -H 'Accept: text/plain'"},
+    {{"curl", "-u", "bob:S3cr3t", "https://h/"},
+     "curl -u bob:*** https://h/",
+     "curl -ubob:S3cr3t https://h/",
+     "curl -ubob:*** https://h/"},
+    {{"curl", "--user=bob:S3cr3t"},
+     "curl --user=bob:***",
+     "curl --proxy-user 'bob:S3 cr3t'",
+     "curl --proxy-user 'bob:***'"},
+    {{"curl", "-u", "bob", "https://h/"}, "curl -u bob https://h/", "curl -u bob https://h/", "curl -u bob https://h/"},
+    {{"curl", "-b", "sid=S3cr3t", "https://h/"},
+     "curl -b *** https://h/",
+     "curl --cookie 'sid=S3cr3t' https://h/",
+     "curl --cookie *** https://h/"},
+    {{"curl", "-E", "client.pem:S3cr3t", "https://h/"},
+     "curl -E client.pem:*** https://h/",
+     "curl --cert client.pem:S3cr3t https://h/",
+     "curl --cert client.pem:*** https://h/"},
+    {{"curl", "-d", "{\"password\": \"S3cr3t\", \"user\": \"bob\"}", "https://h/"},
+     "curl -d {\"password\": *** https://h/",
+     "curl -d '{\"password\":\"S3cr3t\"}' https://h/",
+     "curl -d '{\"password\":***' https://h/"},
+    {{"curl", "https://h/v1?api_key=S3cr3t&page=2"},
+     "curl https://h/v1?api_key=***&page=2",
+     "curl 'h/v1?page=2&access_token=S3cr3t'",
+     "curl 'h/v1?page=2&access_token=***'"},
+    {{"wget", "--header=X-Auth-Token: S3cr3t", "https://h/"},
+     "wget --header=X-Auth-Token: *** https://h/",
+     "wget --http-password=S3cr3t https://h/",
+     "wget --http-password=*** https://h/"},
+    // --token=…-style options of common tools, and settings
+    {{"kubectl", "--token=S3cr3t", "get", "pods"},
+     "kubectl --token=*** get pods",
+     "gh --with-token S3cr3t",
+     "gh --with-token ***"},
+    {{"az", "login", "--client-secret", "S3cr3t"},
+     "az login --client-secret ***",
+     "vault login -method=userpass password=S3cr3t",
+     "vault login -method=userpass password=***"},
+    {{"npm", "--//registry.npmjs.org/:_authToken=S3cr3t", "publish"},
+     "npm --//registry.npmjs.org/:_authToken=*** publish",
+     "docker login --password-stdin",
+     "docker login --password-stdin"},
+    {{"git", "-c", "http.extraHeader=AUTHORIZATION: basic S3cr3t", "fetch"},
+     "git -c http.extraHeader=AUTHORIZATION: *** fetch",
+     "git -c 'http.extraHeader=AUTHORIZATION: basic S3cr3t' fetch",
+     "git -c 'http.extraHeader=AUTHORIZATION: ***' fetch"},
+    {{"mount", "-o", "username=bob,password=S3cr3t", "//h/s", "/mnt"},
+     "mount -o username=bob,password=*** //h/s /mnt",
+     "env CREDENTIALS=S3cr3t job",
+     "env CREDENTIALS=*** job"},
+    // other programs whose options do not say they carry a secret
+    {{"mongosh", "-u", "bob", "-p", "S3cr3t"}, "mongosh -u bob -p ***", "mongodump -pS3cr3t", "mongodump -p***"},
+    {{"ldapsearch", "-x", "-w", "S3cr3t"}, "ldapsearch -x -w ***", "ldapmodify -wS3cr3t", "ldapmodify -w***"},
+    {{"sqlcmd", "-U", "sa", "-P", "S3cr3t"}, "sqlcmd -U sa -P ***", "bcp t out f -PS3cr3t", "bcp t out f -P***"},
+    {{"smbclient", "-U", "bob%S3cr3t", "//h/s"},
+     "smbclient -U bob%*** //h/s",
+     "smbclient --user=bob%S3cr3t //h/s",
+     "smbclient --user=bob%*** //h/s"},
+    {{"lftp", "-u", "bob,S3cr3t", "h"}, "lftp -u bob,*** h", "lftp -u bob,S3cr3t h", "lftp -u bob,*** h"},
+    {{"zip", "-P", "S3cr3t", "a.zip", "f"}, "zip -P *** a.zip f", "7z a -pS3cr3t a.7z f", "7z a -p*** a.7z f"},
+    {{"openssl", "enc", "-k", "S3cr3t"},
+     "openssl enc -k ***",
+     "openssl enc -pass pass:S3cr3t",
+     "openssl enc -pass ***"},
+};
+
+TEST(RedactCommand, HidesTheSecretsOfEveryKnownForm) {
+  for (const auto& row : k_known_forms) {
+    SCOPED_TRACE(row.recorded);
+    EXPECT_EQ(redact_command(row.argv), row.recorded);
+    EXPECT_EQ(redact_secrets(row.script), row.scripted);
+    for (const auto& out :
+         {redact_command(row.argv), redact_secrets(row.script), redact_command({"sh", "-c", row.script})}) {
+      EXPECT_EQ(out.find("S3"), std::string::npos) << out;
+    }
+  }
+}
+
+TEST(RedactCommand, LeavesTheSameOptionsOfOtherProgramsAlone) {
+  // -p is a port, a flag or a path elsewhere; host:port is no key and value.
+  const std::vector<Row> rows = {
+      {"mkdir -pv /srv/app", "mkdir -pv /srv/app"},
+      {"ssh -p 2222 host", "ssh -p 2222 host"},
+      {"redis-cli -p 6380 ping", "redis-cli -p 6380 ping"},
+      {"cp -p a b", "cp -p a b"},
+      {"git log -p -u", "git log -p -u"},
+      {"curl http://keycloak:8080/health", "curl http://keycloak:8080/health"},
+      {"curl -H 'Accept: application/json' http://h", "curl -H 'Accept: application/json' http://h"},
+      {"docker run -v /keys:/keys img", "docker run -v /keys:/keys img"},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.in);
+    EXPECT_EQ(redact_secrets(row.in), row.out);
+  }
+}
+
 TEST(RedactCommand, NeverLeavesAnyPieceOfThePassword) {
   const std::string pw = "Pa$$ 'w\"0rd/@x";
   for (const auto& argv : std::vector<std::vector<std::string>>{
