@@ -31,7 +31,7 @@ const char* verdict_name(Verdict v) {
 std::string describe(const lock::HolderView& h, long long now_ms) {
   std::string who = fmt::format("{} pid {}", escape_for_terminal(h.host), h.pid);
   if (!h.cmd.empty()) {
-    who += fmt::format(" ({})", escape_for_terminal(h.cmd));
+    who += fmt::format(" ({})", escape_command(h.cmd));
   }
   if (h.since_ms > 0) {
     who += fmt::format(", held for {}", format_duration(Millis(std::max(0LL, now_ms - h.since_ms))));

@@ -156,7 +156,7 @@ void add_holder_rows(const Verdict& v, std::vector<Row>& rows) {
     rows.push_back({escape_for_terminal(v.name), state, escape_for_terminal(h.host), std::to_string(h.pid),
                     format_duration(Millis(age_of(v, h))), h.ttl_ms >= 0 ? format_duration(Millis(h.ttl_ms)) : "none",
                     h.fence > 0 ? std::to_string(h.fence) : "-", std::to_string(h.count), waiting,
-                    escape_for_terminal(h.cmd)});
+                    escape_command(h.cmd)});
   }
   if (v.holders.empty()) {
     rows.push_back({escape_for_terminal(v.name), state, "-", "-", "-", "-", "-", "-", waiting, "-"});
@@ -173,7 +173,7 @@ void add_waiter_rows(const Verdict& v, std::vector<Row>& rows) {
     const std::string what = w.mode == lock::Claim::Mode::k_shared ? " (shared)" : "";
     rows.push_back({fmt::format("  waiting {}", i + 1),
                     fmt::format("{} pid {}{} for {}, {}: {}", escape_for_terminal(w.host), w.pid, what,
-                                format_duration(Millis(w.age_ms)), left, escape_for_terminal(w.cmd))});
+                                format_duration(Millis(w.age_ms)), left, escape_command(w.cmd))});
   }
 }
 

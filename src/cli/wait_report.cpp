@@ -26,7 +26,7 @@ std::string describe(const HolderInfo& h) {
   }
   std::string out = fmt::format("{} pid {}", escape_for_terminal(h.host), escape_for_terminal(h.pid));
   if (!cmd.empty()) {
-    out += fmt::format(" ({})", escape_for_terminal(cmd));
+    out += fmt::format(" ({})", escape_command(cmd));
   }
   if (h.others > 0) {
     out += fmt::format(" and {} other{}", h.others, h.others == 1 ? "" : "s");

@@ -186,6 +186,10 @@ std::string escape_controls(std::string_view s) {
   return escape(s, false);
 }
 
+std::string escape_command(std::string_view s) {
+  return escape(s, false);
+}
+
 std::string make_valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());

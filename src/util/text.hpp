@@ -25,6 +25,12 @@ void validate_name(std::string_view name);
 // escaped already and whose other parts (a server's error) may not be.
 [[nodiscard]] std::string escape_controls(std::string_view s);
 
+// A recorded command line for a terminal: escaped as escape_for_terminal
+// does, but a backslash stays one, so `printf 'a\n'` reads as it was typed.
+// (A name's backslashes are doubled so that no two names look alike; a
+// command is only read.)
+[[nodiscard]] std::string escape_command(std::string_view s);
+
 // Items as a sentence says them: "a", "a and b", "a, b and c"; past
 // `at_most` items, the first `at_most` and "and N more" (a line on stderr
 // stays a line, however many names a command was given).

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "exec_support.hpp"
 #include "harness.hpp"
 #include "servers.hpp"
 
@@ -195,6 +196,35 @@ TEST(Break, ANameGivenTwiceIsBrokenOnce) {
   EXPECT_EQ(r.out.find("broke a:"), 0u) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_EQ(r.err, "");
+}
+
+TEST(Break, ShowsTheHoldersCommandAsItWasTypedWithItsControlsEscaped) {
+  // Each backslash of the holder's command (printf's \n, a Windows path)
+  // was shown doubled: the escaping that keeps two names apart was applied
+  // to commands, which are only read. Control characters stay escaped.
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  TempDir dir;
+  const std::string started = dir.path() + "/started";
+  const std::string script =
+      "printf 'a\\tb\\n' >/dev/null; touch \"$1\"; while [ ! -e \"$1.stop\" ]; do sleep 0.05; done";
+  Child holder({"exec", "--ttl", "30s", "bs", "--", "sh", "-c", script, "sh", started, "C:\\dir", "\x1b[2J"}, env);
+  ASSERT_TRUE(eventually([&] { return file_exists(started); }, Seconds(10))) << holder.err_so_far();
+  const std::string shown = "sh -c " + script + " sh " + started + " C:\\dir \\x1b[2J";
+
+  Result status = run({"status", "bs"}, env);
+  EXPECT_EQ(status.status, 0) << status.err;
+  EXPECT_NE(status.out.find(shown), std::string::npos) << status.out;
+  Result busy = run({"acquire", "bs"}, env);
+  EXPECT_EQ(busy.status, 75) << busy.err;
+  EXPECT_NE(busy.err.find("(sh -c printf 'a\\tb\\n' >/dev/null;"), std::string::npos) << busy.err;
+  Result b = run({"break", "bs"}, env);
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.out.find("(" + shown + ")"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find('\x1b'), std::string::npos) << b.out;
+
+  write_file(started + ".stop", "");
+  (void)holder.wait(Seconds(20));
 }
 
 TEST(Break, BadNamesAreRefusedBeforeAnyTraffic) {

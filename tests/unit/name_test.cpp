@@ -247,6 +247,11 @@ TEST(EscapeForTerminal, DoublesBackslashesSoEscapesCannotBeForged) {
   EXPECT_NE(escape_for_terminal("\\x1b"), escape_for_terminal("\x1b"));
 }
 
+TEST(EscapeCommand, KeepsBackslashesAsTypedAndEscapesTheRest) {
+  EXPECT_EQ(redlock::escape_command("printf 'a\\n' C:\\dir"), "printf 'a\\n' C:\\dir");
+  EXPECT_EQ(redlock::escape_command("x\x1b[2J\ny" + utf8(0x202e) + "\xff"), "x\\x1b[2J\\ny\\u202e\\xff");
+}
+
 TEST(EscapeForTerminal, NeverLetsAControlCharacterThrough) {
   // Every single byte, every byte after a lead byte, and every two-byte sequence.
   for (int a = 0; a < 256; ++a) {
