@@ -1,7 +1,9 @@
 // RESP replies as a server might send them, whole or cut into pieces: the
-// bytes go through hiredis's reader exactly as Connection feeds it, and every
-// reply is copied into a Reply and read the way the lock core reads script
-// answers (kind, integers, texts) and error replies (classify_error).
+// bytes go through the bounded reader (redis/reply) exactly as Connection
+// feeds it, and every reply is copied into a Reply and read the way the lock
+// core reads script answers (kind, integers, texts) and error replies
+// (classify_error). No announced size is too large to try: one past a bound
+// fails the reader at once, before anything is allocated for it.
 //
 // Every reply is also read as each lock script's answer (lock/answers), the
 // way Locker reads what a server said: whatever the bytes, a reader gives a
@@ -42,28 +44,6 @@ void walk(const Reply& r) {
   for (const auto& e : r.elements) {
     walk(e);
   }
-}
-
-// hiredis 0.14 callocs an array's element pointers as soon as it reads the
-// header ("*585477708\r\n": 4.6 GB) and has no limit of its own. Untouched,
-// that memory costs nothing on Linux; too much of it is an out-of-memory
-// error from the reader, reported as a protocol error. Inputs announcing
-// more than 2^16 elements are left out so the fuzzer spends its time on
-// replies instead of on the allocator.
-bool announces_huge_array(const uint8_t* data, size_t size) {
-  for (size_t i = 0; i < size; ++i) {
-    if (data[i] != '*') {
-      continue;
-    }
-    unsigned long long n = 0;
-    for (size_t k = i + 1; k < size && data[k] >= '0' && data[k] <= '9' && n <= (1U << 16); ++k) {
-      n = n * 10 + (data[k] - '0');
-    }
-    if (n > (1U << 16)) {
-      return true;
-    }
-  }
-  return false;
 }
 
 // Reads `reply` as the answer of every script and checks what the quorum
@@ -134,14 +114,15 @@ void tally_as_a_round(const Reply& reply) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0 || announces_huge_array(data, size)) {
+  if (size == 0) {
     return 0;
   }
   // The first byte sets the size of the pieces the rest arrives in (1-256).
   const size_t piece = static_cast<size_t>(data[0]) + 1;
   ++data;
   --size;
-  std::unique_ptr<redisReader, void (*)(redisReader*)> reader(redisReaderCreate(), redisReaderFree);
+  std::unique_ptr<redisReader, void (*)(redisReader*)> reader(redlock::redis::create_reader(),
+                                                              redlock::redis::free_reader);
   for (size_t at = 0; at < size; at += piece) {
     const size_t n = size - at < piece ? size - at : piece;
     if (redisReaderFeed(reader.get(), reinterpret_cast<const char*>(data + at), n) != REDIS_OK) {
@@ -149,8 +130,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     while (true) {
       void* raw = nullptr;
-      if (redisReaderGetReply(reader.get(), &raw) != REDIS_OK) {
-        return 0;  // malformed: the connection reports it and gives up
+      if (redlock::redis::read_reply(reader.get(), &raw) != REDIS_OK) {
+        if (redlock::redis::reader_failure(reader.get()).empty()) {
+          std::abort();
+        }
+        return 0;  // malformed or past a bound: the connection reports it and gives up
       }
       if (raw == nullptr) {
         break;

@@ -48,7 +48,7 @@ Connection::Connection(Endpoint endpoint, Timeouts timeouts, std::shared_ptr<Tls
       m_timeouts(timeouts),
       m_cancel(cancel),
       m_tls(std::move(tls)),
-      m_reader(nullptr, redisReaderFree) {
+      m_reader(nullptr, free_reader) {
   if (m_endpoint.kind == Endpoint::Kind::k_sentinel) {
     m_sentinel = std::make_unique<Sentinel>(m_endpoint, m_timeouts);
   }
@@ -221,7 +221,7 @@ void Connection::start_connect() {
 }
 
 void Connection::open_socket(std::optional<TimePoint> deadline) {
-  m_reader.reset(redisReaderCreate());
+  m_reader.reset(create_reader());
   m_state = State::k_connecting;
 
   sockaddr_storage addr{};
@@ -506,9 +506,9 @@ void Connection::on_peer_closed() {
 bool Connection::take_parsed_replies(bool& complete) {
   void* raw = nullptr;
   while (true) {
-    if (redisReaderGetReply(m_reader.get(), &raw) != REDIS_OK) {
+    if (read_reply(m_reader.get(), &raw) != REDIS_OK) {
       fail(ExitStatus::k_protocol,
-           fmt::format("Redis at {} sent a malformed reply: {}", m_endpoint.display(), m_reader->errstr));
+           fmt::format("Redis at {} sent {}", m_endpoint.display(), reader_failure(m_reader.get())));
       return false;
     }
     if (raw == nullptr) {

@@ -52,6 +52,16 @@ void expect_every_subcommand_ends(FakeRedis& fake, int status, double limit) {
   EXPECT_FALSE(file_exists(ran)) << "CMD ran without the lock";
 }
 
+// A child's peak resident set (ru_maxrss) counts the pages of this test
+// process it was forked from too: what `redlock --version` shows now, with
+// the same pages, is where redlock's own cost starts. A reply may cost it
+// this much more (redlock alone peaks at 3 to 6 MiB in these tests).
+constexpr long k_rss_allowance_kb = 8 * 1024;
+
+long resident_before_exec() {
+  return run({"--version"}).peak_rss_kb;
+}
+
 }  // namespace
 
 TEST(WireFaults, AServerThatAcceptsAndNeverAnswersIs69WithinTheTimeout) {
@@ -74,6 +84,51 @@ TEST(WireFaults, AGarbageReplyIs76) {
 TEST(WireFaults, AReplyOfTheWrongKindIs76) {
   FakeRedis fake(FakeRedis::Mode::k_wrong_type);
   expect_every_subcommand_ends(fake, 76, 3.0);
+}
+
+TEST(WireFaults, AReplyAnnouncingMoreThanAnyReplyHoldsIs76AtOnceAndCostsNoMemory) {
+  // "*585477708\r\n" made hiredis calloc 4.5 GB of element slots: 4.5 GB
+  // resident and 69 after minutes, whatever --timeout said. Anything past
+  // redlock's bounds is refused as soon as it is announced.
+  const std::vector<std::pair<std::string, std::string>> replies = {
+      {"*585477708\r\n", "an array of 585477708 elements"},
+      {"*2147483647\r\n", "an array of 2147483647 elements"},
+      {"*2\r\n:1\r\n*16384\r\n", "an array of 16384 elements"},
+      {"$999999999\r\n", "a string of 999999999 bytes"},
+      {"*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", "arrays nested 5 deep"},
+  };
+  for (const auto& [reply, what] : replies) {
+    SCOPED_TRACE(reply);
+    FakeRedis fake(reply);
+    const long before = resident_before_exec();
+    Result r = run({"acquire", "w", "--timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
+    EXPECT_EQ(r.status, 76) << r.err;
+    EXPECT_LT(r.seconds, 2.0) << r.err;
+    EXPECT_LT(r.peak_rss_kb, before + k_rss_allowance_kb) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("Redis at " + fake.url() + " sent an unexpected reply: " + what), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(is it a Redis server?)"), std::string::npos) << r.err;
+  }
+  FakeRedis fake("*585477708\r\n");
+  expect_every_subcommand_ends(fake, 76, 3.0);
+}
+
+TEST(WireFaults, ALineOrAStringThatNeverEndsIs76OnceItPassesTheBound) {
+  // No "\r\n" after 2 MiB of a status line, an integer or an error: the
+  // reader stops holding more.
+  for (const std::string& start : {std::string("+"), std::string(":1"), std::string("-ERR ")}) {
+    SCOPED_TRACE(start);
+    FakeRedis fake(start + std::string(redlock::redis::k_max_reply_bytes + 4096, '7'));
+    const long before = resident_before_exec();
+    Result r = run({"acquire", "w", "--timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
+    EXPECT_EQ(r.status, 76) << r.err;
+    EXPECT_LT(r.seconds, 5.0) << r.err;
+    EXPECT_LT(r.peak_rss_kb, before + k_rss_allowance_kb) << r.err;
+    EXPECT_NE(r.err.find("sent an unexpected reply: more than " + std::to_string(redlock::redis::k_max_reply_bytes) +
+                         " bytes in one reply"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 TEST(WireFaults, AServersErrorCannotDriveTheTerminalOrAddALine) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "lock_support.hpp"
@@ -187,6 +188,37 @@ TEST_F(Status, ShowsInvisibleAndBidirectionalCharactersByNumber) {
   Result j = rl({"status", "--json", turned});
   ASSERT_EQ(j.status, 0) << j.err;
   EXPECT_EQ(json::parse(j.out)[0]["name"], turned);
+}
+
+TEST_F(Status, ReadsAndBreaksASemaphoreOfTwoThousandHolders) {
+  // The largest replies redlock reads are bounded (redis/reply.hpp): two
+  // thousand holders, most with 1000-byte commands, stay within them.
+  take("pool", {"--limit", "5000", "--ttl", "60s"});
+  const long long now_ms = redis.time_us() / 1000;
+  std::vector<std::string> hset{"HSET", key("pool")};
+  for (int i = 1; i < 2000; ++i) {
+    char token[41];
+    std::snprintf(token, sizeof(token), "%040d", i);
+    const json holder = {{"host", "web-" + std::to_string(i)},
+                         {"cmd", i < 1500 ? std::string(1000, 'x') : "./job"},
+                         {"count", 1},
+                         {"pid", i},
+                         {"expiry", now_ms + 60000},
+                         {"since", now_ms},
+                         {"ttl", 60000},
+                         {"fence", std::to_string(i)}};
+    hset.insert(hset.end(), {std::string("h:") + token, holder.dump()});
+  }
+  redis.cmd(hset);
+  Result s = rl({"status", "pool"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(split_lines(s.out).size(), 2001u);
+  Result j = rl({"status", "--json", "pool"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(json::parse(j.out)[0]["holders"].size(), 2000u);
+  Result b = rl({"break", "--json", "pool"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(json::parse(b.out)[0]["holders"].size(), 2000u);
 }
 
 // ---------------------------------------------------------------- prefix and global options

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,22 +133,30 @@ std::vector<std::string> child_env(const Env& env) {
   _exit(127);
 }
 
-// waitpid with a limit; kills with SIGKILL when the limit passes.
-int wait_with_limit(pid_t pid, Seconds limit) {
+// waitpid with a limit; kills with SIGKILL when the limit passes. The
+// child's peak resident set goes to `peak_rss_kb` if given.
+int wait_with_limit(pid_t pid, Seconds limit, long* peak_rss_kb = nullptr) {
   auto end = std::chrono::steady_clock::now() + limit;
   int wstatus = 0;
+  struct rusage usage {};
+  const auto done = [&] {
+    if (peak_rss_kb != nullptr) {
+      *peak_rss_kb = usage.ru_maxrss;
+    }
+    return exec::exit_status_of(wstatus);
+  };
   while (true) {
-    pid_t r = waitpid(pid, &wstatus, WNOHANG);
+    pid_t r = wait4(pid, &wstatus, WNOHANG, &usage);
     if (r == pid) {
-      return exec::exit_status_of(wstatus);
+      return done();
     }
     if (r < 0 && errno != EINTR) {
       return -1;
     }
     if (std::chrono::steady_clock::now() >= end) {
       ::kill(pid, SIGKILL);
-      waitpid(pid, &wstatus, 0);
-      return exec::exit_status_of(wstatus);
+      wait4(pid, &wstatus, 0, &usage);
+      return done();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -347,10 +356,12 @@ bool Child::alive() {
     return false;
   }
   int ws;
-  pid_t r = waitpid(m_pid, &ws, WNOHANG);
+  struct rusage usage {};
+  pid_t r = wait4(m_pid, &ws, WNOHANG, &usage);
   if (r == m_pid) {
-    m_result = Result{exec::exit_status_of(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count()};
+    m_result =
+        Result{exec::exit_status_of(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(), usage.ru_maxrss};
     return false;
   }
   return true;
@@ -358,9 +369,10 @@ bool Child::alive() {
 
 Result Child::wait(Seconds limit) {
   if (!m_result) {
-    int status = wait_with_limit(m_pid, limit);
+    long peak_rss_kb = 0;
+    int status = wait_with_limit(m_pid, limit, &peak_rss_kb);
     m_result = Result{status, read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count()};
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(), peak_rss_kb};
   }
   return *m_result;
 }

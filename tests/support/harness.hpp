@@ -84,6 +84,7 @@ struct Result {
   std::string out;
   std::string err;
   double seconds = 0;
+  long peak_rss_kb = 0;  // the process's peak resident set (ru_maxrss), in KiB
 };
 
 using Env = std::map<std::string, std::string>;
