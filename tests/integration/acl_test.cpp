@@ -21,7 +21,8 @@ std::vector<std::string> minimal_acl(const std::string& user, const std::string&
                                     "-@all", "+eval",      "+evalsha",  "+subscribe", "+unsubscribe",  "+ping",
                                     "+scan", "+wait",      "+type",     "+hmget",     "+hgetall",      "+hset",
                                     "+hdel", "+hincrby",   "+del",      "+get",       "+set",          "+pexpire",
-                                    "+pttl", "+time",      "+publish"};
+                                    "+pttl", "+time",      "+publish", "+hget", "+zadd", "+zrem", "+zrange",
+                                    "+zrangebyscore", "+zrank", "+zscore", "+zcount", "+zcard"};
   std::vector<std::string> argv = {"ACL", "SETUSER", user};
   for (const auto& r : rules) {
     if (r != leave_out) {
@@ -80,7 +81,7 @@ TEST(Acl, AUserWhoCouldNotGiveTheLockBackCannotTakeIt) {
   // held for its whole TTL while exec exited 0.
   RedisServer redis;
   TempDir dir;
-  for (const std::string leave_out : {"&redlock:*", "+publish", "+del", "+hdel", "+hincrby", "+hmget"}) {
+  for (const std::string leave_out : {"&redlock:*", "+publish", "+del", "+hdel", "+hincrby", "+hmget", "+zrem"}) {
     SCOPED_TRACE(leave_out);
     ASSERT_EQ(redis.cmd({"ACL", "DELUSER", "locker"}).type, redlock::redis::Reply::Type::k_integer);
     ASSERT_EQ(redis.cmd(minimal_acl("locker", leave_out)).str, "OK");

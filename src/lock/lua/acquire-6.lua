@@ -79,12 +79,13 @@ local ticket = ARGV[14]
 
 -- A user who may take the lock but not give it back would leave it held for
 -- its whole TTL: what a release, a renewal and waking the line need is
--- checked before anything is written (Redis 7; earlier servers cannot).
+-- checked before anything is written (Redis 7; earlier servers cannot),
+-- and so is what leaving the line needs.
 if redis.acl_check_cmd then
   local channel = KEYS[1] .. ':released'
   for _, c in ipairs({{'PUBLISH', channel, 'released'}, {'DEL', KEYS[1]}, {'HDEL', KEYS[1], 'token'},
                       {'HMGET', KEYS[1], 'token'}, {'HINCRBY', KEYS[1], 'count', '1'}, {'PEXPIRE', KEYS[1], '1'},
-                      {'PTTL', KEYS[1]}}) do
+                      {'PTTL', KEYS[1]}, {'ZREM', KEYS[3], 'id'}, {'HDEL', KEYS[5], 'id'}}) do
     if not redis.acl_check_cmd(unpack(c)) then
       local what = c[1] == 'PUBLISH' and ('PUBLISH to ' .. channel) or (c[1] .. ' on ' .. KEYS[1])
       return redis.error_reply('NOPERM this user may take the lock but may not ' .. what ..
