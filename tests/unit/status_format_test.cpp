@@ -173,9 +173,11 @@ TEST(StatusTable, WithoutNamesAskedWaitersAreOnlyCounted) {
 }
 
 TEST(StatusTable, ControlCharactersInNamesHostsAndCommandsAreEscaped) {
-  EXPECT_EQ(status_table({held("a\x1b[2Jb", holder("h\n", 1, "rm\t-rf \\", 0, 1'000, 1))}, false, false),
-            "NAME       STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
-            "a\\x1b[2Jb  held   h\\n   1    0ms  1s   1      1      0        rm\\t-rf \\\\\n");
+  // A name's backslash is doubled (so "\x1b" spelled out differs from ESC);
+  // a command's is shown as typed.
+  EXPECT_EQ(status_table({held("a\x1b[2Jb\\", holder("h\n", 1, "rm\t-rf \\", 0, 1'000, 1))}, false, false),
+            "NAME         STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
+            "a\\x1b[2Jb\\\\  held   h\\n   1    0ms  1s   1      1      0        rm\\t-rf \\\n");
 }
 
 TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow) {
