@@ -1,7 +1,7 @@
 // Regression tests for holes in the lock's promises: semaphores over several
 // servers, nested leases, upgrades, minority re-entries, fences across an
 // empty restart, and servers that may evict a lock (a timed-out acquire:
-// tests/faults/server_test.cpp).
+// tests/faults/server_soak_test.cpp).
 
 #include <gtest/gtest.h>
 
