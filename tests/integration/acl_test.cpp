@@ -17,12 +17,13 @@ namespace {
 // The man page's ACL SETUSER line for a user of the default prefix, minus
 // `what` (a rule to leave out).
 std::vector<std::string> minimal_acl(const std::string& user, const std::string& leave_out = "") {
-  std::vector<std::string> rules = {"on",    ">locker-pw", "resetkeys", "~redlock:*", "resetchannels", "&redlock:*",
-                                    "-@all", "+eval",      "+evalsha",  "+subscribe", "+unsubscribe",  "+ping",
-                                    "+scan", "+wait",      "+type",     "+hmget",     "+hgetall",      "+hset",
-                                    "+hdel", "+hincrby",   "+del",      "+get",       "+set",          "+pexpire",
-                                    "+pttl", "+time",      "+publish", "+hget", "+zadd", "+zrem", "+zrange",
-                                    "+zrangebyscore", "+zrank", "+zscore", "+zcount", "+zcard"};
+  std::vector<std::string> rules = {
+      "on",      ">locker-pw",     "resetkeys", "~redlock:*", "resetchannels", "&redlock:*",
+      "-@all",   "+eval",          "+evalsha",  "+subscribe", "+unsubscribe",  "+ping",
+      "+scan",   "+wait",          "+type",     "+hmget",     "+hgetall",      "+hset",
+      "+hdel",   "+hincrby",       "+del",      "+get",       "+set",          "+pexpire",
+      "+pttl",   "+time",          "+publish",  "+hget",      "+zadd",         "+zrem",
+      "+zrange", "+zrangebyscore", "+zrank",    "+zscore",    "+zcount",       "+zcard"};
   std::vector<std::string> argv = {"ACL", "SETUSER", user};
   for (const auto& r : rules) {
     if (r != leave_out) {
