@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "lock/answers.hpp"
+#include "lock/keys.hpp"
 #include "lock/layout.hpp"
 #include "redis/cluster.hpp"
 #include "redis/fanout.hpp"
@@ -17,12 +18,6 @@
 #include "util/token.hpp"
 
 namespace redlock::lock {
-
-Keys keys_for(const std::string& prefix, const std::string& name) {
-  std::string lock = prefix + "{" + name + "}";
-  return Keys{
-      lock, lock + ":fence", lock + ":released", lock + ":line", lock + ":beats", lock + ":waiters", lock + ":writers"};
-}
 
 Millis clock_drift(Millis ttl) {
   return Millis(ttl.count() / 100 + 2);
@@ -82,6 +77,7 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
   call.eval_body = eval_body;
   call.min_replicas = wait_replicas ? m_options.min_replicas : 0;
   call.timeouts = m_options.timeouts;
+  call.retry_tryagain = &script != &lock::script(ScriptName::k_line);  // status's line is news, not worth a wait
   call.tls = m_options.tls;
   call.cancel = m_cancel;
   auto said = redis::run_script(m_conns, call, targets);
@@ -491,9 +487,8 @@ std::vector<std::string> Locker::list() {
   for (size_t i = 0; i < m_conns.size(); ++i) {
     try {
       for (const auto& key : redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i])) {
-        // Lock hashes end with '}'; the fence counters end with ":fence".
-        if (key.size() > prefix.size() + 2 && key.back() == '}') {
-          names.push_back(key.substr(prefix.size() + 1, key.size() - prefix.size() - 2));
+        if (auto name = name_of_key(prefix, key)) {
+          names.push_back(std::move(*name));
         }
       }
     } catch (const Error& e) {

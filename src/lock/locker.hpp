@@ -43,7 +43,6 @@ struct Place {
   // ticket it settled on (Busy::ticket), the same on every server.
   std::string ticket;
 };
-[[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 
 struct Acquired {
   std::string token;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "lock/keys.hpp"
 #include "redis/fanout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"

@@ -51,13 +51,14 @@ class Run {
       bool retry_later = false;
       for (auto& p : pending) {
         const Step step = collect(p);
-        if (step == Step::k_tryagain && Clock::now() + backoff >= deadline) {
+        if (step == Step::k_tryagain && (!m_call.retry_tryagain || Clock::now() + backoff >= deadline)) {
           m_answers[p.index].failure =
               Failure{ExitStatus::k_unavailable,
                       fmt::format("Redis Cluster at {} kept answering TRYAGAIN to {} for {}: the lock's slot is moving "
                                   "between nodes",
                                   m_conns[p.index]->endpoint().display(), m_call.script->name,
-                                  format_duration(m_call.timeouts.command))};
+                                  format_duration(m_call.timeouts.command)),
+                      true};  // the node is there: a wait (--wait) waits the migration out
         } else if (step != Step::k_done) {
           retry_later = retry_later || step == Step::k_tryagain;
           again.push_back(std::move(p));

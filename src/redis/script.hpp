@@ -34,6 +34,11 @@ struct ScriptCall {
   // For connections opened on the way (a Cluster's MOVED and ASK), and the
   // budget for retrying a Cluster's TRYAGAIN, counted from the call.
   Timeouts timeouts;
+  // Whether TRYAGAIN is retried (false: it is the answer at once, for a
+  // read that is only news, such as status's line of waiters, whose keys
+  // exist nowhere while nobody waits and so split from the lock's until a
+  // migration ends).
+  bool retry_tryagain = true;
   std::shared_ptr<TlsContext> tls;
   Cancel cancel;  // cuts every wait short, as for run_all
 };

@@ -81,17 +81,6 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
-  // The keys are <prefix>{NAME}...: their hash tag runs from the first '{'
-  // to the first '}' after it, the same for every key of the lock (one
-  // Cluster slot), and two names under one prefix never share a key. Under
-  // a prefix without braces (the default) the tag is NAME up to its first
-  // '}': a name that starts with '}' would leave it empty, and Redis would
-  // hash each whole key, scattering the lock's keys over several slots.
-  if (name.front() == '}') {
-    throw UsageError(
-        fmt::format("invalid lock name '{}': it starts with '}}', which would leave its keys without a Redis hash tag",
-                    escape_for_terminal(name)));
-  }
   for (size_t i = 0; i < name.size(); ++i) {
     auto c = static_cast<unsigned char>(name[i]);
     // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.

@@ -9,7 +9,8 @@ namespace redlock {
 inline constexpr size_t k_max_name_bytes = 512;
 
 // Checks a lock name: 1 to 512 bytes of valid UTF-8 with no control
-// characters, not starting with '}'. Throws UsageError with the reason.
+// characters (braces anywhere: lock/keys.hpp writes them inside the hash
+// tag). Throws UsageError with the reason.
 void validate_name(std::string_view name);
 
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates).

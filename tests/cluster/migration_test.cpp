@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -129,6 +130,35 @@ TEST(ClusterMigration, ScriptsWhoseKeysAreSplitRetryUntilTheyMeet) {
   Result released = run({"release", "--token", held.token, name}, env);
   EXPECT_EQ(released.status, 0) << released.err;
   EXPECT_EQ(c.holders(key), 0);
+}
+
+TEST(ClusterMigration, AWaitWaitsOutAMigrationThatOutlastsTheTimeout) {
+  // TRYAGAIN past --timeout ended a waiting acquire with 69 at once, though
+  // --wait had seconds left.
+  Cluster& c = cluster();
+  const std::string name = c.name_on("waitout", 1);
+  const std::string key = lock_key(name);
+  const int slot = c.slot_of(key);
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  const Held first = acquired(run({"acquire", "--json", name}, env));
+  ASSERT_EQ(run({"release", "--token", first.token, name}, env).status, 0);
+  // Only the fence counter is left, on the source: a script that names it
+  // and the lock's hash gets TRYAGAIN until the migration ends.
+  c.begin_migration(slot, 1, 2);
+  const long long tryagains = c.errors(1, "TRYAGAIN");
+  const auto started = std::chrono::steady_clock::now();
+  Child waiter({"acquire", "--json", "--timeout", "200ms", "--wait", "20s", name}, env);
+  ASSERT_TRUE(eventually(
+      [&] {
+        return std::chrono::steady_clock::now() - started > std::chrono::milliseconds(1500) &&
+               c.errors(1, "TRYAGAIN") > tryagains + 5;
+      },
+      Seconds(10)));
+  EXPECT_TRUE(waiter.alive()) << waiter.err_so_far();
+  c.finish_migration(slot, 1, 2);
+  const Held second = acquired(waiter.wait());
+  EXPECT_GT(second.fence, first.fence);
+  EXPECT_EQ(run({"release", "--token", second.token, name}, env).status, 0);
 }
 
 TEST(ClusterMigration, ExecRenewsAndReleasesALockWhoseSlotMoves) {

@@ -460,7 +460,8 @@ TEST_F(Fence, ReenteringASemaphorePlaceWhoseFenceIsUnusableExits76AndTakesNoLeve
 // first '}', and no two names share a key, not even one that looks like
 // another lock's fence or line.
 TEST_F(Acquire, NamesWithBracesAreLocksOfTheirOwn) {
-  const std::vector<std::string> names = {"a", "{a}", "a}", "a{b}c", "a}:fence", "a}:queue", "x{", "job{1}"};
+  const std::vector<std::string> names = {"a",  "{a}",    "a}", "a{b}c", "a}:fence", "a}:line",
+                                          "x{", "job{1}", "}",  "}x",    "}{a}"};
   std::map<std::string, std::string> tokens;
   for (const auto& name : names) {
     Result r = rl({"acquire", "--ttl", "60s", name});
@@ -484,6 +485,20 @@ TEST_F(Acquire, NamesWithBracesAreLocksOfTheirOwn) {
   }
 }
 
+// Two prefixes are two name spaces even where braces would make their keys
+// meet: prefix 'a' with name 'b}{c' was prefix 'a{b}' with name 'c'.
+TEST_F(Acquire, BracesNeverMakeTwoPrefixesShareALock) {
+  Result first = rl({"--prefix", "a", "acquire", "--ttl", "60s", "b}{c"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  Result second = rl({"--prefix", "a{b}", "acquire", "--ttl", "60s", "c"});
+  EXPECT_EQ(second.status, 0) << second.err;
+  Result st = rl({"--prefix", "a", "status", "--json"});
+  ASSERT_EQ(st.status, 0) << st.err;
+  const auto listed = json::parse(st.out);
+  ASSERT_EQ(listed.size(), 1U) << st.out;
+  EXPECT_EQ(listed[0]["name"], "b}{c");
+}
+
 // A prefix may hold braces too: 'app{1}:' puts every lock in the slot of
 // '1' (one Cluster node), 'en{v' tags each lock by 'v{' and its name.
 TEST_F(Acquire, PrefixesWithBracesKeepEachLockToItself) {
@@ -494,7 +509,7 @@ TEST_F(Acquire, PrefixesWithBracesKeepEachLockToItself) {
       Result r = rl({"--prefix", prefix, "acquire", "--ttl", "60s", name});
       ASSERT_EQ(r.status, 0) << r.err;
       tokens[name] = first_line(r.out);
-      EXPECT_EQ(redis.cmd({"HGET", prefix + "{" + name + "}", "token"}).str, tokens[name]);
+      EXPECT_EQ(redis.cmd({"HGET", lock_key(name, prefix), "token"}).str, tokens[name]);
       EXPECT_EQ(rl({"--prefix", prefix, "acquire", name}).status, 75);
     }
     Result st = rl({"--prefix", prefix, "status", "--json"});

@@ -231,7 +231,7 @@ TEST(Break, BadNamesAreRefusedBeforeAnyTraffic) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
   const long long before = redis.commands_run();
-  Result r = run({"break", "ok", "}bad{name}"}, env);
+  Result r = run({"break", "ok", std::string("bad\x01name")}, env);
   EXPECT_EQ(r.status, 64) << r.err;
   EXPECT_EQ(run({"break"}, env).status, 64);
   EXPECT_EQ(redis.commands_run(), before);

@@ -26,7 +26,7 @@ std::string first_line(const std::string& s) {
 
 // Writes a lock held by someone else directly, as another redlock would.
 void hold_elsewhere(RedisServer& s, const std::string& name, const std::string& ttl_ms = "30000") {
-  std::string key = "redlock:{" + name + "}";
+  const std::string key = lock_key(name);
   s.cmd({"HSET", key, "schema", "redlock/1", "token", "someone-else", "count", "1", "fence", "1", "host", "other",
          "pid", "1"});
   s.cmd({"PEXPIRE", key, ttl_ms});

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "harness.hpp"
+#include "lock/keys.hpp"
 #include "lock/locker.hpp"
 
 namespace redlock::test {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/keys.hpp"
 #include "redis/reply.hpp"
 
 namespace redlock::test {
@@ -154,7 +155,7 @@ inline void sleep_for(double seconds) {
 // The key of lock `name` (man redlock: KEYS): the only place the tests
 // spell it.
 inline std::string lock_key(const std::string& name, const std::string& prefix = "redlock:") {
-  return prefix + "{" + name + "}";
+  return lock::lock_key(prefix, name);
 }
 
 // True if `key` exists on `redis`.

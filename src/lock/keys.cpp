@@ -1,0 +1,50 @@
+#include "lock/keys.hpp"
+
+namespace redlock::lock {
+
+std::string tag_of(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (c == '{') {
+      c = k_open_brace;
+    } else if (c == '}') {
+      c = k_close_brace;
+    }
+  }
+  return out;
+}
+
+std::string lock_key(std::string_view prefix, std::string_view name) {
+  std::string key(prefix);
+  key += '{';
+  key += tag_of(name);
+  key += '}';
+  return key;
+}
+
+Keys keys_for(const std::string& prefix, const std::string& name) {
+  const std::string lock = lock_key(prefix, name);
+  return Keys{
+      lock, lock + ":fence", lock + ":released", lock + ":line", lock + ":beats", lock + ":waiters", lock + ":writers"};
+}
+
+std::optional<std::string> name_of_key(std::string_view prefix, std::string_view key) {
+  if (key.size() < prefix.size() + 3 || key.substr(0, prefix.size()) != prefix || key[prefix.size()] != '{' ||
+      key.back() != '}') {
+    return std::nullopt;
+  }
+  std::string name(key.substr(prefix.size() + 1, key.size() - prefix.size() - 2));
+  for (char& c : name) {
+    if (c == '{' || c == '}') {
+      return std::nullopt;  // not a tag this layout writes
+    }
+    if (c == k_open_brace) {
+      c = '{';
+    } else if (c == k_close_brace) {
+      c = '}';
+    }
+  }
+  return name;
+}
+
+}  // namespace redlock::lock

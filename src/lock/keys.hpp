@@ -1,0 +1,35 @@
+#pragma once
+
+// Where a lock lives: the Redis keys of a (prefix, name) and the name of a
+// key read back. man redlock: KEYS.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "lock/scripts.hpp"
+
+namespace redlock::lock {
+
+// Inside a key's hash tag a name's braces are written as these two bytes,
+// control characters no name or prefix may hold: the tag then always runs
+// to the end of the name (one Cluster slot per lock, never an empty tag),
+// and no two (prefix, name) pairs share a key.
+inline constexpr char k_open_brace = '\x01';
+inline constexpr char k_close_brace = '\x02';
+
+// The name as it is written inside the hash tag: '{' and '}' replaced.
+[[nodiscard]] std::string tag_of(std::string_view name);
+
+// The key of the lock's hash: <prefix>{tag_of(name)}.
+[[nodiscard]] std::string lock_key(std::string_view prefix, std::string_view name);
+
+// Every key (and the channel) of lock `name` under `prefix`.
+[[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
+
+// The name whose lock hash is `key` under `prefix`, or nullopt for any
+// other key: a fence counter, a line's key, a key of another prefix, or a
+// lock of a name with braces written by a version before this layout.
+[[nodiscard]] std::optional<std::string> name_of_key(std::string_view prefix, std::string_view key);
+
+}  // namespace redlock::lock
