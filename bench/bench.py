@@ -25,6 +25,8 @@ import tempfile
 import threading
 import time
 
+import scale
+
 DEVNULL = subprocess.DEVNULL
 
 
@@ -267,6 +269,9 @@ def main():
     ap.add_argument("--runs", type=int, default=150, help="runs per side for the single-call measures")
     ap.add_argument("--handoffs", type=int, default=96, help="critical sections per contended measure")
     ap.add_argument("--core-bench", help="bench/redlock_bench: acquire+release in-process on 1 and 5 servers")
+    ap.add_argument("--load", help="bench/redlock_load: the scale section's load generator")
+    ap.add_argument("--scale", choices=("no", "quick", "full"), default="full",
+                    help="the scale section (bench/scale.py): waiters and status at fleet scale")
     args = ap.parse_args()
 
     redlock = os.path.abspath(args.redlock)
@@ -340,6 +345,10 @@ def main():
             "flock FILE sleep": peak_rss_kib([flock, lockfile, "sleep", "0.5"]),
         }
         results["holding"] = holding_commands(redlock, redis, env)
+
+        # 5. fleet scale: many waiters on one lock, status of many locks (bench/scale.py).
+        if args.load and args.scale != "no":
+            results["scale"] = scale.scale_section(redlock, os.path.abspath(args.load), args.scale == "quick")
     except Exception as e:  # noqa: BLE001 - a benchmark that broke reports it and ends
         print(f"bench: stopped: {e}")
         results["error"] = str(e)
@@ -398,6 +407,8 @@ def goals_of(results):
         goal("N=5, one server stopped: extra ms per call", extra, sc["timeout_ms"] + 10, "ms")
     if "holding" in results:
         goal("commands per TTL while holding", results["holding"]["per_ttl"], 3.0, "")
+    if "scale" in results:
+        scale.scale_goals(results["scale"], goal)
     return goals
 
 
@@ -437,6 +448,8 @@ def report(results, args):
         h = results["holding"]
         print(f"\nwhile holding a {h['ttl_s']:.0f} s lock: {h['commands']} commands in {h['window_s']:.0f} s "
               f"({h['per_minute']:.0f}/min, {h['per_ttl']:.1f} per TTL)")
+    if "scale" in results:
+        scale.scale_report(results["scale"])
     print(f"\n{'goal':<54} {'measured':>9} {'limit':>7}")
     for g in results["goals"]:
         print(f"  {g['goal']:<52} {g['value']:6.2f} {g['unit']:<3} {g['limit']:>4} {g['unit']:<3}  "
@@ -457,8 +470,11 @@ def svg_chart(results):
             for k, r in results.get("contended", {}).items() if r["section_ms"] == 10]
     right = ("handoff gap p50 ms, 10 ms sections", gaps)
     w, h, pad = 760, 300, 40
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
-             f'<rect width="{w}" height="{h}" fill="white"/>']
+    extra = 300 if results.get("scale") else 0
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + extra}" font-family="sans-serif" '
+             f'font-size="12">', f'<rect width="{w}" height="{h + extra}" fill="white"/>']
+    if extra:
+        parts += scale.svg_panel(results["scale"], pad, h + pad, w - 2 * pad, extra - 3 * pad)
     for i, (title, data) in enumerate((left, right)):
         x0 = pad + i * (w // 2)
         pw, ph = w // 2 - 2 * pad, h - 3 * pad
