@@ -178,7 +178,9 @@ def waiters_case(redlock, load, n, real, servers_n=1, window=20.0, settle=3.0):
         elapsed = time.monotonic() - w0
         cpu = max((s.cpu() - c0) / elapsed for s, c0 in zip(servers, cpu0))
         slow = [e for s in servers for e in s.c.cmd("SLOWLOG", "GET", "100")]
-        slowest_us = max([e[2] for e in slow], default=0)
+        slowest = max(slow, key=lambda e: e[2], default=None)
+        slowest_us = slowest[2] if slowest else 0
+        slowest_cmd = " ".join(str(x) for x in slowest[3][:2])[:60] if slowest else ""
         lat.sort()
         released = time.monotonic()
         subprocess.run([redlock, "release", "--token", token, "L"], env=env, stdout=DEVNULL, stderr=DEVNULL)
@@ -190,7 +192,7 @@ def waiters_case(redlock, load, n, real, servers_n=1, window=20.0, settle=3.0):
             time.sleep(0.002)
         ping.close()
         return {"waiters": n, "real": real, "servers": servers_n, "joined_s": round(joined_s, 2),
-                "redis_cpu_cores": round(cpu, 4), "slowest_us": slowest_us,
+                "redis_cpu_cores": round(cpu, 4), "slowest_us": slowest_us, "slowest_command": slowest_cmd,
                 "slow_over_2ms": sum(1 for e in slow if e[2] > 2000),
                 "ping_p50_ms": round(lat[len(lat) // 2] * 1000, 3),
                 "ping_p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 3),
