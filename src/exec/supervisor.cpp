@@ -38,12 +38,14 @@ enum class Hold {
 // group are found among redlock's descendants (redlock adopts orphans).
 class Supervisor {
  public:
-  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, bool terminal, pid_t guard)
+  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, int tty, Continued& continued,
+             pid_t guard)
       : m_child(child),
         m_renewer(renewer),
         m_policy(policy),
         m_signals(signals),
-        m_terminal(terminal),
+        m_tty(tty),
+        m_continued(continued),
         m_guard(guard) {}
 
   Finished run() {
@@ -189,13 +191,16 @@ class Supervisor {
   // Waits for a signal, the renewer's verdict, or `wake`; forwards signals.
   void wait_until(TimePoint wake) {
     const bool held = m_hold == Hold::k_held;
-    pollfd fds[2] = {{m_signals.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
+    pollfd fds[3] = {{m_signals.fd(), POLLIN, 0}, {m_continued.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
     const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
-    const int n = ::poll(fds, held ? 2 : 1, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
+    const int n = ::poll(fds, held ? 3 : 2, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
     if (n < 0 && errno != EINTR) {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    if (held && (fds[1].revents & POLLIN)) {
+    if ((fds[1].revents & POLLIN) && m_continued.take()) {
+      resume();
+    }
+    if (held && (fds[2].revents & POLLIN)) {
       m_hold = Hold::k_lost;
       m_lost_reason = m_renewer.lost_reason();
     }
@@ -263,29 +268,52 @@ class Supervisor {
     }
   }
 
-  // Job control: Ctrl-Z stops CMD, whose group has the terminal, and the
-  // shell waits for redlock. So redlock hands the terminal back to its own
-  // group and stops too: the shell shows the job stopped and gives its
-  // prompt back. Once continued (fg or bg), it gives CMD the terminal again
-  // if it is in the foreground, and continues CMD. While redlock is stopped
+  // Job control. Ctrl-Z stops CMD, whose group has the terminal, and the
+  // shell waits for redlock; a CMD in the background (redlock run with &,
+  // or after bg) that reads the terminal, or writes to it under `stty
+  // tostop`, is stopped by SIGTTIN or SIGTTOU in a group the shell does not
+  // know. Either way redlock stops too, with the same signal: it hands the
+  // terminal back to its own group (if CMD had it) and stops that whole
+  // group, so the shell shows the job stopped and gives its prompt back.
+  // Once continued (resume()), CMD is continued. While redlock is stopped
   // nothing renews the lock; past its validity the guard ends CMD's group.
-  // A CMD stopped otherwise (kill -STOP) stays as it is.
+  // A CMD stopped otherwise (kill -STOP), or without a terminal, stays as
+  // it is.
   void suspend_with(int sig) {
-    if (!m_terminal || (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)) {
+    if (m_tty < 0 || (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)) {
+      return;
+    }
+    // In the foreground without the terminal (fg before redlock saw the
+    // SIGCONT): CMD only needs it, and goes on.
+    if (sig != SIGTSTP && terminal_to_command(m_tty, m_child)) {
+      kill(-m_child, SIGCONT);
       return;
     }
     log_debug("the command was stopped by SIG{}; stopping too", signal_name(sig));
     // The terminal goes back to redlock's group only if the command had it:
-    // a command stopped reading in the background (after bg) must not take
-    // it from the shell.
-    terminal_to_redlock(m_child);
-    // The whole of redlock's group stops, as the terminal would have stopped
-    // it had the command been in it: a script that runs redlock, or an outer
-    // redlock exec, sees a job-control stop too. Only this thread takes
-    // SIGTSTP (the renewer's blocks it), so this returns once continued.
-    killpg(getpgrp(), SIGTSTP);
-    terminal_to_command(m_child);  // continued in the foreground (fg)
-    kill(-m_child, SIGCONT);
+    // a command stopped reading in the background must not take it from
+    // the shell.
+    terminal_to_redlock(m_tty, m_child);
+    m_stopped_along = true;
+    stop_group(sig);
+    // No SIGCONT: the group could not stop (it is orphaned); CMD stays
+    // stopped until redlock is continued.
+    if (m_continued.take()) {
+      resume();
+    }
+  }
+
+  // Redlock was continued (fg, bg; it may not have been stopped: fg of a
+  // job started with &). In the foreground, CMD's group gets the terminal,
+  // so that Ctrl-C and Ctrl-Z reach it; if redlock stopped with CMD, CMD is
+  // continued (in the background, one that reads the terminal stops again,
+  // and redlock with it, as any job does).
+  void resume() {
+    terminal_to_command(m_tty, m_child);
+    if (m_stopped_along) {
+      m_stopped_along = false;
+      kill(-m_child, SIGCONT);
+    }
   }
 
   // SIGKILL deadline after a SIGTERM; max() while none is due. (A
@@ -296,8 +324,10 @@ class Supervisor {
   Renewer& m_renewer;
   const Policy& m_policy;
   SignalFd& m_signals;
-  bool m_terminal;  // CMD's group was made the terminal's foreground group
-  pid_t m_guard;    // the guard, a child of redlock's that is not CMD's
+  int m_tty;                     // the controlling terminal, -1 for none
+  Continued& m_continued;        // SIGCONT to redlock
+  bool m_stopped_along = false;  // redlock stopped because CMD did, and CMD waits to be continued
+  pid_t m_guard;                 // the guard, a child of redlock's that is not CMD's
   Finished m_done;
   Hold m_hold = Hold::k_held;
   std::string m_lost_reason;
@@ -317,7 +347,10 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   if (!adopt_orphans()) {
     log_debug("cannot become a child subreaper: {}", std::strerror(errno));
   }
-  const Spawned child = spawn(cmd);
+  // Job control goes by the controlling terminal, whatever standard input is.
+  const Fd tty = controlling_terminal();
+  Continued continued;  // before the renewer's thread, which inherits the mask
+  const Spawned child = spawn(cmd, tty.get());
   // Started before the renewer's thread exists (the supervisor starts it
   // when it is soon needed). Under --on-lost ignore the command may run on
   // past the lock, so the guard keeps no deadline.
@@ -326,7 +359,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   } else if (guard.start(child.pid, renewer.validity_end())) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
-  Finished done = Supervisor(child.pid, renewer, policy, signals, child.terminal, guard.pid()).run();
+  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard.pid()).run();
   guard.done();  // the group is gone
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;
@@ -336,10 +369,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   }
   renewer.stop();
   // Back to redlock's group, unless someone else has the terminal now (the
-  // shell, after Ctrl-Z and bg).
-  if (child.terminal) {
-    terminal_to_redlock(child.pid);
-  }
+  // shell, after Ctrl-Z and bg). CMD may have had it without having it
+  // first (fg of a job started with &).
+  terminal_to_redlock(tty.get(), child.pid);
   return done;
 }
 
