@@ -89,6 +89,13 @@ void report_end(const std::string& name, const lock::Ended& ended) {
 // lost (not reported yet: CMD ran its last stretch unlocked).
 bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquired& got, Millis min_hold,
               const exec::Finished& done, const std::optional<RunningExec>& outer) {
+  // A run that never started is not the period's run: the others must not
+  // skip theirs for a host whose script is missing.
+  if (!done.started && min_hold > Millis(0)) {
+    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
+                escape_for_terminal(name));
+    min_hold = Millis(0);
+  }
   const bool whole = got.count == 1;
   const lock::Ended ended = locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level);
   report_end(name, ended);

@@ -27,6 +27,7 @@ struct Launch {
   pid_t parent;
   int tty;            // the terminal to take, -1 for none
   const char* shown;  // argv[0] as a line on stderr may show it (escaped)
+  bool* failed;       // set when the exec fails (the parent's, shared memory)
 };
 
 // The part of the child's life between clone and exec. It shares redlock's
@@ -68,6 +69,7 @@ int become_command(void* arg) {
   execvpe(l.argv[0], l.argv, l.envp);
   const int err = errno;
   const int status = err == ENOENT ? 127 : 126;
+  *l.failed = true;                          // seen by redlock once this child exits (CLONE_VFORK)
   if (verbosity() == Verbosity::k_silent) {  // -qq: the status alone says it
     return status;
   }
@@ -172,12 +174,13 @@ Spawned spawn(const Command& cmd, int tty) {
   // When this returns, the child has exec'd CMD or exited: it made itself a
   // process group and, with a terminal, the foreground one.
   const std::string shown = one_line(cmd.argv.front());
-  const pid_t child =
-      spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, shown.c_str()}, cmd.argv);
+  bool failed = false;
+  const pid_t child = spawn_command(
+      Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, shown.c_str(), &failed}, cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
-  return Spawned{child, take_terminal};
+  return Spawned{child, take_terminal, !failed};
 }
 
 void terminal_to_redlock(int tty, pid_t command) {

@@ -43,6 +43,7 @@ class AllSignalsBlocked {
 struct Spawned {
   pid_t pid = -1;         // also its process group's id
   bool terminal = false;  // its group was made the terminal's foreground group
+  bool started = true;    // it was exec'd (false: not found or not executable, 127 or 126)
 };
 
 // Redlock's controlling terminal, open (-1 when it has none: cron, a

@@ -360,6 +360,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
   Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard.pid()).run();
+  done.started = child.started;
   guard.done();  // the group is gone
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;

@@ -19,8 +19,9 @@ struct Policy {
 };
 
 struct Finished {
-  int status = 0;     // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
-  bool lost = false;  // the lock was lost while CMD ran (already reported on stderr)
+  int status = 0;       // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
+  bool lost = false;    // the lock was lost while CMD ran (already reported on stderr)
+  bool started = true;  // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
