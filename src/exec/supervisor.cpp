@@ -39,7 +39,7 @@ enum class Hold {
 class Supervisor {
  public:
   Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, int tty, Continued& continued,
-             pid_t guard)
+             const GroupGuard& guard)
       : m_child(child),
         m_renewer(renewer),
         m_policy(policy),
@@ -115,6 +115,18 @@ class Supervisor {
     if (m_hold != Hold::k_lost) {
       return;
     }
+    // Stopped (Ctrl-Z, SIGSTOP) past the validity, redlock finds on waking
+    // that its guard acted meanwhile: say what happened, not what it would
+    // do now.
+    if (m_guard.fired() && m_policy.on_lost != OnLost::k_ignore) {
+      log_warning(
+          "lost the lock: redlock was stopped past the lock's validity, and its guard killed the command when the "
+          "validity ran out (exit status 74)");
+      kill_group();  // what may be left, out of the group too
+      m_hold = Hold::k_acted_on;
+      m_renewer.stop();
+      return;
+    }
     switch (m_policy.on_lost) {
       case OnLost::k_term:
         log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", m_lost_reason);
@@ -164,7 +176,7 @@ class Supervisor {
   // either: SIGTERM once each (with SIGCONT), or SIGKILL. The first time
   // any is found, one line says which.
   void end_escaped(int sig) {
-    const std::vector<Escaped> escaped = escaped_from(m_child, m_guard);
+    const std::vector<Escaped> escaped = escaped_from(m_child, m_guard.pid());
     if (!escaped.empty() && !m_said_escaped) {
       m_said_escaped = true;
       const size_t n = escaped.size();
@@ -327,7 +339,7 @@ class Supervisor {
   int m_tty;                     // the controlling terminal, -1 for none
   Continued& m_continued;        // SIGCONT to redlock
   bool m_stopped_along = false;  // redlock stopped because CMD did, and CMD waits to be continued
-  pid_t m_guard;                 // the guard, a child of redlock's that is not CMD's
+  const GroupGuard& m_guard;     // a child of redlock's that is not CMD's
   Finished m_done;
   Hold m_hold = Hold::k_held;
   std::string m_lost_reason;
@@ -359,7 +371,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   } else if (guard.start(child.pid, renewer.validity_end())) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
-  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard.pid()).run();
+  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard).run();
   done.started = child.started;
   guard.done();  // the group is gone
   if (guard.fired() && !done.lost) {

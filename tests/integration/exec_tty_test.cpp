@@ -306,3 +306,21 @@ TEST(ExecTerminal, ABackgroundCommandThatWritesUnderTostopStopsTheJobAndFgResume
   t.type("exit\n");
   EXPECT_EQ(t.wait(), 0);
 }
+
+TEST(ExecTerminal, FgAfterACtrlZLongerThanTheValiditySaysTheGuardKilledTheCommand) {
+  // fg said "sending SIGTERM to the command", which the guard had killed
+  // while redlock was stopped.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  t.run_and_suspend("\"$RL\" exec --ttl 2s tv -- sh -c 'echo ready; read x'");
+  sleep_for(2.5);  // past the lock's validity
+  const size_t mark = t.seen();
+  t.type("fg\n");
+  EXPECT_TRUE(t.shows_after(mark, "its guard killed the command when the validity ran out (exit status 74)"))
+      << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=74")) << t.read_until("").substr(mark);
+  EXPECT_EQ(t.read_until("").find("sending SIGTERM", mark), std::string::npos) << t.read_until("").substr(mark);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
