@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "util/exit_status.hpp"
+#include "util/number.hpp"
 #include "util/text.hpp"
 #include "util/token.hpp"
 
@@ -40,6 +41,22 @@ std::string required_token(const std::string& flag, const char* verb) {
     throw UsageError(fmt::format("{} needs the holder's token: --token T or $REDLOCK_TOKEN", verb));
   }
   return token;
+}
+
+std::optional<RunningExec> exec_holding(const std::string& name, const std::string& token) {
+  const auto variable = [](const char* key) {
+    const char* v = std::getenv(key);
+    return std::string(v ? v : "");
+  };
+  if (token.empty() || variable("REDLOCK_TOKEN") != token || variable("REDLOCK_NAME") != name) {
+    return std::nullopt;
+  }
+  const auto pid = parse_integer(variable("REDLOCK_EXEC_PID"));
+  const auto level = parse_integer(variable("REDLOCK_EXEC_LEVEL"));
+  if (!pid || !level || *pid <= 0 || *level <= 0) {
+    return std::nullopt;
+  }
+  return RunningExec{*pid, *level};
 }
 
 }  // namespace redlock::cli

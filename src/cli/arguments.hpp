@@ -3,6 +3,7 @@
 // The lock names and tokens a command line gives, each checked (a
 // UsageError, 64, for one that cannot be).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,17 @@ namespace redlock::cli {
 // The token for release/renew: required, from --token or $REDLOCK_TOKEN
 // (a UsageError naming `verb` when neither is given).
 [[nodiscard]] std::string required_token(const std::string& flag, const char* verb);
+
+// The exec that runs this process, as its environment tells it: exec gives
+// its command REDLOCK_EXEC_PID and REDLOCK_EXEC_LEVEL (the re-entry level it
+// holds) beside REDLOCK_NAME and REDLOCK_TOKEN.
+struct RunningExec {
+  long long pid = 0;
+  long long level = 0;  // the levels of the lock that are the exec's own
+};
+
+// The exec that runs this process and holds `name` with `token`, if any: a
+// release by that token must leave the exec's levels alone.
+[[nodiscard]] std::optional<RunningExec> exec_holding(const std::string& name, const std::string& token);
 
 }  // namespace redlock::cli

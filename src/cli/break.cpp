@@ -27,14 +27,20 @@ const char* verdict_name(Verdict v) {
   }
 }
 
-// "web-3 pid 4411 (./deploy.sh), held for 12.5s"
-std::string describe(const lock::HolderView& h, long long now_ms) {
+// "web-3 pid 4411 (./deploy.sh), held for 12.5s"; and when the holder is
+// the exec that runs this very command, says so: break is allowed there
+// (an operator's tool), but it takes the lock from under the command.
+std::string describe(const std::string& name, const lock::HolderView& h, long long now_ms) {
   std::string who = fmt::format("{} pid {}", escape_for_terminal(h.host), h.pid);
   if (!h.cmd.empty()) {
     who += fmt::format(" ({})", escape_command(h.cmd));
   }
   if (h.since_ms > 0) {
     who += fmt::format(", held for {}", format_duration(Millis(std::max(0LL, now_ms - h.since_ms))));
+  }
+  if (const auto exec = exec_holding(name, h.token)) {
+    who += fmt::format(
+        ", which is the exec that runs this command, pid {} (it finds its lock lost at its next renewal)", exec->pid);
   }
   return who;
 }
@@ -48,7 +54,7 @@ std::string line_for(const std::string& name, const lock::BreakDecision& d) {
   }
   std::string from;
   for (const auto& h : d.holders) {
-    from += (from.empty() ? "" : "; ") + describe(h, d.now_ms);
+    from += (from.empty() ? "" : "; ") + describe(name, h, d.now_ms);
   }
   return fmt::format("broke {}: took it from {}", what, from.empty() ? "an unknown holder" : from);
 }

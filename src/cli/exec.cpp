@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
@@ -83,13 +84,28 @@ void report_end(const std::string& name, const lock::Ended& ended) {
 
 // Ends exec's hold: the whole of it when this exec took the lock (levels
 // nested acquires left behind go with it), else only the level it
-// re-entered; with any minimum hold left kept under no token. Returns true
-// if the lock was found lost (not reported yet: CMD ran its last stretch
-// unlocked).
+// re-entered, never one of the exec that runs this one (`outer`); with any
+// minimum hold left kept under no token. Returns true if the lock was found
+// lost (not reported yet: CMD ran its last stretch unlocked).
 bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquired& got, Millis min_hold,
-              const exec::Finished& done) {
-  const lock::Ended ended = locker.finish(name, got.token, min_hold, got.count == 1);
+              const exec::Finished& done, const std::optional<RunningExec>& outer) {
+  // A run that never started is not the period's run: the others must not
+  // skip theirs for a host whose script is missing.
+  if (!done.started && min_hold > Millis(0)) {
+    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
+                escape_for_terminal(name));
+    min_hold = Millis(0);
+  }
+  const bool whole = got.count == 1;
+  const lock::Ended ended = locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level);
   report_end(name, ended);
+  if (ended.kind == lock::Ended::Kind::k_floor) {
+    log_warning(
+        "this exec's level of {} was already released by an unbalanced release in the command that runs it; "
+        "the level of that command's exec, pid {}, is left alone",
+        escape_for_terminal(name), outer ? outer->pid : 0);
+    return false;
+  }
   if (ended.kind != lock::Ended::Kind::k_not_held || done.lost) {
     return false;
   }
@@ -147,7 +163,7 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
 // 128+N; one that arrives during the round trip abandons it at once, and
 // the lock's TTL frees it.
 ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
-                       SignalFd& signals) {
+                       SignalFd& signals, const std::optional<RunningExec>& outer) {
   const std::string& name = take.name;
   int stop = 0;
   while (int sig = signals.take()) {
@@ -157,7 +173,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   try {
-    lost = end_hold(locker, name, got, take.claim.min_hold, done) || lost;
+    lost = end_hold(locker, name, got, take.claim.min_hold, done, outer) || lost;
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
@@ -211,19 +227,26 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   }
   const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
   say_held_warnings();  // the lock is held: a server that refused is news now, not after CMD
+  // An exec that re-entered the lock of the exec running it (same name,
+  // inherited token) must never give back that exec's levels.
+  const std::optional<RunningExec> outer = exec_holding(name, got.token);
 
+  // REDLOCK_EXEC_PID and REDLOCK_EXEC_LEVEL tell a release inside CMD which
+  // levels are this exec's, so that it never takes them.
   std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
                                                           {"REDLOCK_TOKEN", got.token},
                                                           {"REDLOCK_FENCE", std::to_string(got.fence)},
                                                           {"REDLOCK_URL", display_endpoints(r.endpoints)},
-                                                          {"REDLOCK_PREFIX", r.options.prefix}};
+                                                          {"REDLOCK_PREFIX", r.options.prefix},
+                                                          {"REDLOCK_EXEC_PID", std::to_string(getpid())},
+                                                          {"REDLOCK_EXEC_LEVEL", std::to_string(got.count)}};
   add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
   exec::Command cmd{argv, command_env(add, r.credentials_unset)};
   exec::GroupGuard guard;  // reaped once the lock is released; outlives the renewer, which tells it renewals
   exec::LockerLease lease(locker, name, got.token, take.ttl);
   exec::Renewer renewer(lease, got.sent, got.valid_until);
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard);
-  const ExitCode status = release_after(locker, take, got, done, signals);
+  const ExitCode status = release_after(locker, take, got, done, signals, outer);
   guard.stop();
   return status;
 }

@@ -12,6 +12,7 @@
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/output.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
@@ -115,11 +116,13 @@ void say_free(const std::vector<Verdict>& verdicts) {
 
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, one block after another otherwise) until a stop signal, which
-// ends it with 0. Redis trouble is shown and tried again at the next turn.
+// ends it with 0, even while a reader that stopped reading (less) keeps a
+// write waiting. Redis trouble is shown and tried again at the next turn.
 ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Format format, Millis interval,
                lock::Locker& locker, const std::string& prefix) {
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+  StoppableStdout out;
   for (bool first = true;; first = false) {
     std::string block;
     try {
@@ -146,9 +149,15 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
     } else if (!first) {
       block = fmt::format("\n{}", block);  // insert() would trip a false -Wrestrict of GCC 12
     }
-    if (!write_stdout(block)) {
-      log_warning("could not write the status to standard output");
-      return ExitStatus::k_output;
+    switch (out.write(block, stops.cancel())) {
+      case StoppableStdout::Outcome::k_written:
+        break;
+      case StoppableStdout::Outcome::k_stopped:
+        (void)stopped(stops);
+        return ExitStatus::k_ok;
+      case StoppableStdout::Outcome::k_failed:
+        log_warning("could not write the status to standard output");
+        return ExitStatus::k_output;
     }
     if (!stops.cancel().sleep_until(Clock::now() + interval) && stopped(stops)) {
       return ExitStatus::k_ok;

@@ -223,18 +223,45 @@ std::string render_row(const Row& row, const std::vector<size_t>& width) {
   return line;
 }
 
-// A Prometheus label value: the name as the table shows it (control
-// characters and bytes that are not UTF-8 as "\x1b", "\xff", a backslash
-// doubled), then escaped for the exposition format, whose label values
-// know only \\, \" and \n. Nothing raw reaches a terminal, and two names
-// never read alike.
-std::string label_value(const std::string& text) {
-  std::string out;
-  for (const char c : escape_for_terminal(text)) {
+// Whether `name` is one redlock would accept: valid UTF-8 without control
+// characters (C0, DEL, C1). Only a key another program wrote can hold
+// another.
+bool plain_name(std::string_view name) {
+  if (!is_valid_utf8(name)) {
+    return false;
+  }
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const bool c1 = c == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xa0;
+    if (c < 0x20 || c == 0x7f || c1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The labels of a lock's samples. The name label reads back as the name:
+// only the exposition format's own escapes (\\, \" and \n). A name redlock
+// would not accept (bytes that are not UTF-8, which the format cannot
+// carry, or control characters) is spelt as the table shows it ("\xff",
+// "\x1b", a backslash doubled) and marked name_escaped="true", so that it
+// never reads as, or collides with, a name that spells those escapes out.
+std::string labels_for(const std::string& name) {
+  const bool plain = plain_name(name);
+  std::string out = "name=\"";
+  for (const char c : plain ? name : escape_for_terminal(name)) {
     if (c == '"' || c == '\\') {
       out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
     }
-    out += c;
+  }
+  out += '"';
+  if (!plain) {
+    out += ",name_escaped=\"true\"";
   }
   return out;
 }
@@ -313,7 +340,7 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
         continue;
       }
       if (const auto value = f.value(v)) {
-        out += fmt::format("{}{{name=\"{}\"}} {}\n", f.name, label_value(v.name), *value);
+        out += fmt::format("{}{{{}}} {}\n", f.name, labels_for(v.name), *value);
       }
     }
   }

@@ -31,6 +31,8 @@ class GroupGuard {
   void extend(TimePoint deadline);
   // Whether the guard killed the group because the deadline came first.
   [[nodiscard]] bool fired() const;
+  // The guard's process id (-1 when none runs).
+  [[nodiscard]] pid_t pid() const { return m_pid; }
   // The group is gone: the guard may end (at once, without waiting for it).
   void done();
   // done(), and reaps the guard.

@@ -67,10 +67,12 @@ void Renewer::declare_lost(std::string reason) {
 
 void Renewer::loop() {
   // Job-control stops of redlock's group go to the supervisor's thread,
-  // which stops the whole process when it sends one (see Supervisor).
+  // which stops the whole process when it sends one (see Supervisor), and
+  // so does SIGCONT, which it reads to learn that it was continued.
   sigset_t stops;
   sigemptyset(&stops);
   sigaddset(&stops, SIGTSTP);
+  sigaddset(&stops, SIGCONT);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
   const std::string name = escape_for_terminal(m_lease.name());
   const Millis interval = interval_for(m_lease.ttl());

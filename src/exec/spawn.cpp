@@ -1,9 +1,11 @@
 #include "exec/spawn.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -23,8 +25,9 @@ struct Launch {
   char* const* argv;
   char* const* envp;
   pid_t parent;
-  bool take_terminal;
+  int tty;            // the terminal to take, -1 for none
   const char* shown;  // argv[0] as a line on stderr may show it (escaped)
+  bool* failed;       // set when the exec fails (the parent's, shared memory)
 };
 
 // The part of the child's life between clone and exec. It shares redlock's
@@ -37,8 +40,8 @@ struct Launch {
 int become_command(void* arg) {
   const auto& l = *static_cast<const Launch*>(arg);
   setpgid(0, 0);
-  if (l.take_terminal) {
-    tcsetpgrp(STDIN_FILENO, getpid());  // SIGTTOU is still blocked here
+  if (l.tty >= 0) {
+    tcsetpgrp(l.tty, getpid());  // SIGTTOU is still blocked here
   }
   // If redlock dies, CMD must not go on unlocked; and if it already died
   // between clone and here, the death signal was missed: check by hand.
@@ -66,6 +69,7 @@ int become_command(void* arg) {
   execvpe(l.argv[0], l.argv, l.envp);
   const int err = errno;
   const int status = err == ENOENT ? 127 : 126;
+  *l.failed = true;                          // seen by redlock once this child exits (CLONE_VFORK)
   if (verbosity() == Verbosity::k_silent) {  // -qq: the status alone says it
     return status;
   }
@@ -140,7 +144,11 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 
 }  // namespace
 
-Spawned spawn(const Command& cmd) {
+Fd controlling_terminal() {
+  return Fd(open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
+}
+
+Spawned spawn(const Command& cmd, int tty) {
   std::vector<char*> argv;
   for (const auto& a : cmd.argv) {
     argv.push_back(const_cast<char*>(a.c_str()));
@@ -153,33 +161,77 @@ Spawned spawn(const Command& cmd) {
   envp.push_back(nullptr);
 
   // An interactive terminal stays usable: CMD's group becomes the
-  // terminal's foreground group while it runs (Ctrl-C reaches CMD).
-  const bool take_terminal = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
-  sigset_t ttou;
-  sigemptyset(&ttou);
-  sigaddset(&ttou, SIGTTOU);
-  sigprocmask(SIG_BLOCK, &ttou, nullptr);
+  // terminal's foreground group while it runs (Ctrl-C and Ctrl-Z reach
+  // CMD), whatever redlock's standard input is.
+  const bool take_terminal = tty >= 0 && tcgetpgrp(tty) == getpgrp();
+  if (tty >= 0) {
+    sigset_t ttou;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &ttou, nullptr);
+  }
 
   // When this returns, the child has exec'd CMD or exited: it made itself a
   // process group and, with a terminal, the foreground one.
   const std::string shown = one_line(cmd.argv.front());
-  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal, shown.c_str()}, cmd.argv);
+  bool failed = false;
+  const pid_t child = spawn_command(
+      Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, shown.c_str(), &failed}, cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
-  return Spawned{child, take_terminal};
+  return Spawned{child, take_terminal, !failed};
 }
 
-void terminal_to_redlock(pid_t command) {
-  if (tcgetpgrp(STDIN_FILENO) == command) {
-    tcsetpgrp(STDIN_FILENO, getpgrp());  // SIGTTOU is blocked
+void terminal_to_redlock(int tty, pid_t command) {
+  if (tty >= 0 && tcgetpgrp(tty) == command) {
+    tcsetpgrp(tty, getpgrp());  // SIGTTOU is blocked
   }
 }
 
-void terminal_to_command(pid_t command) {
-  if (tcgetpgrp(STDIN_FILENO) == getpgrp()) {
-    tcsetpgrp(STDIN_FILENO, command);
+bool terminal_to_command(int tty, pid_t command) {
+  return tty >= 0 && tcgetpgrp(tty) == getpgrp() && tcsetpgrp(tty, command) == 0;
+}
+
+void stop_group(int sig) {
+  // SIGTTOU is blocked since the terminal was first handed over; the stop
+  // must be taken by this thread, the one that unblocks it.
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  sigset_t saved;
+  pthread_sigmask(SIG_UNBLOCK, &one, &saved);
+  killpg(getpgrp(), sig);
+  pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+}
+
+Continued::Continued() {
+  sigset_t cont;
+  sigemptyset(&cont);
+  sigaddset(&cont, SIGCONT);
+  sigset_t before;
+  pthread_sigmask(SIG_BLOCK, &cont, &before);
+  m_was_blocked = sigismember(&before, SIGCONT) == 1;
+  m_fd.reset(signalfd(-1, &cont, SFD_NONBLOCK | SFD_CLOEXEC));
+}
+
+Continued::~Continued() {
+  (void)take();
+  if (!m_was_blocked) {
+    sigset_t cont;
+    sigemptyset(&cont);
+    sigaddset(&cont, SIGCONT);
+    pthread_sigmask(SIG_UNBLOCK, &cont, nullptr);
   }
+}
+
+bool Continued::take() {
+  bool any = false;
+  signalfd_siginfo info{};
+  while (read(m_fd.get(), &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace redlock::exec

@@ -1,7 +1,5 @@
 #include "exec/supervisor.hpp"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,10 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <set>
 
+#include "exec/leftovers.hpp"
 #include "exec/wait_status.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -23,46 +21,6 @@ namespace {
 const char* signal_name(int sig) {
   const char* d = sigabbrev_np(sig);
   return d ? d : "?";
-}
-
-// How many processes of group `pgid` still run. Zombies do not count: they
-// run nothing, and one reparented to an init that is slow to reap (or never
-// reaps) would keep kill(-pgid, 0) succeeding for as long as it lingers.
-size_t live_members(pid_t pgid) {
-  if (kill(-pgid, 0) != 0 && errno == ESRCH) {
-    return 0;  // the common case, without a look at /proc
-  }
-  size_t live = 0;
-  DIR* proc = opendir("/proc");
-  if (!proc) {
-    return 1;  // cannot tell: assume it still runs, SIGKILL will follow
-  }
-  while (dirent* e = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') {
-      continue;
-    }
-    char path[64];
-    std::snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    Fd fd(open(path, O_RDONLY | O_CLOEXEC));
-    char buf[512];
-    const ssize_t n = fd.get() < 0 ? -1 : read(fd.get(), buf, sizeof(buf) - 1);
-    if (n <= 0) {
-      continue;  // gone meanwhile
-    }
-    buf[n] = '\0';
-    // "pid (comm) state ppid pgrp ...": comm may hold anything, even ")".
-    const char* close = std::strrchr(buf, ')');
-    char state = 0;
-    long ppid = 0, pgrp = 0;
-    if (close && std::sscanf(close + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
-        state != 'X') {
-      ++live;
-    }
-  }
-  closedir(proc);
-  return live;
 }
 
 // Where the lock stands, as far as the supervisor knows.
@@ -76,14 +34,22 @@ enum class Hold {
 // with deadlines for the lock's validity and for SIGKILL after SIGTERM.
 // CMD's process group is `child` for as long as any member lives (the kernel
 // does not hand out a group's number while it has members), so signals go to
-// -child even after CMD itself has been reaped.
+// -child even after CMD itself has been reaped. Processes that left the
+// group are found among redlock's descendants (redlock adopts orphans).
 class Supervisor {
  public:
-  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, bool terminal)
-      : m_child(child), m_renewer(renewer), m_policy(policy), m_signals(signals), m_terminal(terminal) {}
+  Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, int tty, Continued& continued,
+             const GroupGuard& guard)
+      : m_child(child),
+        m_renewer(renewer),
+        m_policy(policy),
+        m_signals(signals),
+        m_tty(tty),
+        m_continued(continued),
+        m_guard(guard) {}
 
   Finished run() {
-    while (!m_group_gone) {
+    while (!m_gone) {
       const auto now = Clock::now();
       TimePoint wake = now + std::chrono::hours(24);
       check_renewer(now, wake);
@@ -95,6 +61,9 @@ class Supervisor {
         wake = std::min(wake, now + Millis(20));
         if (m_killed) {
           kill(-m_child, SIGKILL);  // again, for any process forked meanwhile
+          end_escaped(SIGKILL);
+        } else if (m_kill_at != k_none) {
+          end_escaped(SIGTERM);  // any adopted meanwhile, as its parent died
         }
       }
       wait_until(wake);
@@ -146,6 +115,18 @@ class Supervisor {
     if (m_hold != Hold::k_lost) {
       return;
     }
+    // Stopped (Ctrl-Z, SIGSTOP) past the validity, redlock finds on waking
+    // that its guard acted meanwhile: say what happened, not what it would
+    // do now.
+    if (m_guard.fired() && m_policy.on_lost != OnLost::k_ignore) {
+      log_warning(
+          "lost the lock: redlock was stopped past the lock's validity, and its guard killed the command when the "
+          "validity ran out (exit status 74)");
+      kill_group();  // what may be left, out of the group too
+      m_hold = Hold::k_acted_on;
+      m_renewer.stop();
+      return;
+    }
     switch (m_policy.on_lost) {
       case OnLost::k_term:
         log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", m_lost_reason);
@@ -181,24 +162,57 @@ class Supervisor {
     if (m_kill_at == k_none && !m_killed) {
       m_kill_at = now + m_policy.kill_after;
     }
+    end_escaped(SIGTERM);
   }
 
   void kill_group() {
     kill(-m_child, SIGKILL);
     m_killed = true;
     m_kill_at = k_none;
+    end_escaped(SIGKILL);
+  }
+
+  // What left CMD's group (setsid, a daemon) must not outlive the lock
+  // either: SIGTERM once each (with SIGCONT), or SIGKILL. The first time
+  // any is found, one line says which.
+  void end_escaped(int sig) {
+    const std::vector<Escaped> escaped = escaped_from(m_child, m_guard.pid());
+    if (!escaped.empty() && !m_said_escaped) {
+      m_said_escaped = true;
+      const size_t n = escaped.size();
+      const char* action = sig == SIGKILL ? "killing them" : "sending SIGTERM (SIGKILL after --kill-after)";
+      if (m_reaped) {
+        log_warning("the command exited but left {} process{} outside its process group ({}); {}{}", n,
+                    n == 1 ? "" : "es", describe(escaped), action,
+                    m_hold == Hold::k_held ? " before the lock is released" : "");
+      } else {
+        log_warning("{} process{} of the command run{} outside its process group ({}); {} too", n, n == 1 ? "" : "es",
+                    n == 1 ? "s" : "", describe(escaped), action);
+      }
+    }
+    for (const Escaped& e : escaped) {
+      if (sig == SIGKILL) {
+        kill(e.pid, SIGKILL);
+      } else if (m_termed.insert(e.pid).second) {
+        kill(e.pid, SIGTERM);
+        kill(e.pid, SIGCONT);
+      }
+    }
   }
 
   // Waits for a signal, the renewer's verdict, or `wake`; forwards signals.
   void wait_until(TimePoint wake) {
     const bool held = m_hold == Hold::k_held;
-    pollfd fds[2] = {{m_signals.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
+    pollfd fds[3] = {{m_signals.fd(), POLLIN, 0}, {m_continued.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
     const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
-    const int n = ::poll(fds, held ? 2 : 1, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
+    const int n = ::poll(fds, held ? 3 : 2, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
     if (n < 0 && errno != EINTR) {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
-    if (held && (fds[1].revents & POLLIN)) {
+    if ((fds[1].revents & POLLIN) && m_continued.take()) {
+      resume();
+    }
+    if (held && (fds[2].revents & POLLIN)) {
       m_hold = Hold::k_lost;
       m_lost_reason = m_renewer.lost_reason();
     }
@@ -216,12 +230,16 @@ class Supervisor {
   }
 
   // Reaps CMD on every wake-up (SIGCHLD may have been merged with another
-  // signal), and then watches for the rest of its group to be gone.
+  // signal), and then watches for the rest of its group, and what left it,
+  // to be gone: once the group is empty, every process CMD started that
+  // still runs is a child of redlock's (an orphan it adopted) or a
+  // descendant of one. Adopted children that end are reaped here too.
   void reap() {
     if (m_reaped) {
-      m_group_gone = live_members(m_child) == 0;
+      m_gone = live_members(m_child) == 0 && !reap_adopted(m_child, true);
       return;
     }
+    (void)reap_adopted(m_child, false);
     int wstatus = 0;
     if (waitpid(m_child, &wstatus, WNOHANG | WUNTRACED) != m_child) {
       return;
@@ -236,8 +254,17 @@ class Supervisor {
     // terminated (SIGTERM, SIGKILL after --kill-after) while the lock is
     // still held and renewed.
     const size_t left = live_members(m_child);
+    const bool adopted = reap_adopted(m_child, true);
+    if (left == 0 && !adopted) {
+      m_gone = true;
+      return;
+    }
     if (left == 0) {
-      m_group_gone = true;
+      if (m_killed) {
+        end_escaped(SIGKILL);
+      } else {
+        terminate(Clock::now());
+      }
       return;
     }
     // After a loss there is no lock left to release: only the processes.
@@ -246,34 +273,59 @@ class Supervisor {
                 : m_kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
                                       : "sending SIGTERM (SIGKILL after --kill-after)",
                 m_hold == Hold::k_held ? " before the lock is released" : "");
-    if (!m_killed) {
+    if (m_killed) {
+      end_escaped(SIGKILL);
+    } else {
       terminate(Clock::now());
     }
   }
 
-  // Job control: Ctrl-Z stops CMD, whose group has the terminal, and the
-  // shell waits for redlock. So redlock hands the terminal back to its own
-  // group and stops too: the shell shows the job stopped and gives its
-  // prompt back. Once continued (fg or bg), it gives CMD the terminal again
-  // if it is in the foreground, and continues CMD. While redlock is stopped
+  // Job control. Ctrl-Z stops CMD, whose group has the terminal, and the
+  // shell waits for redlock; a CMD in the background (redlock run with &,
+  // or after bg) that reads the terminal, or writes to it under `stty
+  // tostop`, is stopped by SIGTTIN or SIGTTOU in a group the shell does not
+  // know. Either way redlock stops too, with the same signal: it hands the
+  // terminal back to its own group (if CMD had it) and stops that whole
+  // group, so the shell shows the job stopped and gives its prompt back.
+  // Once continued (resume()), CMD is continued. While redlock is stopped
   // nothing renews the lock; past its validity the guard ends CMD's group.
-  // A CMD stopped otherwise (kill -STOP) stays as it is.
+  // A CMD stopped otherwise (kill -STOP), or without a terminal, stays as
+  // it is.
   void suspend_with(int sig) {
-    if (!m_terminal || (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)) {
+    if (m_tty < 0 || (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)) {
+      return;
+    }
+    // In the foreground without the terminal (fg before redlock saw the
+    // SIGCONT): CMD only needs it, and goes on.
+    if (sig != SIGTSTP && terminal_to_command(m_tty, m_child)) {
+      kill(-m_child, SIGCONT);
       return;
     }
     log_debug("the command was stopped by SIG{}; stopping too", signal_name(sig));
     // The terminal goes back to redlock's group only if the command had it:
-    // a command stopped reading in the background (after bg) must not take
-    // it from the shell.
-    terminal_to_redlock(m_child);
-    // The whole of redlock's group stops, as the terminal would have stopped
-    // it had the command been in it: a script that runs redlock, or an outer
-    // redlock exec, sees a job-control stop too. Only this thread takes
-    // SIGTSTP (the renewer's blocks it), so this returns once continued.
-    killpg(getpgrp(), SIGTSTP);
-    terminal_to_command(m_child);  // continued in the foreground (fg)
-    kill(-m_child, SIGCONT);
+    // a command stopped reading in the background must not take it from
+    // the shell.
+    terminal_to_redlock(m_tty, m_child);
+    m_stopped_along = true;
+    stop_group(sig);
+    // No SIGCONT: the group could not stop (it is orphaned); CMD stays
+    // stopped until redlock is continued.
+    if (m_continued.take()) {
+      resume();
+    }
+  }
+
+  // Redlock was continued (fg, bg; it may not have been stopped: fg of a
+  // job started with &). In the foreground, CMD's group gets the terminal,
+  // so that Ctrl-C and Ctrl-Z reach it; if redlock stopped with CMD, CMD is
+  // continued (in the background, one that reads the terminal stops again,
+  // and redlock with it, as any job does).
+  void resume() {
+    terminal_to_command(m_tty, m_child);
+    if (m_stopped_along) {
+      m_stopped_along = false;
+      kill(-m_child, SIGCONT);
+    }
   }
 
   // SIGKILL deadline after a SIGTERM; max() while none is due. (A
@@ -284,20 +336,33 @@ class Supervisor {
   Renewer& m_renewer;
   const Policy& m_policy;
   SignalFd& m_signals;
-  bool m_terminal;  // CMD's group was made the terminal's foreground group
+  int m_tty;                     // the controlling terminal, -1 for none
+  Continued& m_continued;        // SIGCONT to redlock
+  bool m_stopped_along = false;  // redlock stopped because CMD did, and CMD waits to be continued
+  const GroupGuard& m_guard;     // a child of redlock's that is not CMD's
   Finished m_done;
   Hold m_hold = Hold::k_held;
   std::string m_lost_reason;
   TimePoint m_kill_at = k_none;
-  bool m_killed = false;      // SIGKILL was sent to the group
-  bool m_reaped = false;      // CMD itself has exited
-  bool m_group_gone = false;  // ... and so has every process left in its group
+  bool m_killed = false;        // SIGKILL was sent to the group
+  bool m_reaped = false;        // CMD itself has exited
+  bool m_gone = false;          // ... and so has every process left in its group, or that left it
+  std::set<pid_t> m_termed;     // processes that left the group and got SIGTERM
+  bool m_said_escaped = false;  // the line naming them was said
 };
 
 }  // namespace
 
 Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals, GroupGuard& guard) {
-  const Spawned child = spawn(cmd);
+  // Descendants that leave CMD's group become redlock's children when their
+  // parents die, instead of init's: redlock can end them before the release.
+  if (!adopt_orphans()) {
+    log_debug("cannot become a child subreaper: {}", std::strerror(errno));
+  }
+  // Job control goes by the controlling terminal, whatever standard input is.
+  const Fd tty = controlling_terminal();
+  Continued continued;  // before the renewer's thread, which inherits the mask
+  const Spawned child = spawn(cmd, tty.get());
   // Started before the renewer's thread exists (the supervisor starts it
   // when it is soon needed). Under --on-lost ignore the command may run on
   // past the lock, so the guard keeps no deadline.
@@ -306,7 +371,8 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   } else if (guard.start(child.pid, renewer.validity_end())) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
-  Finished done = Supervisor(child.pid, renewer, policy, signals, child.terminal).run();
+  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard).run();
+  done.started = child.started;
   guard.done();  // the group is gone
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;
@@ -316,10 +382,9 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   }
   renewer.stop();
   // Back to redlock's group, unless someone else has the terminal now (the
-  // shell, after Ctrl-Z and bg).
-  if (child.terminal) {
-    terminal_to_redlock(child.pid);
-  }
+  // shell, after Ctrl-Z and bg). CMD may have had it without having it
+  // first (fg of a job started with &).
+  terminal_to_redlock(tty.get(), child.pid);
   return done;
 }
 

@@ -19,8 +19,9 @@ struct Policy {
 };
 
 struct Finished {
-  int status = 0;     // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
-  bool lost = false;  // the lock was lost while CMD ran (already reported on stderr)
+  int status = 0;       // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
+  bool lost = false;    // the lock was lost while CMD ran (already reported on stderr)
+  bool started = true;  // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
@@ -31,10 +32,12 @@ struct Finished {
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
 // - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG), and so does the
 //   rest of its process group (`guard`, which the caller stops);
-// - it returns only when CMD's whole process group is gone: processes CMD
-//   left behind get SIGTERM (SIGKILL after policy.kill_after) while the
-//   lock is still held, and after a lost lock the SIGKILL still reaches
-//   them when CMD itself has already exited. Nothing of CMD runs unlocked.
+// - it returns only when CMD's whole process group is gone, and every
+//   descendant that left it (redlock adopts orphans, exec/leftovers):
+//   processes CMD left behind get SIGTERM (SIGKILL after policy.kill_after)
+//   while the lock is still held, and after a lost lock the SIGKILL still
+//   reaches them when CMD itself has already exited. Nothing of CMD runs
+//   unlocked, short of what another service started for it.
 // `signals` must already block SIGCHLD and the forwarded signals.
 [[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals,
                                  GroupGuard& guard);

@@ -244,6 +244,9 @@ std::optional<ReleaseVote> read_release_answer(const Reply& reply) {
                                         : ReleaseVote::Kind::k_kept;
     v.levels = reply_integer(e[1]);
     v.kept = v.kind == ReleaseVote::Kind::k_kept ? Millis(std::max(0LL, reply_integer(e[2]))) : Millis(0);
+  } else if (outcome == "floor" && e.size() >= 2) {
+    v.kind = ReleaseVote::Kind::k_floor;
+    v.levels = reply_integer(e[1]);
   } else if (outcome == "notheld") {
     v.kind = ReleaseVote::Kind::k_not_held;
   } else if (outcome == "foreign") {

@@ -314,10 +314,11 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   }
 }
 
-ReleaseOutcome Locker::release(const std::string& name, const std::string& token) {
+ReleaseOutcome Locker::release(const std::string& name, const std::string& token, long long floor) {
   const Keys keys = keys_for(m_options.prefix, name);
   // One level, with no minimum hold: the release script's simplest case.
-  auto answers = round(to_args(keys, ReleaseArgs{.token = token}), lock::script(ScriptName::k_release), {});
+  auto answers =
+      round(to_args(keys, ReleaseArgs{.token = token, .floor = floor}), lock::script(ScriptName::k_release), {});
   refuse_shared_node(answers);
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const ReleaseOutcome out = decide_release(votes);
@@ -341,12 +342,14 @@ std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const st
   return votes;
 }
 
-Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole) {
+Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole, long long floor) {
   const Keys keys = keys_for(m_options.prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
-  const ReleaseArgs args{
-      .token = token, .min_hold = min_hold, .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one};
+  const ReleaseArgs args{.token = token,
+                         .min_hold = min_hold,
+                         .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one,
+                         .floor = floor};
   auto answers =
       round(to_args(keys, args), lock::script(ScriptName::k_release), {}, std::vector<bool>(m_conns.size(), true));
   const std::vector<ReleaseVote> votes = release_votes(name, answers);

@@ -127,13 +127,16 @@ class Locker {
   // is not removed dies with its lease.
   // Only the `targets` servers, if given.
   void leave(const std::string& name, const std::string& id, const std::vector<bool>& targets = {});
-  // Drops one level of the lock held by `token`.
-  [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token);
+  // Drops one level of the lock held by `token`, unless it holds no more
+  // than `floor` levels (those of the exec that runs the caller): k_floor.
+  [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token, long long floor = 0);
   // Ends the hold of `token`: one level, or every level with `whole`. When
   // the last level goes less than `min_hold` after the lock was taken, the
   // lock stays held under no token until then (kept): its token can no
-  // longer renew or release it.
-  [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole);
+  // longer renew or release it. A hold of no more than `floor` levels is
+  // left alone (k_floor).
+  [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole,
+                             long long floor = 0);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,

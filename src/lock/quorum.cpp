@@ -188,10 +188,12 @@ Millis shortest_lease(Millis ttl, const std::vector<Vote>& votes, Counted counte
 int strength(Ended::Kind k) {
   switch (k) {
     case Ended::Kind::k_kept:
-      return 3;
+      return 4;
     case Ended::Kind::k_released:
-      return 2;
+      return 3;
     case Ended::Kind::k_decremented:
+      return 2;
+    case Ended::Kind::k_floor:
       return 1;
     case Ended::Kind::k_not_held:
       break;
@@ -207,6 +209,8 @@ Ended::Kind ended_kind(ReleaseVote::Kind k) {
       return Ended::Kind::k_released;
     case ReleaseVote::Kind::k_decremented:
       return Ended::Kind::k_decremented;
+    case ReleaseVote::Kind::k_floor:
+      return Ended::Kind::k_floor;
     case ReleaseVote::Kind::k_not_held:
     case ReleaseVote::Kind::k_foreign:
     case ReleaseVote::Kind::k_failed:
@@ -233,6 +237,9 @@ ReleaseOutcome decide_release(const std::vector<ReleaseVote>& votes) {
       return std::find(kinds.begin(), kinds.end(), v.kind) != kinds.end();
     });
   };
+  if (any({ReleaseVote::Kind::k_floor})) {
+    return ReleaseOutcome::k_floor;
+  }
   if (any({ReleaseVote::Kind::k_decremented})) {
     return ReleaseOutcome::k_decremented;
   }
@@ -249,7 +256,9 @@ Ended decide_finish(const std::vector<ReleaseVote>& votes) {
     if (kind == Ended::Kind::k_not_held) {
       continue;
     }
-    ended.levels = std::max(ended.levels, v.levels);
+    if (kind != Ended::Kind::k_floor) {  // a floor's levels are those held, none dropped
+      ended.levels = std::max(ended.levels, v.levels);
+    }
     ended.kept = std::max(ended.kept, v.kept);
     if (strength(kind) > strength(ended.kind)) {
       ended.kind = kind;

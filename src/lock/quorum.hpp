@@ -118,32 +118,36 @@ struct AcquireDecision {
 
 // One server's answer to the release script: a release, or the end of a hold.
 struct ReleaseVote {
-  enum class Kind { k_released, k_decremented, k_kept, k_not_held, k_foreign, k_failed };
+  enum class Kind { k_released, k_decremented, k_kept, k_floor, k_not_held, k_foreign, k_failed };
   Kind kind = Kind::k_failed;
-  long long levels = 0;  // released / decremented / kept: the re-entry levels dropped
+  long long levels = 0;  // released / decremented / kept: the re-entry levels dropped; floor: the levels held
   Millis kept{0};        // kept: how long the lock stays held for its minimum hold
   std::string foreign_type;
   std::optional<redis::Failure> failure;
 };
 
-enum class ReleaseOutcome { k_released, k_decremented, k_not_held };
+// k_floor: the token holds no more levels than the floor asked to keep
+// (those of the exec that runs the caller), so nothing was dropped.
+enum class ReleaseOutcome { k_released, k_decremented, k_floor, k_not_held };
 
 // How a hold ended (Locker::finish).
 struct Ended {
-  enum class Kind { k_released, k_decremented, k_kept, k_not_held };
+  enum class Kind { k_released, k_decremented, k_kept, k_floor, k_not_held };
   Kind kind = Kind::k_not_held;
   long long levels = 0;  // re-entry levels dropped
   Millis kept{0};        // k_kept: how long the lock stays held for its minimum hold
 };
 
-// One level dropped: decremented where a server still holds more levels,
-// else released where any server let go of the hold (kept for a minimum
-// hold, it is no longer the token's), else not held.
+// One level dropped: refused (floor) where any server found no level above
+// the floor, else decremented where a server still holds more levels, else
+// released where any server let go of the hold (kept for a minimum hold, it
+// is no longer the token's), else not held.
 [[nodiscard]] ReleaseOutcome decide_release(const std::vector<ReleaseVote>& votes);
 
 // A hold ended across servers: the strongest answer wins (a hold kept
 // anywhere is kept, then released, then decremented: a server that missed a
-// level), with the most levels dropped and the longest time kept.
+// level, then refused at the floor), with the most levels dropped and the
+// longest time kept.
 [[nodiscard]] Ended decide_finish(const std::vector<ReleaseVote>& votes);
 
 // One server's answer to the renew script.

@@ -64,7 +64,7 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
   return with_argv(keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
                    {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
-                    a.quiet ? "quiet" : ""});
+                    a.quiet ? "quiet" : "", std::to_string(a.floor)});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {

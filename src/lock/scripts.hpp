@@ -65,7 +65,8 @@ struct ReleaseArgs {
   std::string token;
   Millis min_hold{0};  // kept under no token until then (0: none)
   Levels levels = Levels::k_one;
-  bool quiet = false;  // tell no waiter: undoing an attempt that never counted as held
+  bool quiet = false;   // tell no waiter: undoing an attempt that never counted as held
+  long long floor = 0;  // levels that must stay (an exec running the caller holds them): none dropped below
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a);
 

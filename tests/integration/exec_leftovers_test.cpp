@@ -142,7 +142,8 @@ TEST(ExecLeftovers, SigkillToRedlockWhileItWaitsForLeftoversKillsThem) {
 }
 
 // A zombie in the group (its parent left the group and never reaps it)
-// runs nothing: redlock does not wait for it.
+// runs nothing: redlock does not wait for it. The parent that left the
+// group is ended as one of the command's processes.
 TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
   Fixture f;
   // perl forks a child that exits at once, then leaves the group and
@@ -167,7 +168,11 @@ TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
   Result r = c.wait(Seconds(10));
   EXPECT_EQ(r.status, 4) << r.err;
   EXPECT_LT(r.seconds, 3.0) << r.err;
-  EXPECT_EQ(r.err.find("left"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("in its process group"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("left 1 process outside its process group (perl pid " + std::to_string(parent) + ")"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(process_alive(parent));
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 

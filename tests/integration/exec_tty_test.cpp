@@ -12,7 +12,7 @@
 #include <string>
 
 #include "exec/wait_status.hpp"
-#include "harness.hpp"
+#include "exec_support.hpp"
 
 using namespace redlock::test;
 
@@ -69,10 +69,11 @@ class OnTerminal {
   // Ctrl-Z and waits for the shell's "Stopped". Returns where that began.
   size_t run_and_suspend(const std::string& command_line) {
     EXPECT_TRUE(shows_after(0, "$ "));
+    const size_t start = seen();
     type(command_line + "\n");
     // The command's own line: the terminal also echoes the typed "echo
     // ready", and a Ctrl-Z before the lock is taken stops redlock instead.
-    EXPECT_TRUE(shows_after(0, "ready\r\n")) << m_screen;
+    EXPECT_TRUE(shows_after(start, "ready\r\n")) << m_screen;
     const size_t mark = seen();
     type("\x1a");  // the terminal's suspend character
     EXPECT_TRUE(shows_after(mark, "Stopped")) << m_screen.substr(mark);
@@ -211,6 +212,115 @@ TEST(ExecTerminal, CtrlZStopsAJobThatRunsRedlockInsideAScriptOrAnotherExec) {
   t.type("sh -c '\"$RL\" exec --ttl 30s s -- true; read y; echo after:$y'\n");
   t.type("there\n");
   EXPECT_TRUE(t.shows_after(mark, "after:there")) << t.read_until("").substr(mark);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
+
+namespace {
+
+// The command of the job-control tests: writes its pid to $D/pid, says
+// "ready", then ticks into $D/ticks every 50 ms.
+const std::string k_ticker =
+    "sh -c 'echo $$ >\"$D/pid\"; echo ready; while :; do echo t >>\"$D/ticks\"; sleep 0.05; done'";
+
+// Whether the command's ticks stop (a stopped command) or go on, over a few
+// hundred milliseconds.
+bool ticking(const std::string& ticks) {
+  const size_t before = read_file(ticks).size();
+  sleep_for(0.4);
+  return read_file(ticks).size() > before;
+}
+
+}  // namespace
+
+TEST(ExecTerminal, CtrlZStopsTheCommandWhenStandardInputIsNotTheTerminal) {
+  // With </dev/null or a pipe, redlock decided it was not interactive:
+  // Ctrl-Z stopped redlock alone, the command ran on over the prompt while
+  // the shell said "Stopped", and the guard killed it at the end of the
+  // validity.
+  RedisServer redis;
+  TempDir dir;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("export D='" + dir.path() + "'\n");
+  for (const std::string& input : {std::string("</dev/null"), std::string("true |")}) {
+    const std::string ticks = dir.path() + "/ticks";
+    const std::string line = input == "true |" ? "true | \"$RL\" exec --ttl 30s zn -- " + k_ticker
+                                               : "\"$RL\" exec --ttl 30s zn -- " + k_ticker + " </dev/null";
+    const size_t mark = t.run_and_suspend(line);
+    const pid_t pid = static_cast<pid_t>(std::stol(read_file(dir.path() + "/pid")));
+    EXPECT_TRUE(eventually([&] { return process_state(pid) == 'T'; })) << input << ": the command was not stopped";
+    EXPECT_FALSE(ticking(ticks)) << input;
+    ASSERT_TRUE(t.prompt_is_back(mark)) << t.read_until("").substr(mark);
+    const size_t resumed = t.seen();
+    t.type("fg\n");
+    EXPECT_TRUE(t.shows_after(resumed, "exec")) << t.read_until("").substr(resumed);
+    EXPECT_TRUE(ticking(ticks)) << input << ": fg did not resume the command";
+    t.type("\x03");  // Ctrl-C reaches the command too
+    t.type("echo \"rc=$?\"\n");
+    EXPECT_TRUE(t.shows_after(resumed, "rc=130")) << t.read_until("").substr(resumed);
+    EXPECT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("zn")}).integer == 0; }));
+    EXPECT_EQ(process_state(pid), 0) << input;
+  }
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
+
+TEST(ExecTerminal, ABackgroundCommandThatReadsTheTerminalStopsTheJobAndFgResumesIt) {
+  // The command got SIGTTIN in a group the shell does not know: the job
+  // showed "Running" for ever, renewing the lock, and fg did not wake it.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("\"$RL\" exec --ttl 30s bgr -- sh -c 'sleep 0.2; read x; echo got:$x' &\n");
+  size_t mark = t.seen();
+  t.type("sleep 1; jobs\n");
+  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  mark = t.seen();
+  t.type("fg\n");
+  EXPECT_TRUE(t.shows_after(mark, "exec")) << t.read_until("").substr(mark);
+  t.type("hello\n");
+  EXPECT_TRUE(t.shows_after(mark, "got:hello")) << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("bgr")}).integer, 0);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
+
+TEST(ExecTerminal, ABackgroundCommandThatWritesUnderTostopStopsTheJobAndFgResumesIt) {
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  ASSERT_TRUE(t.shows_after(0, "$ "));
+  t.type("stty tostop; \"$RL\" exec --ttl 30s bgw -- sh -c 'sleep 0.2; echo out-$((6*7))' &\n");
+  size_t mark = t.seen();
+  t.type("sleep 1; jobs\n");
+  ASSERT_TRUE(t.shows_after(mark, "Stopped")) << t.read_until("").substr(mark);
+  EXPECT_FALSE(t.shows_after(mark, "out-42", Seconds(0.2)));
+  mark = t.seen();
+  t.type("fg\n");
+  EXPECT_TRUE(t.shows_after(mark, "out-42")) << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"; stty -tostop\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=0")) << t.read_until("").substr(mark);
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("bgw")}).integer, 0);
+  t.type("exit\n");
+  EXPECT_EQ(t.wait(), 0);
+}
+
+TEST(ExecTerminal, FgAfterACtrlZLongerThanTheValiditySaysTheGuardKilledTheCommand) {
+  // fg said "sending SIGTERM to the command", which the guard had killed
+  // while redlock was stopped.
+  RedisServer redis;
+  OnTerminal t(redis.url());
+  t.run_and_suspend("\"$RL\" exec --ttl 2s tv -- sh -c 'echo ready; read x'");
+  sleep_for(2.5);  // past the lock's validity
+  const size_t mark = t.seen();
+  t.type("fg\n");
+  EXPECT_TRUE(t.shows_after(mark, "its guard killed the command when the validity ran out (exit status 74)"))
+      << t.read_until("").substr(mark);
+  t.type("echo \"rc=$?\"\n");
+  EXPECT_TRUE(t.shows_after(mark, "rc=74")) << t.read_until("").substr(mark);
+  EXPECT_EQ(t.read_until("").find("sending SIGTERM", mark), std::string::npos) << t.read_until("").substr(mark);
   t.type("exit\n");
   EXPECT_EQ(t.wait(), 0);
 }

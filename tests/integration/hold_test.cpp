@@ -73,6 +73,25 @@ TEST(HoldAtLeast, ExecExitsAtOnceAndTheLockStaysHeldUnderNoToken) {
   EXPECT_TRUE(file_exists(f.path("ran")));
 }
 
+TEST(HoldAtLeast, ACommandThatCouldNotBeRunReleasesAtOnceAndSaysSo) {
+  // A host with a missing script took the period's slot, and the others
+  // skipped theirs (silently under -q).
+  ExecFixture f;
+  write_file(f.path("not-executable"), "#!/bin/sh\n", 0644);
+  for (const auto& [cmd, status] : {std::pair<std::string, int>{f.path("missing.sh"), 127},
+                                    std::pair<std::string, int>{f.path("not-executable"), 126}}) {
+    Result r = run({"-q", "exec", "--hold-at-least", "1m", "job", "--", cmd}, f.env());
+    EXPECT_EQ(r.status, status) << r.err;
+    EXPECT_NE(r.err.find("the command could not be run: job is released at once, not kept for --hold-at-least"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(key_exists(f.redis, lock_key("job"))) << cmd;
+  }
+  // A command that ran and failed is the period's run, whatever its status.
+  EXPECT_EQ(run({"exec", "--hold-at-least", "1m", "job", "--", "sh", "-c", "exit 127"}, f.env()).status, 127);
+  EXPECT_TRUE(key_exists(f.redis, lock_key("job")));
+}
+
 TEST(HoldAtLeast, AHoldAlreadyOverReleasesAsUsual) {
   ExecFixture f;
   Result r = run({"exec", "--hold-at-least", "100ms", "job", "--", "sleep", "0.3"}, f.env());

@@ -18,6 +18,7 @@ export REDLOCK_URL=$REDIS_URL
 
 "$bin" acquire --ttl 1m 'nightly "report"' >/dev/null || fail "could not take the lock"
 "$bin" acquire --ttl 1m --limit 3 pool >/dev/null || fail "could not take a place"
+"$bin" acquire --ttl 1m 'back\slash' >/dev/null || fail "could not take a name with a backslash"
 "$bin" acquire --wait 30s 'nightly "report"' >/dev/null 2>&1 &
 waiter=$!
 for _ in $(seq 1 100); do
@@ -26,9 +27,10 @@ for _ in $(seq 1 100); do
 done
 # A lock whose key someone else wrote with a name no redlock would accept:
 # an invalid UTF-8 byte, a quote, a backslash and a newline.
-# Names read as the table shows them: two that differ only in a byte that is
-# not UTF-8 are two series, an escape character is never raw, and a name
-# spelling "\x1b" out is not the one holding the character.
+# Such names read as the table shows them, marked name_escaped="true": two
+# that differ only in a byte that is not UTF-8 are two series, an escape
+# character is never raw, and a name spelling "\x1b" out (which redlock
+# accepts, and labels as it is) is not the one holding the character.
 for odd in $'redlock:{odd\xff"\\\nname}' $'redlock:{odd\xfe"\\\nname}' $'redlock:{esc\e[2Jx}' 'redlock:{lit\x1b[2Jx}'; do
   redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
     since_ms 1 ttl_ms 60000 >/dev/null
@@ -41,11 +43,14 @@ import sys
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1], encoding="utf-8").read()
 assert "\x1b" not in text, "a raw escape character"
-samples = [(s.name, s.labels["name"]) for f in text_string_to_metric_families(text) for s in f.samples]
+samples = [(s.name, s.labels["name"], s.labels.get("name_escaped", ""))
+           for f in text_string_to_metric_families(text) for s in f.samples]
 assert len(samples) == len(set(samples)), "a series twice"
-names = {name for _, name in samples}
-for odd in ('odd\\xff"\\\\\\nname', 'odd\\xfe"\\\\\\nname', 'esc\\x1b[2Jx', 'lit\\\\x1b[2Jx'):
-    assert odd in names, (odd, names)
+names = {(name, escaped) for _, name, escaped in samples}
+for odd in ('odd\\xff"\\\\\\nname', 'odd\\xfe"\\\\\\nname', 'esc\\x1b[2Jx'):
+    assert (odd, "true") in names, (odd, names)
+assert ('lit\\x1b[2Jx', "") in names, names
+assert ('back\\slash', "") in names, ("a label reads back as the name", names)
 PY
 "$bin" status --format prometheus 'nightly "report"' pool free >"$tmp/metrics" 2>"$tmp/err"
 status=$?

@@ -205,6 +205,10 @@ TEST(Answers, ReleaseReadsEveryOutcome) {
   EXPECT_EQ(kept->kept.count(), 4500);
   EXPECT_EQ(read_release_answer(arr({str("kept"), num(1), num(-5)}))->kept.count(), 0) << "never a negative time";
   EXPECT_EQ(read_release_answer(arr({str("notheld")}))->kind, ReleaseVote::Kind::k_not_held);
+  auto floor = read_release_answer(arr({str("floor"), num(2)}));
+  ASSERT_TRUE(floor);
+  EXPECT_EQ(floor->kind, ReleaseVote::Kind::k_floor);
+  EXPECT_EQ(floor->levels, 2) << "the levels held, none dropped";
   auto foreign = read_release_answer(arr({str("foreign")}));
   ASSERT_TRUE(foreign);
   EXPECT_EQ(foreign->kind, ReleaseVote::Kind::k_foreign);

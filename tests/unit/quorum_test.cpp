@@ -438,8 +438,8 @@ TEST(Break, FreeForeignAndUnavailable) {
 namespace redlock::lock {
 namespace {
 
-// One letter per server: R released, D decremented, K kept, N not held,
-// F foreign, X failed.
+// One letter per server: R released, D decremented, K kept, L at the floor
+// (nothing dropped), N not held, F foreign, X failed.
 std::vector<ReleaseVote> release_votes(const std::string& letters) {
   std::vector<ReleaseVote> out;
   for (char c : letters) {
@@ -457,6 +457,10 @@ std::vector<ReleaseVote> release_votes(const std::string& letters) {
         v.kind = ReleaseVote::Kind::k_kept;
         v.levels = 1;
         v.kept = Millis(4000);
+        break;
+      case 'L':
+        v.kind = ReleaseVote::Kind::k_floor;
+        v.levels = 3;
         break;
       case 'N':
         v.kind = ReleaseVote::Kind::k_not_held;
@@ -478,7 +482,8 @@ TEST(Release, OneLevelIsDecrementedWhereAServerKeepsLevelsThenReleased) {
   const std::vector<std::pair<std::string, ReleaseOutcome>> table = {
       {"R", ReleaseOutcome::k_released},      {"D", ReleaseOutcome::k_decremented}, {"N", ReleaseOutcome::k_not_held},
       {"RRD", ReleaseOutcome::k_decremented}, {"RNX", ReleaseOutcome::k_released},  {"NNF", ReleaseOutcome::k_not_held},
-      {"XXX", ReleaseOutcome::k_not_held},    {"KNN", ReleaseOutcome::k_released},
+      {"XXX", ReleaseOutcome::k_not_held},    {"KNN", ReleaseOutcome::k_released},  {"L", ReleaseOutcome::k_floor},
+      {"LDN", ReleaseOutcome::k_floor},
   };
   for (const auto& [letters, outcome] : table) {
     EXPECT_EQ(decide_release(release_votes(letters)), outcome) << letters;
@@ -487,9 +492,10 @@ TEST(Release, OneLevelIsDecrementedWhereAServerKeepsLevelsThenReleased) {
 
 TEST(Release, TheEndOfAHoldIsTheStrongestWithTheMostLevelsAndTheLongestKeep) {
   const std::vector<std::pair<std::string, Ended::Kind>> table = {
-      {"R", Ended::Kind::k_released},   {"D", Ended::Kind::k_decremented}, {"K", Ended::Kind::k_kept},
-      {"N", Ended::Kind::k_not_held},   {"F", Ended::Kind::k_not_held},    {"X", Ended::Kind::k_not_held},
-      {"DRN", Ended::Kind::k_released}, {"RKD", Ended::Kind::k_kept},      {"XDN", Ended::Kind::k_decremented},
+      {"R", Ended::Kind::k_released},   {"D", Ended::Kind::k_decremented},   {"K", Ended::Kind::k_kept},
+      {"N", Ended::Kind::k_not_held},   {"F", Ended::Kind::k_not_held},      {"X", Ended::Kind::k_not_held},
+      {"DRN", Ended::Kind::k_released}, {"RKD", Ended::Kind::k_kept},        {"XDN", Ended::Kind::k_decremented},
+      {"LNX", Ended::Kind::k_floor},    {"LDN", Ended::Kind::k_decremented},
   };
   for (const auto& [letters, kind] : table) {
     EXPECT_EQ(decide_finish(release_votes(letters)).kind, kind) << letters;
@@ -497,6 +503,7 @@ TEST(Release, TheEndOfAHoldIsTheStrongestWithTheMostLevelsAndTheLongestKeep) {
   const Ended mixed = decide_finish(release_votes("DRK"));
   EXPECT_EQ(mixed.levels, 2) << "the most levels any server dropped";
   EXPECT_EQ(mixed.kept, Millis(4000));
+  EXPECT_EQ(decide_finish(release_votes("LDN")).levels, 1) << "a floor's levels are held, not dropped";
   const Ended none = decide_finish(release_votes("NFX"));
   EXPECT_EQ(none.levels, 0);
   EXPECT_EQ(none.kept, Millis(0));

@@ -330,9 +330,19 @@ TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNo
             "redlock_lock_age_seconds{name=\"pool\"} 1.5\n");
 }
 
-TEST(StatusPrometheus, LabelValuesAreEscapedForTheTerminalThenForTheFormat) {
-  const std::string out = status_prometheus({free_lock("a\"b\\c\nd")});
-  EXPECT_NE(out.find("redlock_lock_held{name=\"a\\\"b\\\\\\\\c\\\\nd\"} 0\n"), std::string::npos) << out;
+TEST(StatusPrometheus, ALabelReadsBackAsTheNameWithOnlyTheFormatsEscapes) {
+  // A name a\b was labelled a\\b: the terminal's escaping under the format's.
+  const std::string out = status_prometheus({free_lock("a\"b\\c"), free_lock("rtl\u202eeh")});
+  EXPECT_NE(out.find("redlock_lock_held{name=\"a\\\"b\\\\c\"} 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("redlock_lock_held{name=\"rtl\u202eeh\"} 0\n"), std::string::npos) << out;
+}
+
+TEST(StatusPrometheus, ANameRedlockWouldRefuseIsSpeltAsTheTableShowsItAndMarked) {
+  // Only a key another program wrote has one: bytes that are not UTF-8, or
+  // control characters. It never collides with a name spelling it out.
+  const std::string out = status_prometheus({free_lock("a\xff\nb"), free_lock("a\\xff\\nb")});
+  EXPECT_NE(out.find("redlock_lock_held{name=\"a\\\\xff\\\\nb\",name_escaped=\"true\"} 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("redlock_lock_held{name=\"a\\\\xff\\\\nb\"} 0\n"), std::string::npos) << out;
 }
 
 TEST(StatusPrometheus, NoLocksIsTheHelpAndTypeLinesAlone) {

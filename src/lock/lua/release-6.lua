@@ -14,6 +14,9 @@
 -- stays asleep, one that finds no names (nobody in line) tries at once.
 -- Undoing an attempt that never counted as held ('quiet') tells nobody: no
 -- waiter, least of all the one undoing it, has anything to gain.
+-- A floor keeps the levels that an exec running the caller holds: a
+-- command that releases more than it acquired must not take its own
+-- exec's level, or the next holder would start alongside it.
 -- PUBLISH comes before any write: Redis does not roll a script back, and a
 -- user whose ACL refuses the channel must find the lock untouched (the
 -- waiters it wakes cannot act before the script ends).
@@ -27,11 +30,14 @@
 -- ARGV[3]  min_hold_ms  the minimum hold, in milliseconds (0: none)
 -- ARGV[4]  levels       'one' or 'all'
 -- ARGV[5]  quiet        'quiet' (tell no waiter) or ''
+-- ARGV[6]  floor        the levels that must stay ('0': none); a release
+--                       that would go below it drops nothing
 --
 -- Replies:
 --   {'released', levels dropped, holders left}
 --   {'decremented', 1, levels left}
 --   {'kept', levels dropped, ms left}   held under no token until then
+--   {'floor', levels held}   no more levels than the floor: nothing dropped
 --   {'notheld'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
@@ -42,6 +48,7 @@ local channel = ARGV[2]
 local min_hold_ms = ARGV[3]
 local levels = ARGV[4]
 local quiet = ARGV[5]
+local floor = tonumber(ARGV[6]) or 0
 
 local function announce(st)
   if quiet == 'quiet' then return end
@@ -53,6 +60,7 @@ if multi then
   local list = holders()
   local v = entry_of(list, token)
   if not v then keep_alive(list) return {'notheld'} end
+  if v.count <= floor then return {'floor', v.count} end
   if levels ~= 'all' and v.count > 1 then
     v.count = v.count - 1
     v.token = nil
@@ -68,6 +76,7 @@ if multi then
 end
 if t == 'none' or h[1] ~= token then return {'notheld'} end
 local count = tonumber(h[2])
+if count <= floor then return {'floor', count} end
 if levels ~= 'all' and count > 1 then return {'decremented', 1, redis.call('HINCRBY', KEYS[1], 'count', -1)} end
 local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
 local left = since + tonumber(min_hold_ms) - now
