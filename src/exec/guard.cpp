@@ -44,18 +44,6 @@ namespace {
 // signals stay blocked (only SIGKILL or the pipe ends it). Of those calls
 // only the kill() can fail, and only once redlock is gone: the errno it
 // may set is nobody else's then.
-// Its code runs on no thread a sanitizer knows of (and with redlock's
-// thread-local storage): ThreadSanitizer must not instrument it.
-#if defined(__SANITIZE_THREAD__)
-#define REDLOCK_GUARD_CODE __attribute__((no_sanitize("thread")))
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define REDLOCK_GUARD_CODE __attribute__((no_sanitize("thread")))
-#endif
-#endif
-#ifndef REDLOCK_GUARD_CODE
-#define REDLOCK_GUARD_CODE
-#endif
 struct GuardArgs {
   int pipe = -1;
   int timer = -1;  // a timerfd on CLOCK_BOOTTIME
@@ -63,9 +51,7 @@ struct GuardArgs {
   long long deadline_ns = 0;  // 0: none (--on-lost ignore)
 };
 GuardArgs g_guard;
-// The guard killed the group at the deadline. Read and written with the
-// compiler's atomic built-ins: the guard's code calls no library.
-bool g_guard_fired = false;
+std::atomic<bool> g_guard_fired{false};  // the guard killed the group at the deadline
 alignas(64) char g_guard_stack[16 * 1024];
 
 // `t` (steady_clock, which is CLOCK_MONOTONIC) on CLOCK_BOOTTIME.
@@ -77,7 +63,7 @@ long long boot_clock_ns(TimePoint t) {
 }
 
 // Arms the guard's timer for `deadline_ns` (absolute), or disarms it (0).
-REDLOCK_GUARD_CODE void arm(int timer, long long deadline_ns) {
+void arm(int timer, long long deadline_ns) {
   itimerspec when{};
   when.it_value.tv_sec = deadline_ns / 1'000'000'000LL;
   when.it_value.tv_nsec = deadline_ns % 1'000'000'000LL;
@@ -85,7 +71,7 @@ REDLOCK_GUARD_CODE void arm(int timer, long long deadline_ns) {
 }
 
 // Closes every descriptor but `a` and `b` (a < b).
-REDLOCK_GUARD_CODE void close_all_but(unsigned a, unsigned b) {
+void close_all_but(unsigned a, unsigned b) {
   if (a > 0) {
     syscall(SYS_close_range, 0U, a - 1, 0U);
   }
@@ -95,7 +81,7 @@ REDLOCK_GUARD_CODE void close_all_but(unsigned a, unsigned b) {
   syscall(SYS_close_range, b + 1, ~0U, 0U);
 }
 
-REDLOCK_GUARD_CODE int guard_main(void* /*unused*/) {
+int guard_main(void* /*unused*/) {
   syscall(SYS_setpgid, 0, 0);  // and redlock does the same, whichever runs first
   const int p = g_guard.pipe;
   const int timer = g_guard.timer;
@@ -111,7 +97,7 @@ REDLOCK_GUARD_CODE int guard_main(void* /*unused*/) {
     if ((fds[1].revents & POLLIN) != 0) {
       unsigned long long expirations = 0;
       syscall(SYS_read, timer, &expirations, sizeof(expirations));
-      __atomic_store_n(&g_guard_fired, true, __ATOMIC_SEQ_CST);
+      g_guard_fired.store(true);
       syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone: so is CMD
       arm(timer, 0);
     }
@@ -153,7 +139,7 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
     return false;
   }
   g_guard = GuardArgs{p[0], timer, group, deadline ? boot_clock_ns(*deadline) : 0};
-  __atomic_store_n(&g_guard_fired, false, __ATOMIC_SEQ_CST);
+  g_guard_fired.store(false);
   pid_t guard;
   {
     AllSignalsBlocked blocked;  // and so they stay in the guard
@@ -177,7 +163,7 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
 }
 
 bool GroupGuard::fired() const {
-  return m_pid > 0 && __atomic_load_n(&g_guard_fired, __ATOMIC_SEQ_CST);
+  return m_pid > 0 && g_guard_fired.load();
 }
 
 void GroupGuard::extend(TimePoint deadline) {
