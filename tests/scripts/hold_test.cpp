@@ -137,6 +137,15 @@ std::vector<Row> rows() {
        "{'released', 1, 0}",
        {k_fence5, k_line_w1_after},
        {"t:{a}:released released W1", "t:{a}:released:W1 released W1"}},
+      // The line moved: W2, at the head now with a far lease, has it cut
+      // and is told, before the release names it.
+      {"AReleasePrunesTheDeadAndTellsTheOneThatComesNear",
+       release,
+       {k_held, k_fence5, k_line_dead_w1_w2},
+       args(release_by("T0")),
+       "{'released', 1, 0}",
+       {k_fence5, k_line_w2_after},
+       {"t:{a}:released:W2 moved W2", "t:{a}:released released W2", "t:{a}:released:W2 released W2"}},
       {"UndoingQuietlyTellsNobody",
        release,
        {k_held, k_fence5, k_line_w1},

@@ -70,6 +70,15 @@ inline const std::string k_line_w1_w2 =
     entry("W1", 1) + " " + entry("W2", 2) +
     " (px 10000)\n"
     "t:{a}:writers = zset W1=1 W2=2 (px 10000)";
+// W1, dead (its lease ended), ahead of W2, whose lease of 10 s is longer
+// than the near lease: once W1 is pruned, W2 is at the head with it.
+inline const std::string k_line_dead_w1_w2 =
+    "t:{a}:beats = zset W1=NOW-1 W2=NOW+10000 (px 10000)\n"
+    "t:{a}:line = zset W1=1 W2=2 (px 10000)\n"
+    "t:{a}:waiters = hash schema=redlock/1 seq=2 " +
+    entry("W1", 1) + " " + entry("W2", 2) +
+    " (px 10000)\n"
+    "t:{a}:writers = zset W1=1 W2=2 (px 10000)";
 // W2 alone in line, after W1 left it.
 inline const std::string k_line_w2_after =
     "t:{a}:beats = zset W2=# (px ~10000)\n"

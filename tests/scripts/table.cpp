@@ -1,99 +1,18 @@
 #include "table.hpp"
 
 #include <gtest/gtest.h>
-#include <hiredis/hiredis.h>
-#include <sys/time.h>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <regex>
-#include <stdexcept>
 
-#include "harness.hpp"
-#include "lock/keys.hpp"
-#include "lock/locker.hpp"
+#include "server.hpp"
 
 namespace redlock::test {
 namespace {
-
-struct FreeContext {
-  void operator()(redisContext* c) const { redisFree(c); }
-};
-struct FreeReply {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using ReplyPtr = std::unique_ptr<redisReply, FreeReply>;
-
-// One blocking hiredis connection to the table's server.
-class Client {
- public:
-  explicit Client(int port) : m_ctx(redisConnect("127.0.0.1", port)) {
-    if (!m_ctx || m_ctx->err) {
-      throw std::runtime_error("cannot connect to the table's redis-server");
-    }
-    const timeval limit{5, 0};
-    redisSetTimeout(m_ctx.get(), limit);
-  }
-
-  ReplyPtr cmd(const std::vector<std::string>& argv) {
-    send(argv);
-    return next();
-  }
-  void send(const std::vector<std::string>& argv) {
-    std::vector<const char*> ptrs;
-    std::vector<size_t> lens;
-    for (const auto& a : argv) {
-      ptrs.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    if (redisAppendCommandArgv(m_ctx.get(), static_cast<int>(argv.size()), ptrs.data(), lens.data()) != REDIS_OK) {
-      throw std::runtime_error("cannot send to the table's redis-server");
-    }
-  }
-  ReplyPtr next() {
-    void* r = nullptr;
-    if (redisGetReply(m_ctx.get(), &r) != REDIS_OK || r == nullptr) {
-      throw std::runtime_error("no reply from the table's redis-server");
-    }
-    return ReplyPtr(static_cast<redisReply*>(r));
-  }
-
- private:
-  std::unique_ptr<redisContext, FreeContext> m_ctx;
-};
-
-std::string text_of(const redisReply* r) {
-  return std::string(r->str, r->len);
-}
-
-// A reply as the scripts' headers write them: {'acquired', 'T1', 12, 1, 30000}.
-std::string show(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STRING:
-      return "'" + text_of(r) + "'";
-    case REDIS_REPLY_STATUS:
-      return "+" + text_of(r);
-    case REDIS_REPLY_ERROR:
-      return "error: " + text_of(r);
-    case REDIS_REPLY_INTEGER:
-      return std::to_string(r->integer);
-    case REDIS_REPLY_NIL:
-      return "nil";
-    case REDIS_REPLY_ARRAY: {
-      std::string out = "{";
-      for (size_t i = 0; i < r->elements; ++i) {
-        out += (i ? ", " : "") + show(r->element[i]);
-      }
-      return out + "}";
-    }
-    default:
-      return "?";
-  }
-}
 
 // A JSON value with its keys in order of name; anything else as it is.
 std::string normal(const std::string& value) {
@@ -107,29 +26,15 @@ std::string normal(const std::string& value) {
   }
 }
 
-// The table's one server, with a connection for commands and one that
-// hears every message on the table's channels.
+// The table's rows on the binary's one server (server.hpp).
 class Table {
  public:
-  Table() : m_client(m_server.port()), m_listener(m_server.port()) {
-    (void)m_listener.cmd({"PSUBSCRIBE", "t:*"});
-    for (auto name : {lock::ScriptName::k_acquire, lock::ScriptName::k_renew, lock::ScriptName::k_inspect,
-                      lock::ScriptName::k_raise_fence, lock::ScriptName::k_break, lock::ScriptName::k_release,
-                      lock::ScriptName::k_leave, lock::ScriptName::k_line}) {
-      const auto& s = lock::script(name);
-      m_loaded[name] = text_of(m_client.cmd({"SCRIPT", "LOAD", std::string(s.body)}).get());
-    }
-  }
-
   // What SCRIPT LOAD named each script.
-  [[nodiscard]] const std::string& loaded(lock::ScriptName name) const { return m_loaded.at(name); }
+  [[nodiscard]] const std::string& loaded(lock::ScriptName name) const { return m_server.loaded(name); }
 
-  void reset() { (void)m_client.cmd({"FLUSHALL", "SYNC"}); }
+  void reset() { m_server.reset(); }
 
-  long long now_ms() {
-    auto t = m_client.cmd({"TIME"});
-    return std::stoll(text_of(t->element[0])) * 1000 + std::stoll(text_of(t->element[1])) / 1000;
-  }
+  long long now_ms() { return m_server.now_ms(); }
 
   // Writes one "KEY = TYPE VALUE [(px MS)]" line.
   void load(std::string line, long long now) {
@@ -163,7 +68,7 @@ class Table {
       i = j + 1;
     }
     if (type == "string") {
-      (void)m_client.cmd({"SET", key, value});
+      (void)m_server.cmd({"SET", key, value});
     } else if (type == "hash") {
       std::vector<std::string> argv{"HSET", key};
       for (const auto& w : words) {
@@ -171,11 +76,11 @@ class Table {
         argv.push_back(w.substr(0, at));
         argv.push_back(at == std::string::npos ? "" : w.substr(at + 1));
       }
-      (void)m_client.cmd(argv);
+      (void)m_server.cmd(argv);
     } else if (type == "list") {
       std::vector<std::string> argv{"RPUSH", key};
       argv.insert(argv.end(), words.begin(), words.end());
-      (void)m_client.cmd(argv);
+      (void)m_server.cmd(argv);
     } else if (type == "zset") {
       std::vector<std::string> argv{"ZADD", key};
       for (const auto& w : words) {
@@ -183,50 +88,48 @@ class Table {
         argv.push_back(w.substr(at + 1));
         argv.push_back(w.substr(0, at));
       }
-      (void)m_client.cmd(argv);
+      (void)m_server.cmd(argv);
     } else {
       FAIL() << "a key before must be a string, hash, list or zset: " << line;
     }
     if (!px.empty()) {
-      (void)m_client.cmd({"PEXPIRE", key, px});
+      (void)m_server.cmd({"PEXPIRE", key, px});
     }
   }
 
   // Every key on the server, one a line, in order of name.
   std::vector<std::string> dump() {
-    auto names = m_client.cmd({"KEYS", "*"});
     std::vector<std::string> keys;
-    for (size_t i = 0; i < names->elements; ++i) {
-      keys.push_back(text_of(names->element[i]));
+    for (const auto& name : m_server.cmd({"KEYS", "*"}).items) {
+      keys.push_back(name.text);
     }
     std::sort(keys.begin(), keys.end());
     std::vector<std::string> out;
     for (const auto& key : keys) {
-      const std::string type = text_of(m_client.cmd({"TYPE", key}).get());
+      const std::string type = m_server.cmd({"TYPE", key}).text;
       std::string line = key + " = " + type;
       if (type == "string") {
-        line += " " + text_of(m_client.cmd({"GET", key}).get());
+        line += " " + m_server.cmd({"GET", key}).text;
       } else if (type == "hash") {
-        auto all = m_client.cmd({"HGETALL", key});
+        const Value all = m_server.cmd({"HGETALL", key});
         std::map<std::string, std::string> fields;
-        for (size_t i = 0; i + 1 < all->elements; i += 2) {
-          fields[text_of(all->element[i])] = normal(text_of(all->element[i + 1]));
+        for (size_t i = 0; i + 1 < all.items.size(); i += 2) {
+          fields[all.items[i].text] = normal(all.items[i + 1].text);
         }
         for (const auto& [f, v] : fields) {
           line += " " + f + "=" + v;
         }
       } else if (type == "list") {
-        auto items = m_client.cmd({"LRANGE", key, "0", "-1"});
-        for (size_t i = 0; i < items->elements; ++i) {
-          line += " " + text_of(items->element[i]);
+        for (const auto& item : m_server.cmd({"LRANGE", key, "0", "-1"}).items) {
+          line += " " + item.text;
         }
       } else if (type == "zset") {
-        auto items = m_client.cmd({"ZRANGE", key, "0", "-1", "WITHSCORES"});
-        for (size_t i = 0; i + 1 < items->elements; i += 2) {
-          line += " " + text_of(items->element[i]) + "=" + text_of(items->element[i + 1]);
+        const Value items = m_server.cmd({"ZRANGE", key, "0", "-1", "WITHSCORES"});
+        for (size_t i = 0; i + 1 < items.items.size(); i += 2) {
+          line += " " + items.items[i].text + "=" + items.items[i + 1].text;
         }
       }
-      if (const long long pttl = m_client.cmd({"PTTL", key})->integer; pttl >= 0) {
+      if (const long long pttl = m_server.cmd({"PTTL", key}).integer; pttl >= 0) {
         line += " (px " + std::to_string(pttl) + ")";
       }
       out.push_back(line);
@@ -235,34 +138,13 @@ class Table {
   }
 
   // Runs the script by the SHA-1 redlock computed; its reply as show() writes it.
-  std::string eval(const Row& row) {
-    std::vector<std::string> argv{"EVALSHA", std::string(lock::script(row.script).sha1)};
-    argv.insert(argv.end(), row.args.begin(), row.args.end());
-    return show(m_client.cmd(argv).get());
-  }
+  std::string eval(const Row& row) { return show(m_server.eval(row.script, row.args)); }
 
   // The messages published since the last call: "channel message".
-  std::vector<std::string> published() {
-    (void)m_client.cmd({"PUBLISH", "t:end", "."});
-    std::vector<std::string> out;
-    while (true) {
-      auto m = m_listener.next();
-      if (m->type != REDIS_REPLY_ARRAY || m->elements != 4) {
-        continue;
-      }
-      const std::string channel = text_of(m->element[2]);
-      if (channel == "t:end") {
-        return out;
-      }
-      out.push_back(channel + " " + text_of(m->element[3]));
-    }
-  }
+  std::vector<std::string> published() { return m_server.published(); }
 
  private:
-  RedisServer m_server;
-  Client m_client;
-  Client m_listener;
-  std::map<lock::ScriptName, std::string> m_loaded;
+  ScriptServer& m_server = script_server();
 };
 
 Table& table() {
@@ -333,11 +215,6 @@ bool match_from(const std::string& p, size_t i, const std::string& t, size_t j) 
 }
 
 }  // namespace
-
-const lock::Keys& keys() {
-  static const lock::Keys k = lock::keys_for("t:", "a");
-  return k;
-}
 
 bool matches(const std::string& pattern, const std::string& text) {
   return match_from(pattern, 0, text, 0);

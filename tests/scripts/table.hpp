@@ -1,9 +1,8 @@
 #pragma once
 
-// The lock's Lua scripts run directly against one redis-server, row by row:
-// the keys before, the script's arguments, its reply, the keys after and
-// what it published. The text of every script is the one redlock embeds
-// (lock/scripts.hpp), sent with EVALSHA.
+// The lock's Lua scripts run directly against one redis-server (server.hpp),
+// row by row: the keys before, the script's arguments, its reply, the keys
+// after and what it published.
 //
 // Keys are written one a line, "KEY = TYPE VALUE [(px MS)]", as dump()
 // prints them: a string's value, a hash's fields as "field=value" in order
@@ -26,6 +25,7 @@
 #include <vector>
 
 #include "lock/scripts.hpp"
+#include "server.hpp"
 
 namespace redlock::test {
 
@@ -38,9 +38,6 @@ struct Row {
   std::vector<std::string> after;        // keys after
   std::vector<std::string> published{};  // "channel message", in order
 };
-
-// The keys of lock "a" under prefix "t:".
-[[nodiscard]] const lock::Keys& keys();
 
 // Runs one row on the shared server and checks it (gtest failures).
 void run(const Row& row);

@@ -5,8 +5,9 @@
 -- semaphore's or readers' mode and limit too; the fence counter is left
 -- alone, so fences keep increasing across the break. A foreign key is
 -- reported and left alone. The waiters at the head of the line are woken
--- as by a release. PUBLISH comes before the DEL: a user whose ACL refuses
--- the channel must find the lock untouched.
+-- as by a release (dead entries pruned first, the line moved). PUBLISH
+-- comes before the DEL: a user whose ACL refuses the channel must find the
+-- lock untouched.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
@@ -48,7 +49,7 @@ end
 if line_bad() then
   redis.call('PUBLISH', channel, 'released')
 else
-  prune()
+  if prune() > 0 then moved() end
   wake({count = 0})
 end
 redis.call('DEL', KEYS[1])

@@ -12,6 +12,9 @@
 -- The release message names the waiters at the head of the line that can
 -- go now (direct handoff: the others sleep on); a waiter that is not named
 -- stays asleep, one that finds no names (nobody in line) tries at once.
+-- Dead entries are pruned first, and the line moves as on every prune: one
+-- that comes within k_near of the head has its far lease cut and is told,
+-- or a dead one there would hold the line for its far lease.
 -- Undoing an attempt that never counted as held ('quiet') tells nobody: no
 -- waiter, least of all the one undoing it, has anything to gain.
 -- A floor keeps the levels that an exec running the caller holds: a
@@ -53,7 +56,7 @@ local floor = tonumber(ARGV[6]) or 0
 local function announce(st)
   if quiet == 'quiet' then return end
   if line_bad() then redis.call('PUBLISH', channel, 'released') return end
-  prune()
+  if prune() > 0 then moved() end
   wake(st)
 end
 if multi then
