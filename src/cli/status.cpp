@@ -38,10 +38,11 @@ Format format_of(const StatusOptions& o) {
 // Every lock asked for (or every lock under the prefix), judged across the servers.
 std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked) {
   std::vector<std::string> names = asked.empty() ? locker.list() : asked;
+  std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   std::vector<Verdict> verdicts;
-  for (const auto& name : names) {
-    Verdict v = lock::judge(name, locker.inspect(name));
-    // A listed name whose lock expired between SCAN and inspect is simply gone.
+  for (size_t i = 0; i < names.size(); ++i) {
+    Verdict v = lock::judge(names[i], views[i]);
+    // A listed name whose lock expired between the listing and its reading is simply gone.
     if (!asked.empty() || v.state != State::k_free) {
       verdicts.push_back(std::move(v));
     }

@@ -52,8 +52,8 @@ using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
 void check_hold_at_least(Millis hold, const lock::Claim& claim);
 
 // Who holds the lock, for `status`: this host, `pid`, and its command line
-// `argv` as recorded_command() stores it (no secrets, valid UTF-8, cut at
-// 1024 bytes between characters).
+// `argv` as recorded_command() stores it (no secrets, valid UTF-8, at most
+// 64 bytes: cut between characters and marked).
 [[nodiscard]] lock::Owner make_owner(long long pid, const std::vector<std::string>& argv);
 
 // The arguments of process `pid` from /proc (empty if unreadable).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -327,6 +328,15 @@ std::vector<ServerView> inspect_views(const std::vector<Answer>& answers, const 
     views.push_back(std::move(v));
   }
   return views;
+}
+
+std::optional<std::vector<Reply>> per_lock_replies(Reply reply, std::string_view outcome, size_t asked) {
+  if (outcome_of(reply) != outcome || reply.elements.size() < 2 || reply.elements.size() > asked + 1) {
+    return std::nullopt;
+  }
+  std::vector<Reply> out(std::make_move_iterator(reply.elements.begin() + 1),
+                         std::make_move_iterator(reply.elements.end()));
+  return out;
 }
 
 std::optional<LineAnswer> read_line_answer(const Reply& reply) {

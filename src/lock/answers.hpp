@@ -145,6 +145,13 @@ struct RaiseVote {
                                                     const std::vector<std::string>& servers,
                                                     std::vector<redis::Failure>& failures);
 
+// A reply of a script that reads many locks ({outcome, lock, ...}, see
+// scripts.hpp): each lock's own reply, the first locks asked for first, at
+// least one and at most `asked`; nullopt for a reply of another shape (or
+// another outcome).
+[[nodiscard]] std::optional<std::vector<redis::Reply>> per_lock_replies(redis::Reply reply, std::string_view outcome,
+                                                                        size_t asked);
+
 // The line script (status): the live waiters at the head of the line, first
 // come first (see read_waiters), and how many are alive in all.
 struct LineAnswer {

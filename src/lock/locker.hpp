@@ -143,8 +143,12 @@ class Locker {
   // and wakes its waiters; the fence counter is left alone. Too few servers
   // answering is an Error (69/77), like a failed round.
   [[nodiscard]] Broken break_lock(const std::string& name);
-  // Every server's view of `name`: its holders, and its line of waiters.
-  [[nodiscard]] std::vector<ServerView> inspect(const std::string& name);
+  // Every server's view of each of `names`, in their order: its holders,
+  // and the head of its line of waiters. Many locks a call, the calls to a
+  // server pipelined: a few round trips for thousands of locks (on a Redis
+  // Cluster, whose calls may only name keys of one slot, a call per lock).
+  // Too few servers answering for a lock is an Error, as for any round.
+  [[nodiscard]] std::vector<std::vector<ServerView>> inspect(const std::vector<std::string>& names);
   // Names of every lock under the prefix (SCAN, never KEYS), sorted.
   [[nodiscard]] std::vector<std::string> list();
   // Servers that may evict a held lock under memory pressure: a maxmemory
@@ -191,9 +195,17 @@ class Locker {
   void require_majority(const std::vector<redis::Failure>& failures) const;
   // Throws a UsageError (64) when shared_node() finds one.
   void refuse_shared_node(const std::vector<Answer>& answers) const;
-  // Fills each reachable server's waiters from its line (a round of its
-  // own: see the line script); a server that fails it just shows none.
-  void read_line(const Keys& keys, std::vector<ServerView>& views);
+  // status's reading of many locks (survey.cpp): what each server has
+  // answered for each lock so far, and the locks of one call.
+  struct Read;
+  struct Batch;
+  // Reads every lock on every server in batches, pipelined, until each has
+  // an answer, or its server turns out to be a Redis Cluster.
+  void read_in_batches(const std::vector<Keys>& keys, Read& read);
+  // Files server `i`'s answer to one call under its locks.
+  void take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read);
+  // Reads server `i`'s locks not read yet, a round per lock and script.
+  void read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read);
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request

@@ -37,8 +37,23 @@ constexpr std::array<const Sha1Hex*, 8> k_sha1s = {&k_acquire_sha1,     &k_renew
 // against the KEYS the script reads.
 template <const lua::Embedded& script, typename... Key>
 std::vector<std::string> keys_of(const Key&... key) {
-  static_assert(script.keys == sizeof...(Key), "a script takes as many keys as its file's name says");
+  static_assert(!script.per_lock && script.keys == sizeof...(Key),
+                "a script takes as many keys as its file's name says");
   return {std::to_string(sizeof...(Key)), key...};
+}
+
+// The same for a script that takes its keys per lock: `key` picks each
+// lock's, as many as its file's name says.
+template <const lua::Embedded& script, typename... Key>
+std::vector<std::string> keys_per_lock(const std::vector<Keys>& locks, Key Keys::*... key) {
+  static_assert(script.per_lock && script.keys == sizeof...(Key),
+                "a script takes as many keys as its file's name says");
+  std::vector<std::string> args{std::to_string(locks.size() * sizeof...(Key))};
+  args.reserve(1 + locks.size() * sizeof...(Key));
+  for (const Keys& lock : locks) {
+    (args.push_back(lock.*key), ...);
+  }
+  return args;
 }
 
 std::string ms(Millis d) {
@@ -71,8 +86,8 @@ std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {
   return with_argv(keys_of<lua::k_renew>(keys.lock), {a.token, ms(a.ttl)});
 }
 
-std::vector<std::string> to_args(const Keys& keys, const InspectArgs& /*a*/) {
-  return keys_of<lua::k_inspect>(keys.lock, keys.fence);
+std::vector<std::string> to_args(const std::vector<Keys>& locks, const InspectArgs& /*a*/) {
+  return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence);
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
@@ -89,8 +104,8 @@ std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
                    {a.waiter, keys.channel});
 }
 
-std::vector<std::string> to_args(const Keys& keys, const LineArgs& a) {
-  return with_argv(keys_of<lua::k_line>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters),
+std::vector<std::string> to_args(const std::vector<Keys>& locks, const LineArgs& a) {
+  return with_argv(keys_per_lock<lua::k_line>(locks, &Keys::line, &Keys::beats, &Keys::waiters),
                    {std::to_string(a.listed)});
 }
 

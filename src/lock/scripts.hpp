@@ -77,9 +77,13 @@ struct RenewArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a);
 
-// inspect-2.lua: read everything status shows (no ARGV).
+// Status reads many locks a call: the scripts named <name>-<keys>n.lua
+// take that many keys for each lock, and answer for as many of the locks as
+// fit in one reply, from the first (their file's header says how many).
+
+// inspect-2n.lua: read everything status shows of each lock (no ARGV).
 struct InspectArgs {};
-[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const InspectArgs& a);
+[[nodiscard]] std::vector<std::string> to_args(const std::vector<Keys>& locks, const InspectArgs& a);
 
 // raise-fence-2.lua: raise the fence counter to a quorum's fence.
 struct RaiseFenceArgs {
@@ -98,10 +102,10 @@ struct LeaveArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a);
 
-// line-5.lua: read the head of the line of waiters, for status.
+// line-3n.lua: read the head of each lock's line of waiters, for status.
 struct LineArgs {
-  long long listed = 20;  // how many waiters at the head to list (all are counted)
+  long long listed = 20;  // how many waiters at the head of each line to list (all are counted)
 };
-[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const LineArgs& a);
+[[nodiscard]] std::vector<std::string> to_args(const std::vector<Keys>& locks, const LineArgs& a);
 
 }  // namespace redlock::lock

@@ -33,10 +33,11 @@ struct Reply {
 // wrong port) sends costs redlock at most some 15 MiB. redlock's largest
 // replies are a SCAN page (COUNT 1000: about a thousand keys), status's
 // reading of a lock (two elements per holder and per waiter, some 170
-// bytes plus the host and the command, itself at most 1 KiB), break's list
-// of holders (eight elements each) and CLUSTER NODES (some 150 KiB for a
-// thousand nodes). The bounds leave room for 2,000 holders in break and
-// 8,000 in status (1,700 with 1 KiB commands each).
+// bytes plus the host and the command, itself at most 64 bytes, or 1 KiB
+// as versions before 0.2 recorded it), break's list of holders (eight
+// elements each) and CLUSTER NODES (some 150 KiB for a thousand nodes). The
+// bounds leave room for 2,000 holders in break and 8,000 in status (1,700
+// with 1 KiB commands each).
 inline constexpr size_t k_max_reply_elements = 16'384;  // at every level, the reply itself included
 inline constexpr size_t k_max_reply_bytes = 2 << 20;    // strings and lines together
 inline constexpr int k_max_reply_depth = 4;             // arrays in arrays (break's holders: 3)

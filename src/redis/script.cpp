@@ -24,6 +24,25 @@ struct Pending {
 
 enum class Step { k_done, k_again, k_tryagain };
 
+// An error reply becomes a failure with its status and a line for people:
+// `where` is the server, `script` the script's name.
+void describe_error(ScriptAnswer& a, const std::string& where, std::string_view script) {
+  if (a.failure || !a.reply.is_error()) {
+    return;
+  }
+  const std::string e = mask_secrets(a.reply.str);
+  const ExitStatus status = classify_error(e);
+  if (e.rfind("NOAUTH", 0) == 0 || e.find("unauthenticated") != std::string::npos) {
+    a.failure = Failure{status, fmt::format("Redis at {} requires a password: give it with --password-file FILE, "
+                                            "$REDLOCK_PASSWORD or $REDLOCK_PASSWORD_FILE",
+                                            where)};
+  } else if (redirect_of(e)) {
+    a.failure = Failure{ExitStatus::k_protocol, fmt::format("Redis at {} kept redirecting {}: {}", where, script, e)};
+  } else {
+    a.failure = Failure{status, fmt::format("Redis at {} answered {}: {}{}", where, script, e, error_hint(e)), true};
+  }
+}
+
 class Run {
  public:
   Run(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call)
@@ -71,7 +90,7 @@ class Run {
       backoff = std::min(backoff * 2, Millis(100));
     }
     for (size_t i = 0; i < m_answers.size(); ++i) {
-      describe_error(i);
+      describe_error(m_answers[i], m_conns[i]->endpoint().display(), m_call.script->name);
     }
     return std::move(m_answers);
   }
@@ -174,28 +193,6 @@ class Run {
     return false;
   }
 
-  // An error reply becomes a failure with its status and a line for people.
-  void describe_error(size_t i) {
-    ScriptAnswer& a = m_answers[i];
-    if (a.failure || !a.reply.is_error()) {
-      return;
-    }
-    const std::string e = mask_secrets(a.reply.str);
-    const std::string where = m_conns[i]->endpoint().display();
-    const ExitStatus status = classify_error(e);
-    if (e.rfind("NOAUTH", 0) == 0 || e.find("unauthenticated") != std::string::npos) {
-      a.failure = Failure{status, fmt::format("Redis at {} requires a password: give it with --password-file FILE, "
-                                              "$REDLOCK_PASSWORD or $REDLOCK_PASSWORD_FILE",
-                                              where)};
-    } else if (redirect_of(e)) {
-      a.failure = Failure{ExitStatus::k_protocol,
-                          fmt::format("Redis at {} kept redirecting {}: {}", where, m_call.script->name, e)};
-    } else {
-      a.failure = Failure{
-          status, fmt::format("Redis at {} answered {}: {}{}", where, m_call.script->name, e, error_hint(e)), true};
-    }
-  }
-
   std::span<std::unique_ptr<Connection>> m_conns;
   const ScriptCall& m_call;
   std::vector<ScriptAnswer> m_answers;
@@ -206,6 +203,83 @@ class Run {
 std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,
                                      const std::vector<bool>& targets) {
   return Run(conns, call).go(targets);
+}
+
+std::vector<std::vector<ScriptAnswer>> run_pipelined(std::span<std::unique_ptr<Connection>> conns,
+                                                     const std::vector<std::vector<PipelinedCall>>& calls,
+                                                     const Cancel& cancel) {
+  std::vector<std::vector<ScriptAnswer>> answers(conns.size());
+  // Per server, the calls still to send: all at first, then those it
+  // answered NOSCRIPT.
+  std::vector<std::vector<size_t>> pending(conns.size());
+  for (size_t i = 0; i < conns.size(); ++i) {
+    answers[i].resize(i < calls.size() ? calls[i].size() : 0);
+    for (size_t k = 0; k < answers[i].size(); ++k) {
+      pending[i].push_back(k);
+    }
+  }
+  for (const bool by_body : {false, true}) {
+    std::vector<Connection*> asked;
+    for (size_t i = 0; i < conns.size(); ++i) {
+      // Commands run in order: once one EVAL has loaded a script, the
+      // EVALSHAs behind it find it.
+      std::vector<const Script*> loaded;
+      for (const size_t k : pending[i]) {
+        const PipelinedCall& call = calls[i][k];
+        const bool eval = by_body && std::find(loaded.begin(), loaded.end(), call.script) == loaded.end();
+        if (eval) {
+          loaded.push_back(call.script);
+        }
+        std::vector<std::string> argv{eval ? "EVAL" : "EVALSHA",
+                                      std::string(eval ? call.script->body : call.script->sha1)};
+        argv.insert(argv.end(), call.args.begin(), call.args.end());
+        conns[i]->queue(argv);
+      }
+      if (!pending[i].empty()) {
+        asked.push_back(conns[i].get());
+      }
+    }
+    if (asked.empty()) {
+      break;
+    }
+    run_all(asked, cancel);
+    for (size_t i = 0; i < conns.size(); ++i) {
+      if (pending[i].empty()) {
+        continue;
+      }
+      Connection& conn = *conns[i];
+      if (conn.failure()) {
+        for (const size_t k : pending[i]) {
+          answers[i][k].failure = conn.failure();
+        }
+        conn.reset();
+        pending[i].clear();
+        continue;
+      }
+      std::vector<Reply> replies = conn.take_replies();
+      const std::string node = peer_address(conn.fd());
+      std::vector<size_t> again;
+      for (size_t n = 0; n < pending[i].size(); ++n) {
+        ScriptAnswer& a = answers[i][pending[i][n]];
+        a.node = node;
+        if (n >= replies.size()) {
+          a.failure = Failure{ExitStatus::k_protocol,
+                              fmt::format("Redis at {} sent fewer replies than commands", conn.endpoint().display())};
+        } else if (!by_body && replies[n].is_error() && replies[n].str.rfind("NOSCRIPT", 0) == 0) {
+          again.push_back(pending[i][n]);
+        } else {
+          a.reply = std::move(replies[n]);
+        }
+      }
+      pending[i] = std::move(again);
+    }
+  }
+  for (size_t i = 0; i < conns.size(); ++i) {
+    for (size_t k = 0; k < answers[i].size(); ++k) {
+      describe_error(answers[i][k], conns[i]->endpoint().display(), calls[i][k].script->name);
+    }
+  }
+  return answers;
 }
 
 }  // namespace redlock::redis

@@ -56,6 +56,25 @@ struct ScriptAnswer {
   std::string node;
 };
 
+// One call of a script in a pipeline: the script, and what follows its
+// SHA-1 (numkeys, keys, argv).
+struct PipelinedCall {
+  const Script* script = nullptr;
+  std::vector<std::string> args;
+};
+
+// Runs every server's calls at once (calls[i] on conns[i], in order; a
+// server without calls is not asked), each server's pipelined: one round
+// trip for all of them, and one more for those it answered NOSCRIPT, sent
+// again as EVAL with the body (the first of each script; EVALSHA behind
+// it). Nothing is followed: a Redis Cluster's redirection, like any error
+// reply, is that call's failure, with the error kept as its reply. A server
+// that fails fails every call it was sent. For reads that go together, such
+// as status's of many locks.
+[[nodiscard]] std::vector<std::vector<ScriptAnswer>> run_pipelined(std::span<std::unique_ptr<Connection>> conns,
+                                                                   const std::vector<std::vector<PipelinedCall>>& calls,
+                                                                   const Cancel& cancel);
+
 // Runs `call` on every connection marked in `targets` (all if empty), at
 // once, under one poll loop, and speaks the protocol a script needs:
 // - EVALSHA, and EVAL with the body when the server answers NOSCRIPT;

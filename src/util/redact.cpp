@@ -448,7 +448,11 @@ std::string redact_command(const std::vector<std::string>& argv) {
 }
 
 std::string recorded_command(const std::vector<std::string>& argv) {
-  return truncate_utf8(make_valid_utf8(redact_command(argv)), k_max_command_bytes);
+  std::string all = make_valid_utf8(redact_command(argv));
+  if (all.size() <= k_max_command_bytes) {
+    return all;
+  }
+  return truncate_utf8(all, k_max_command_bytes - k_cut_mark.size()) + std::string(k_cut_mark);
 }
 
 }  // namespace redlock

@@ -72,10 +72,18 @@ inline constexpr const char* k_redacted = "***";
 // UTF-8 character in two.
 [[nodiscard]] std::string truncate_utf8(std::string_view s, size_t max_bytes);
 
-inline constexpr size_t k_max_command_bytes = 1024;
+// The most a recorded command takes. Redis keeps a hash in its compact
+// encoding (a listpack) only while every value in it is at most 64 bytes
+// (hash-max-listpack-value): one longer command took a held lock from about
+// 250 bytes of memory to more than 1,000.
+inline constexpr size_t k_max_command_bytes = 64;
+
+// What ends a recorded command that was cut: U+2026 (three bytes).
+inline constexpr std::string_view k_cut_mark = "\xe2\x80\xa6";
 
 // The command line stored with a lock for `status`: redacted, valid UTF-8,
-// at most 1024 bytes, cut between characters.
+// at most k_max_command_bytes; a longer one is cut between characters and
+// ends with k_cut_mark.
 [[nodiscard]] std::string recorded_command(const std::vector<std::string>& argv);
 
 }  // namespace redlock

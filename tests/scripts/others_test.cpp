@@ -1,7 +1,8 @@
-// inspect-2.lua, break-2.lua, leave-2.lua and line-1.lua, row by row.
+// inspect-2n.lua, break-6.lua, leave-6.lua and line-3n.lua, row by row.
 
 #include <gtest/gtest.h>
 
+#include "lock/keys.hpp"
 #include "rows.hpp"
 #include "table.hpp"
 
@@ -15,6 +16,17 @@ std::vector<std::string> args(const Args& a) {
   return lock::to_args(keys(), a);
 }
 
+// The arguments of a script that reads many locks, for lock "a" alone or
+// for "a" and then "b".
+template <typename Args>
+std::vector<std::string> args_of_a(const Args& a) {
+  return lock::to_args(std::vector<lock::Keys>{keys()}, a);
+}
+template <typename Args>
+std::vector<std::string> args_of_a_b(const Args& a) {
+  return lock::to_args(std::vector<lock::Keys>{keys(), lock::keys_for("t:", "b")}, a);
+}
+
 const std::string k_released = "t:{a}:released released";
 
 std::vector<Row> rows() {
@@ -26,22 +38,41 @@ std::vector<Row> rows() {
       {"AFreeLockShowsItsCounter",
        inspect,
        {k_fence5},
-       args(lock::InspectArgs{}),
-       "{'none', '#', '5', -2, {}}",
+       args_of_a(lock::InspectArgs{}),
+       "{'locks', {'none', '#', '5', -2, {}}}",
        {k_fence5}},
       {"AHeldLockShowsEveryField",
        inspect,
        {k_held, k_fence5},
-       args(lock::InspectArgs{}),
-       "{'hash', '#', '5', ~30000, {'schema', 'redlock/1', 'token', 'T0', 'count', '1', 'fence', '5', 'host', 'h0', "
-       "'pid', '10', 'cmd', 'c0', 'since_ms', '#', 'ttl_ms', '30000'}}",
+       args_of_a(lock::InspectArgs{}),
+       "{'locks', {'hash', '#', '5', ~30000, {'schema', 'redlock/1', 'token', 'T0', 'count', '1', 'fence', '5', "
+       "'host', 'h0', 'pid', '10', 'cmd', 'c0', 'since_ms', '#', 'ttl_ms', '30000'}}}",
        {k_held_after, k_fence5}},
       {"AForeignKeyIsShownForWhatItIs",
        inspect,
        {"t:{a} = list x", "t:{a}:fence = list y"},
-       args(lock::InspectArgs{}),
-       "{'list', '#', '', -2, {}}",
+       args_of_a(lock::InspectArgs{}),
+       "{'locks', {'list', '#', '', -2, {}}}",
        {"t:{a} = list x", "t:{a}:fence = list y"}},
+      {"SeveralLocksAreReadInOneCallInTheirOrder",
+       inspect,
+       {"t:{b} = hash schema=redlock/1 token=T1 count=1 fence=7 host=h1 pid=11 cmd=c1 since_ms=NOW ttl_ms=9000 (px "
+        "9000)",
+        k_fence5},
+       args_of_a_b(lock::InspectArgs{}),
+       "{'locks', {'none', '#', '5', -2, {}}, {'hash', '#', '', ~9000, {'schema', 'redlock/1', 'token', 'T1', "
+       "'count', '1', 'fence', '7', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'since_ms', '#', 'ttl_ms', '9000'}}}",
+       {"t:{b} = hash cmd=c1 count=1 fence=7 host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=9000 "
+        "(px ~9000)",
+        k_fence5}},
+      {"AFullReplyLeavesTheRestForTheNextCall",
+       inspect,
+       // Some 300 KB in the first lock: more than one reply holds (256 KiB).
+       {"t:{a} = hash schema=redlock/1 mode=semaphore limit=2 h:T0=" + std::string(300'000, 'x') + " (px 30000)",
+        "t:{b} = hash schema=redlock/1 token=T1 count=1 (px 9000)"},
+       args_of_a_b(lock::InspectArgs{}),
+       "{'locks', {'hash', '#', '', ~30000, {*}}}",
+       {"t:{a} = hash *", "t:{b} = hash count=1 schema=redlock/1 token=T1 (px ~9000)"}},
 
       {"BreakingAPlainLockNamesItsHolder",
        brk,
@@ -107,11 +138,28 @@ std::vector<Row> rows() {
       {"TheLineIsReadAsItIs",
        line,
        {k_line_w1},
-       args(lock::LineArgs{}),
+       args_of_a(lock::LineArgs{}),
        // The first entries with their expiry, and how many are alive.
-       R"({'hash', '#', {'schema', 'redlock/1', 'w:W1', '{*"ticket":1*}'}, 1})",
+       R"({'lines', {'hash', '#', {'schema', 'redlock/1', 'w:W1', '{*"ticket":1*}'}, 1}})",
        {k_line_w1_after}},
-      {"NoLineReadsAsNone", line, {}, args(lock::LineArgs{}), "{'none', '#', {}, 0}", {}},
+      {"NoLineReadsAsNone", line, {}, args_of_a(lock::LineArgs{}), "{'lines', {'none', '#', {}, 0}}", {}},
+      {"SeveralLinesAreReadInOneCallInTheirOrder",
+       line,
+       {k_line_w1},
+       args_of_a_b(lock::LineArgs{}),
+       R"({'lines', {'hash', '#', {'schema', 'redlock/1', 'w:W1', '{*"ticket":1*}'}, 1}, {'none', '#', {}, 0}})",
+       {k_line_w1_after}},
+      {"OnlyTheHeadOfALineIsListedAndAllAreCounted",
+       line,
+       {k_line_w1_w2},
+       args_of_a(lock::LineArgs{.listed = 1}),
+       R"({'lines', {'hash', '#', {'schema', 'redlock/1', 'w:W1', '{*"ticket":1*}'}, 2}})",
+       {"t:{a}:beats = zset W1=# W2=# (px ~10000)\n"
+        "t:{a}:line = zset W1=1 W2=2 (px ~10000)\n"
+        "t:{a}:waiters = hash " +
+        entry_after("W1", 1) + " " + entry_after("W2", 2) +
+        " schema=redlock/1 seq=2 (px ~10000)\n"
+        "t:{a}:writers = zset W1=1 W2=2 (px ~10000)"}},
   };
 }
 

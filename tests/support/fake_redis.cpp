@@ -26,6 +26,41 @@ void send_all(int fd, const std::string& bytes) {
   }
 }
 
+// Takes the whole requests at the start of `in` (RESP arrays of bulk
+// strings, as clients send them) out of it, and says how many there were:
+// pipelined requests that come in one read are answered one by one.
+size_t take_requests(std::string& in) {
+  size_t count = 0;
+  size_t at = 0;
+  const auto number = [&](char kind, long long& n) {
+    if (at >= in.size() || in[at] != kind) {
+      return false;
+    }
+    const size_t end = in.find("\r\n", at);
+    if (end == std::string::npos) {
+      return false;
+    }
+    n = std::stoll(in.substr(at + 1, end - at - 1));
+    at = end + 2;
+    return true;
+  };
+  while (true) {
+    const size_t start = at;
+    long long parts = 0;
+    bool whole = number('*', parts);
+    for (long long k = 0; whole && k < parts; ++k) {
+      long long len = 0;
+      whole = number('$', len) && in.size() >= at + static_cast<size_t>(len) + 2;
+      at += whole ? static_cast<size_t>(len) + 2 : 0;
+    }
+    if (!whole) {
+      in.erase(0, start);
+      return count;
+    }
+    ++count;
+  }
+}
+
 }  // namespace
 
 FakeRedis::FakeRedis(Mode mode, std::chrono::milliseconds drip_interval)
@@ -71,6 +106,7 @@ void FakeRedis::serve() {
     int fd;
     bool dripping;
     std::chrono::steady_clock::time_point next_drip;
+    std::string pending{};  // the start of a request not received whole yet
   };
   std::vector<Client> clients;
   auto drop = [&](size_t i) {
@@ -119,6 +155,10 @@ void FakeRedis::serve() {
           const std::lock_guard<std::mutex> lock(m_mutex);
           m_requests.append(buf, static_cast<size_t>(n));
         }
+        c.pending.append(buf, static_cast<size_t>(n));
+        // A canned answer goes to each whole request, as a server would
+        // give it: requests pipelined in one read get one each.
+        const size_t requests = take_requests(c.pending);
         switch (m_mode) {
           case Mode::k_silent:
             break;
@@ -130,10 +170,14 @@ void FakeRedis::serve() {
             send_all(c.fd, "this is not RESP at all\r\n");
             break;
           case Mode::k_wrong_type:
-            send_all(c.fd, "+OK\r\n");
+            for (size_t k = 0; k < requests; ++k) {
+              send_all(c.fd, "+OK\r\n");
+            }
             break;
           case Mode::k_canned:
-            send_all(c.fd, m_canned);
+            for (size_t k = 0; k < requests; ++k) {
+              send_all(c.fd, m_canned);
+            }
             break;
           case Mode::k_drip:
             if (!c.dripping) {

@@ -367,6 +367,25 @@ TEST(Tally, InspectViewsNameEachServerAndShowWhyOneHasNoView) {
   EXPECT_EQ(failures[1].status, ExitStatus::k_protocol);
 }
 
+TEST(Answers, AReplyOfManyLocksGivesEachLocksOwnReply) {
+  const Reply first = arr({str("none"), str("1"), str(""), num(-2), arr({})});
+  const Reply second = arr({str("hash"), str("1"), str("5"), num(900), arr({str("token"), str("T")})});
+  const auto both = per_lock_replies(arr({str("locks"), first, second}), "locks", 2);
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->size(), 2u);
+  EXPECT_EQ((*both)[1].elements[3].integer, 900);
+  // A reply that was full answers for the first locks only: the rest are asked again.
+  const auto one = per_lock_replies(arr({str("locks"), first}), "locks", 2);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->size(), 1u);
+  // No lock at all, more locks than asked for, another outcome or shape: unexpected.
+  EXPECT_FALSE(per_lock_replies(arr({str("locks")}), "locks", 2));
+  EXPECT_FALSE(per_lock_replies(arr({str("locks"), first, second, first}), "locks", 2));
+  EXPECT_FALSE(per_lock_replies(arr({str("lines"), first}), "locks", 2));
+  EXPECT_FALSE(per_lock_replies(str("locks"), "locks", 2));
+  EXPECT_FALSE(per_lock_replies(Reply{}, "locks", 2));
+}
+
 TEST(Tally, AQuorumFailureTakesTheMostSpecificStatusAndNamesEveryServer) {
   const redis::Failure down{ExitStatus::k_unavailable, "a is down"};
   const redis::Failure odd{ExitStatus::k_protocol, "b sent nonsense"};

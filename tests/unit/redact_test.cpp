@@ -1,6 +1,6 @@
 // What redlock records and prints never shows a secret: URL passwords with
 // any characters, NAME=value settings and --password-style options. And the
-// recorded command is valid UTF-8 of at most 1024 bytes, cut between
+// recorded command is valid UTF-8 of at most 64 bytes, cut between
 // characters (status reads it back as JSON).
 
 #include <gtest/gtest.h>
@@ -290,23 +290,35 @@ TEST(TruncateUtf8, CutsBetweenCharacters) {
   EXPECT_EQ(truncate_utf8("\xf0\x9f\x92\xa1", 3), "");
 }
 
-TEST(RecordedCommand, IsValidUtf8OfAtMost1024BytesCutBetweenCharacters) {
+TEST(RecordedCommand, IsValidUtf8OfAtMost64BytesCutBetweenCharactersAndMarked) {
+  // A value over 64 bytes takes the lock's hash out of Redis's compact
+  // encoding: a lock of some 250 bytes became one of over 1,000.
   std::string euros;
-  for (int i = 0; i < 400; ++i) {
-    euros += "\xe2\x82\xac";  // 1200 bytes; a cut at 1024 would split one
+  for (int i = 0; i < 40; ++i) {
+    euros += "\xe2\x82\xac";  // 120 bytes; a cut at 61 bytes splits one or not, by what comes before
   }
+  const std::string mark = "\xe2\x80\xa6";  // U+2026
   EXPECT_EQ(recorded_command({"sh", "-c", "x", "\xff\xfe"}), "sh -c x \xef\xbf\xbd\xef\xbf\xbd");
   for (const auto& argv : std::vector<std::vector<std::string>>{
            {"a", euros},
            {"ab", euros},
-           {std::string(1023, 'x'), "\xff"},
+           {"abc", euros},
+           {std::string(63, 'x'), "\xff"},
            {std::string(2000, '\x80')},
        }) {
     std::string out = recorded_command(argv);
-    SCOPED_TRACE(escape_for_terminal(out.substr(0, 40)));
+    SCOPED_TRACE(escape_for_terminal(out));
     EXPECT_TRUE(is_valid_utf8(out));
-    EXPECT_LE(out.size(), 1024u);
-    EXPECT_GE(out.size(), 1021u);  // only the last, partial character is dropped
+    EXPECT_LE(out.size(), 64u);
+    EXPECT_GE(out.size(), 62u);  // only the last, partial character is dropped
+    ASSERT_GE(out.size(), mark.size());
+    EXPECT_EQ(out.substr(out.size() - mark.size()), mark);
   }
+  // 64 bytes are kept whole, 65 are cut to 61 and the mark.
+  EXPECT_EQ(recorded_command({std::string(64, 'y')}), std::string(64, 'y'));
+  EXPECT_EQ(recorded_command({std::string(65, 'y')}), std::string(61, 'y') + mark);
+  // Secrets are hidden before the cut: no part of one is ever kept.
   EXPECT_EQ(recorded_command({"sh", "-c", "PASSWORD=x"}), "sh -c PASSWORD=***");
+  EXPECT_EQ(recorded_command({std::string(50, 'z'), "--password", "hunter2hunter2hunter2"}),
+            std::string(50, 'z') + " --password" + mark);
 }

@@ -2,7 +2,9 @@
 #   cmake -DLUA_DIR=src/lock/lua -DSCHEMA=redlock/1 -DOUT=<header> -P embed.cmake
 # (CMakeLists.txt runs it whenever a .lua file or this file changes).
 #
-# Each script is LUA_DIR/<name>-<keys>.lua. What a file sends to Redis is the
+# Each script is LUA_DIR/<name>-<keys>.lua, or LUA_DIR/<name>-<keys>n.lua for
+# one that takes <keys> keys for each of any number of locks (status reads
+# many locks a call). What a file sends to Redis is the
 # file without its header (the comment lines it opens with), with every
 # `--@include <file>` line replaced by LUA_DIR/includes/<file>, itself
 # without its header. An include is pulled in once per script: a second
@@ -92,19 +94,26 @@ set(header "// Made by src/lock/lua/embed.cmake from src/lock/lua/*.lua when red
 string(APPEND header "// built: edit the .lua files, not this.\n")
 string(APPEND header "#pragma once\n\n#include <string_view>\n\nnamespace redlock::lock::lua {\n\n")
 string(APPEND header "// A script as it is sent to Redis: its name (its file's, without the key\n")
-string(APPEND header "// count), how many of its arguments are KEYS, and its text.\n")
-string(APPEND header "struct Embedded {\n  std::string_view name;\n  int keys;\n  std::string_view text;\n};\n")
+string(APPEND header "// count), how many of its arguments are KEYS (with per_lock, how many for\n")
+string(APPEND header "// each of the locks it is given), and its text.\n")
+string(APPEND header "struct Embedded {\n  std::string_view name;\n  int keys;\n  bool per_lock;\n  std::string_view text;\n};\n")
 
 foreach(script ${scripts})
-  if(NOT script MATCHES "^([a-z][a-z-]*)-([0-9]+)\\.lua$")
-    message(FATAL_ERROR "embed.cmake: ${script} is not named <name>-<number of keys>.lua")
+  if(NOT script MATCHES "^([a-z][a-z-]*)-([0-9]+)(n?)\\.lua$")
+    message(FATAL_ERROR "embed.cmake: ${script} is not named <name>-<number of keys>.lua or <name>-<keys per lock>n.lua")
   endif()
   set(name "${CMAKE_MATCH_1}")
   set(keys "${CMAKE_MATCH_2}")
+  set(per_lock false)
+  if(CMAKE_MATCH_3 STREQUAL "n")
+    set(per_lock true)
+  endif()
   set_property(GLOBAL PROPERTY embed_included "")
   expand("${LUA_DIR}/${script}" text)
 
   # The key count in the name is the one the script reads: its highest KEYS[n].
+  # A script of many locks reads them by their place in each lock's group,
+  # never by a fixed number.
   string(REGEX MATCHALL "KEYS\\[[0-9]+\\]" used "${text}")
   set(highest 0)
   foreach(k ${used})
@@ -113,7 +122,9 @@ foreach(script ${scripts})
       set(highest ${n})
     endif()
   endforeach()
-  if(NOT highest EQUAL keys)
+  if(per_lock AND NOT highest EQUAL 0)
+    message(FATAL_ERROR "embed.cmake: ${script} takes its keys per lock, but reads KEYS[${highest}]")
+  elseif(NOT per_lock AND NOT highest EQUAL keys)
     message(FATAL_ERROR "embed.cmake: ${script} reads KEYS up to KEYS[${highest}], its name says ${keys}")
   endif()
   string(REPLACE "@SCHEMA@" "${SCHEMA}" text "${text}")
@@ -128,7 +139,7 @@ foreach(script ${scripts})
 
   string(REPLACE "-" "_" id "${name}")
   string(APPEND header "\n// ${script}\n")
-  string(APPEND header "inline constexpr Embedded k_${id}{\"${name}\", ${keys}, R\"lua(${text})lua\"};\n")
+  string(APPEND header "inline constexpr Embedded k_${id}{\"${name}\", ${keys}, ${per_lock}, R\"lua(${text})lua\"};\n")
 endforeach()
 string(APPEND header "\n}  // namespace redlock::lock::lua\n")
 

@@ -1,0 +1,45 @@
+-- inspect: read everything status shows of some locks.
+--
+-- One script, so that status sees each lock in one consistent snapshot,
+-- with the server's clock for ages and expiries; and many locks a call, so
+-- that listing a thousand locks costs a few calls, not a thousand round
+-- trips. It reads and never writes: a foreign key is shown for what it is.
+-- It stops once its reply holds about k_budget bytes (after one lock at
+-- least), so that a batch of large locks (semaphores of thousands of
+-- holders) stays within what a client reads at once: the caller asks again
+-- for the locks it did not get.
+--
+-- KEYS  two per lock, for as many locks as asked, in order:
+--   KEYS[2i-1]  the lock's hash, <prefix>{NAME}
+--   KEYS[2i]    its fence counter, <prefix>{NAME}:fence
+--
+-- No ARGV.
+--
+-- Replies {'locks', lock, ...}: the first locks asked for, in order, each
+-- {type, now_ms, fence, pttl, fields}: the type of the lock's key ('none'
+-- when free), the server's clock in milliseconds, the fence counter (''
+-- when absent or not a string), the key's PTTL (-2 unless a hash) and the
+-- hash's fields as {field, value, ...} ({} unless a hash).
+
+local k_budget = 262144
+
+local clock = redis.call('TIME')
+local now_ms = string.format('%d', clock[1] * 1000 + math.floor(clock[2] / 1000))
+local out = {'locks'}
+local bytes = 0
+for at = 1, #KEYS - 1, 2 do
+  local t = redis.call('TYPE', KEYS[at])['ok']
+  local fence = redis.pcall('GET', KEYS[at + 1])
+  if type(fence) ~= 'string' then fence = '' end
+  local lock = {t, now_ms, fence, -2, {}}
+  local size = 64 + #fence
+  if t == 'hash' then
+    lock[4] = redis.call('PTTL', KEYS[at])
+    lock[5] = redis.call('HGETALL', KEYS[at])
+    for _, v in ipairs(lock[5]) do size = size + #v + 8 end
+  end
+  if #out > 1 and bytes + size > k_budget then break end
+  out[#out + 1] = lock
+  bytes = bytes + size
+end
+return out
