@@ -150,14 +150,20 @@ class Sut {
     }
   }
 
-  // What status reads (inspect-2.lua, line-5.lua) is what the model holds,
+  // What status reads (inspect-2n.lua, line-3n.lua) is what the model holds,
   // and the first k_near places have near leases.
   void check_state(const Model& m) {
     std::map<std::string, long long> holders;
     for (const auto& h : m.holders) {
       holders[h.token] = h.count;
     }
-    const Value lock = m_server.eval(ScriptName::k_inspect, lock::to_args(keys(), lock::InspectArgs{}));
+    const Value locks =
+        m_server.eval(ScriptName::k_inspect, lock::to_args(std::vector<lock::Keys>{keys()}, lock::InspectArgs{}));
+    if (locks.items.size() != 2) {
+      differs("inspect answered " + show(locks));
+      return;
+    }
+    const Value& lock = locks.items[1];
     if (lock.items.size() != 5 || lock.items[0].text != (holders.empty() ? "none" : "hash")) {
       differs("the lock reads " + show(lock) + ", the model says " + (holders.empty() ? "free" : "held"));
       return;
@@ -193,7 +199,9 @@ class Sut {
         live.push_back(waiter_id(w.client));
       }
     }
-    const Value line = m_server.eval(ScriptName::k_line, lock::to_args(keys(), lock::LineArgs{k_clients}));
+    const Value lines =
+        m_server.eval(ScriptName::k_line, lock::to_args(std::vector<lock::Keys>{keys()}, lock::LineArgs{k_clients}));
+    const Value line = lines.items.size() == 2 ? lines.items[1] : lines;
     std::vector<std::string> listed;
     if (line.items.size() == 4) {
       const auto& entries = line.items[2].items;
