@@ -99,7 +99,7 @@ class Server:
 
     # What redlock itself sends; INFO commandstats also counts every call
     # the scripts make, which are part of the one EVALSHA that ran them.
-    CLIENT_COMMANDS = ("evalsha", "eval", "evalsha_ro", "eval_ro", "scan", "ping", "select", "auth", "hello",
+    CLIENT_COMMANDS = ("evalsha", "eval", "evalsha_ro", "eval_ro", "scan", "zscan", "ping", "select", "auth", "hello",
                        "wait", "role", "subscribe", "unsubscribe", "config|get", "cluster|nodes", "cluster|slots",
                        "cluster|shards", "client|setname", "client|setinfo")
 

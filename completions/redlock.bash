@@ -20,7 +20,7 @@ _redlock_subcommand_opts() {
         acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
-        status) echo '--json --format --watch --interval' ;;
+        status) echo '--json --format --watch --interval --scan' ;;
         break) echo '--json' ;;
         exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --conflict-exit-code --unfair -c' ;;
     esac

@@ -175,6 +175,7 @@ complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array i
 complete -c redlock -n '__redlock_using status' -l format -x -a 'table json prometheus' -d 'how to print it'
 complete -c redlock -n '__redlock_using status' -l watch -d 'show it again every --interval until interrupted'
 complete -c redlock -n '__redlock_using status' -l interval -x -d 'how often --watch shows it'
+complete -c redlock -n '__redlock_using status' -l scan -d 'find the locks by SCAN too, for those of versions before 0.2'
 
 # break NAME...
 complete -c redlock -n '__redlock_using break' -l json -d 'print a JSON array of what was broken'

@@ -78,6 +78,7 @@ struct StatusOptions {
   std::optional<StatusFormat> format;  // --format (none: table, or json with --json)
   bool watch = false;                  // redraw every `interval` until a stop signal
   std::optional<Millis> interval;      // --watch's period (none: 2s)
+  bool scan = false;                   // list by SCAN too, not only from the index of held locks
 };
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop);
 

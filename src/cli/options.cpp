@@ -209,6 +209,9 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
       *sub, "--interval", [&o](const std::string& v) { o.interval = parse_interval(v); },
       "how often --watch shows it (default 2s)")
       ->type_name("D");
+  sub->add_flag("--scan", o.scan,
+                "without NAME: find the locks with SCAN as well as in the index of held locks, to list those of "
+                "redlock versions before 0.2 too (reads the whole keyspace)");
   sub->footer(
       "Example:\n  redlock status                 # every lock, as a table\n"
       "  redlock status deploy --json   # exit 0 when held, 1 when free\n"

@@ -36,8 +36,8 @@ Format format_of(const StatusOptions& o) {
 }
 
 // Every lock asked for (or every lock under the prefix), judged across the servers.
-std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked) {
-  std::vector<std::string> names = asked.empty() ? locker.list() : asked;
+std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked, bool scan) {
+  std::vector<std::string> names = asked.empty() ? locker.list(scan) : asked;
   std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   std::vector<Verdict> verdicts;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -127,7 +127,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
   for (bool first = true;; first = false) {
     std::string block;
     try {
-      const auto verdicts = snapshot(locker, names);
+      const auto verdicts = snapshot(locker, names, o.scan);
       say_held_warnings();
       const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
@@ -180,7 +180,7 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   if (o.watch) {
     return watch(o, names, format, interval, locker, r.options.prefix);
   }
-  const auto verdicts = snapshot(locker, names);
+  const auto verdicts = snapshot(locker, names, o.scan);
   const Shown shown = show(o, format, verdicts, r.options.prefix, locker.size() > 1);
   // A warning of its own; but a failure (76: keys redlock did not write)
   // gets only the one line that says so.

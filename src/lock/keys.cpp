@@ -24,8 +24,18 @@ std::string lock_key(std::string_view prefix, std::string_view name) {
 
 Keys keys_for(const std::string& prefix, const std::string& name) {
   const std::string lock = lock_key(prefix, name);
-  return Keys{
-      lock, lock + ":fence", lock + ":released", lock + ":line", lock + ":beats", lock + ":waiters", lock + ":writers"};
+  return Keys{lock,
+              lock + ":fence",
+              lock + ":released",
+              lock + ":line",
+              lock + ":beats",
+              lock + ":waiters",
+              lock + ":writers",
+              index_key(prefix)};
+}
+
+std::string index_key(std::string_view prefix) {
+  return std::string(prefix) + "index";
 }
 
 std::optional<std::string> name_of_key(std::string_view prefix, std::string_view key) {

@@ -24,6 +24,12 @@ inline constexpr char k_close_brace = '\x02';
 // The key of the lock's hash: <prefix>{tag_of(name)}.
 [[nodiscard]] std::string lock_key(std::string_view prefix, std::string_view name);
 
+// The index of held locks under `prefix`: <prefix>index. Every lock key
+// has a '{' right after the prefix and ends with '}' or a ':' suffix, so no
+// lock's key under any prefix is this key, and SCAN for <prefix>{*} never
+// lists it (nor do versions before the index).
+[[nodiscard]] std::string index_key(std::string_view prefix);
+
 // Every key (and the channel) of lock `name` under `prefix`.
 [[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 

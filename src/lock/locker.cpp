@@ -294,7 +294,7 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (targets[i] && just_failed[i] && !m_conns[i]->connected()) {
       fresh[i] = true;
-      m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), brief, m_options.tls, m_cancel);
+      reconnect(i, brief);
     } else if (targets[i] && just_failed[i]) {
       m_conns[i]->keep_for_follow_up(brief.command);  // a round that timed out: right behind its request
       fresh[i] = true;                                // and a new connection after it
@@ -308,9 +308,16 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
               targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
-      m_conns[i] =
-          std::make_unique<redis::Connection>(m_conns[i]->endpoint(), m_options.timeouts, m_options.tls, m_cancel);
+      reconnect(i, m_options.timeouts);
     }
+  }
+}
+
+void Locker::reconnect(size_t i, const redis::Timeouts& timeouts) {
+  const bool refuses = m_conns[i]->refuses_optional_keys();
+  m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), timeouts, m_options.tls, m_cancel);
+  if (refuses) {
+    m_conns[i]->refuse_optional_keys();  // no second refusal to learn it from: the first cost a round trip
   }
 }
 

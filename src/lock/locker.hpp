@@ -149,8 +149,11 @@ class Locker {
   // Cluster, whose calls may only name keys of one slot, a call per lock).
   // Too few servers answering for a lock is an Error, as for any round.
   [[nodiscard]] std::vector<std::vector<ServerView>> inspect(const std::vector<std::string>& names);
-  // Names of every lock under the prefix (SCAN, never KEYS), sorted.
-  [[nodiscard]] std::vector<std::string> list();
+  // Names of every lock under the prefix, sorted: from each server's index
+  // of held locks (lua/includes/index.lua), or, where it has none (a Redis
+  // Cluster, a server no redlock since 0.2 has held a lock on) and with
+  // `scan`, from SCAN (never KEYS), which reads the whole keyspace.
+  [[nodiscard]] std::vector<std::string> list(bool scan = false);
   // Servers that may evict a held lock under memory pressure: a maxmemory
   // limit with any policy but noeviction (allkeys-* evicts any key,
   // volatile-* the keys with a TTL, which every lock has). One line each,
@@ -202,10 +205,16 @@ class Locker {
   // Reads every lock on every server in batches, pipelined, until each has
   // an answer, or its server turns out to be a Redis Cluster.
   void read_in_batches(const std::vector<Keys>& keys, Read& read);
+  // The calls (into `calls`) and batches that read server `i`'s locks not
+  // read yet.
+  [[nodiscard]] std::vector<Batch> batches_of(size_t i, const std::vector<Keys>& keys, const Read& read,
+                                              std::vector<redis::PipelinedCall>& calls) const;
   // Files server `i`'s answer to one call under its locks.
   void take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read);
   // Reads server `i`'s locks not read yet, a round per lock and script.
   void read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read);
+  // Server `i`'s answer for one lock, the line script's or inspect's.
+  [[nodiscard]] Answer read_one(size_t i, const Keys& keys, bool line);
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request
@@ -213,6 +222,15 @@ class Locker {
   // matters is that the release is queued behind the acquire it may still run.
   void undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
             const std::vector<bool>& just_failed, bool announce);
+
+  // The lock keys in server `i`'s index of held locks, or nullopt when it
+  // has none redlock keeps (absent, of another type or without the schema
+  // marker; or a Redis Cluster, or a user, that will not have it read).
+  [[nodiscard]] std::optional<std::vector<std::string>> read_index(size_t i);
+
+  // A new connection to server `i` in place of the old, with `timeouts`;
+  // what the old one learned of the server's refusals is kept.
+  void reconnect(size_t i, const redis::Timeouts& timeouts);
 
   // With several servers, a server that refuses us (TLS verification,
   // password, ACL) is said once on stderr, even under -q: the others may

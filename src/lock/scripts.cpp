@@ -2,6 +2,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ namespace {
 constexpr std::array<const lua::Embedded*, 8> k_embedded = {&lua::k_acquire,     &lua::k_renew, &lua::k_inspect,
                                                             &lua::k_raise_fence, &lua::k_break, &lua::k_release,
                                                             &lua::k_leave,       &lua::k_line};
+
+// How many of each script's last KEYS it can do without: the index of held
+// locks (includes/index.lua), which a Redis Cluster refuses beside a lock's
+// keys, as does a server whose user's ACL does not cover it.
+constexpr std::array<int, 8> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
@@ -45,7 +51,7 @@ std::vector<std::string> keys_of(const Key&... key) {
 // The same for a script that takes its keys per lock: `key` picks each
 // lock's, as many as its file's name says.
 template <const lua::Embedded& script, typename... Key>
-std::vector<std::string> keys_per_lock(const std::vector<Keys>& locks, Key Keys::*... key) {
+std::vector<std::string> keys_per_lock(std::span<const Keys> locks, Key Keys::*... key) {
   static_assert(script.per_lock && script.keys == sizeof...(Key),
                 "a script takes as many keys as its file's name says");
   std::vector<std::string> args{std::to_string(locks.size() * sizeof...(Key))};
@@ -70,23 +76,25 @@ std::vector<std::string> with_argv(std::vector<std::string> args, std::initializ
 std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
   // A reader's share has no limit of its own: '0' in the hash.
   const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
-  return with_argv(keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
-                   {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode),
-                    std::to_string(limit), ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease),
-                    a.wait_left ? ms(*a.wait_left) : "-1", a.ticket});
+  return with_argv(
+      keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
+      {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode), std::to_string(limit),
+       ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease), a.wait_left ? ms(*a.wait_left) : "-1",
+       a.ticket});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
-  return with_argv(keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
-                   {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
-                    a.quiet ? "quiet" : "", std::to_string(a.floor)});
+  return with_argv(
+      keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
+      {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
+       a.quiet ? "quiet" : "", std::to_string(a.floor)});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {
-  return with_argv(keys_of<lua::k_renew>(keys.lock), {a.token, ms(a.ttl)});
+  return with_argv(keys_of<lua::k_renew>(keys.lock, keys.index), {a.token, ms(a.ttl)});
 }
 
-std::vector<std::string> to_args(const std::vector<Keys>& locks, const InspectArgs& /*a*/) {
+std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& /*a*/) {
   return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence);
 }
 
@@ -95,8 +103,9 @@ std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
 }
 
 std::vector<std::string> to_args(const Keys& keys, const BreakArgs& /*a*/) {
-  return with_argv(keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers),
-                   {keys.channel});
+  return with_argv(
+      keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
+      {keys.channel});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
@@ -104,7 +113,7 @@ std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
                    {a.waiter, keys.channel});
 }
 
-std::vector<std::string> to_args(const std::vector<Keys>& locks, const LineArgs& a) {
+std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a) {
   return with_argv(keys_per_lock<lua::k_line>(locks, &Keys::line, &Keys::beats, &Keys::waiters),
                    {std::to_string(a.listed)});
 }
@@ -113,8 +122,8 @@ const Script& script(ScriptName name) {
   static const std::array<Script, 8> all = [] {
     std::array<Script, 8> scripts{};
     for (size_t i = 0; i < scripts.size(); ++i) {
-      scripts[i] =
-          Script{k_embedded[i]->name, k_embedded[i]->text, std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size())};
+      scripts[i] = Script{k_embedded[i]->name, k_embedded[i]->text,
+                          std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size()), k_optional_keys[i]};
     }
     return scripts;
   }();

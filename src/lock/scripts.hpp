@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ using Script = redis::Script;
 enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_release, k_leave, k_line };
 [[nodiscard]] const Script& script(ScriptName name);
 
-// The Redis keys for one lock name (one hash slot: all share the {NAME} tag).
+// The Redis keys for one lock name (one hash slot: all share the {NAME}
+// tag), and the index of held locks under its prefix, which lies in no
+// lock's slot.
 struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
   std::string fence;    // <prefix>{NAME}:fence counter
@@ -31,6 +34,11 @@ struct Keys {
   std::string beats;    // <prefix>{NAME}:beats     zset id -> end of lease
   std::string waiters;  // <prefix>{NAME}:waiters   hash id -> entry
   std::string writers;  // <prefix>{NAME}:writers   zset id -> ticket (not readers)
+  // The held locks under the prefix (src/lock/lua/includes/index.lua), for
+  // status: the scripts that change a lock's lease keep its entry, where
+  // the server lets them name this key beside the lock's (not on a Redis
+  // Cluster).
+  std::string index;  // <prefix>index   zset lock key -> end of lease
 };
 
 // Each script's ARGV by name, one struct per script, in the words of its
@@ -38,7 +46,7 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-6.lua: take the lock, or re-enter it.
+// acquire-7.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
@@ -57,7 +65,7 @@ struct AcquireArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// release-6.lua: end a hold, one level or every level, or keep it under no
+// release-7.lua: end a hold, one level or every level, or keep it under no
 // token until its minimum hold is over: `redlock release`, an acquire
 // undone, exec's end.
 struct ReleaseArgs {
@@ -70,7 +78,7 @@ struct ReleaseArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a);
 
-// renew-1.lua: extend the holder's lease.
+// renew-2.lua: extend the holder's lease.
 struct RenewArgs {
   std::string token;
   Millis ttl{0};
@@ -83,7 +91,7 @@ struct RenewArgs {
 
 // inspect-2n.lua: read everything status shows of each lock (no ARGV).
 struct InspectArgs {};
-[[nodiscard]] std::vector<std::string> to_args(const std::vector<Keys>& locks, const InspectArgs& a);
+[[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& a);
 
 // raise-fence-2.lua: raise the fence counter to a quorum's fence.
 struct RaiseFenceArgs {
@@ -92,7 +100,7 @@ struct RaiseFenceArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a);
 
-// break-6.lua: free the lock, whoever holds it (the channel is its only ARGV).
+// break-7.lua: free the lock, whoever holds it (the channel is its only ARGV).
 struct BreakArgs {};
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a);
 
@@ -106,6 +114,6 @@ struct LeaveArgs {
 struct LineArgs {
   long long listed = 20;  // how many waiters at the head of each line to list (all are counted)
 };
-[[nodiscard]] std::vector<std::string> to_args(const std::vector<Keys>& locks, const LineArgs& a);
+[[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a);
 
 }  // namespace redlock::lock

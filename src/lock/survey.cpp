@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
@@ -54,10 +55,11 @@ std::string glob_escape(const std::string& s) {
 
 }  // namespace
 
-// The locks of one call: indices into the names asked for, and which
+// The locks of one call, [from, to) in the names asked for, and which
 // script reads them.
 struct Locker::Batch {
-  std::vector<size_t> locks;
+  size_t from = 0;
+  size_t to = 0;
   bool line = false;  // the line script (else inspect)
 };
 
@@ -114,8 +116,31 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
   return out;
 }
 
-// Over clang-tidy's complexity bound: one pass over batches, servers and replies; its steps share the batch state
-// NOLINTNEXTLINE(readability-function-cognitive-complexity)
+std::vector<Locker::Batch> Locker::batches_of(size_t i, const std::vector<Keys>& keys, const Read& read,
+                                              std::vector<redis::PipelinedCall>& calls) const {
+  std::vector<Batch> batches;
+  for (const bool line : {false, true}) {
+    const auto& got = line ? read.lines : read.held;
+    // Runs of locks not answered for yet, at most k_batch each.
+    for (size_t from = 0; from < keys.size();) {
+      if (got[from][i]) {
+        ++from;
+        continue;
+      }
+      size_t to = from + 1;
+      while (to < keys.size() && to - from < k_batch && !got[to][i]) {
+        ++to;
+      }
+      const std::span<const Keys> some(keys.data() + from, to - from);
+      calls.push_back(line ? redis::PipelinedCall{&script(ScriptName::k_line), to_args(some, LineArgs{})}
+                           : redis::PipelinedCall{&script(ScriptName::k_inspect), to_args(some, InspectArgs{})});
+      batches.push_back(Batch{from, to, line});
+      from = to;
+    }
+  }
+  return batches;
+}
+
 void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
   const size_t n = m_conns.size();
   while (true) {
@@ -124,29 +149,8 @@ void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
     std::vector<std::vector<redis::PipelinedCall>> calls(n);
     std::vector<std::vector<Batch>> batches(n);
     for (size_t i = 0; i < n; ++i) {
-      if (read.one_by_one[i]) {
-        continue;
-      }
-      for (const bool line : {false, true}) {
-        const auto& got = line ? read.lines : read.held;
-        std::vector<size_t> missing;
-        for (size_t j = 0; j < keys.size(); ++j) {
-          if (!got[j][i]) {
-            missing.push_back(j);
-          }
-        }
-        for (size_t from = 0; from < missing.size(); from += k_batch) {
-          Batch b{{missing.begin() + static_cast<std::ptrdiff_t>(from),
-                   missing.begin() + static_cast<std::ptrdiff_t>(std::min(missing.size(), from + k_batch))},
-                  line};
-          std::vector<Keys> some;
-          for (const size_t j : b.locks) {
-            some.push_back(keys[j]);
-          }
-          calls[i].push_back(line ? redis::PipelinedCall{&script(ScriptName::k_line), to_args(some, LineArgs{})}
-                                  : redis::PipelinedCall{&script(ScriptName::k_inspect), to_args(some, InspectArgs{})});
-          batches[i].push_back(std::move(b));
-        }
+      if (!read.one_by_one[i]) {
+        batches[i] = batches_of(i, keys, read, calls[i]);
       }
     }
     if (std::all_of(calls.begin(), calls.end(), [](const auto& c) { return c.empty(); })) {
@@ -172,7 +176,7 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   }
   std::optional<std::vector<redis::Reply>> parts;
   if (!failure) {
-    parts = per_lock_replies(std::move(said.reply), batch.line ? "lines" : "locks", batch.locks.size());
+    parts = per_lock_replies(std::move(said.reply), batch.line ? "lines" : "locks", batch.to - batch.from);
     if (!parts) {
       failure = unexpected_reply(m_names[i], what);
     }
@@ -180,40 +184,43 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   if (failure) {
     warn_refused(i, *failure);
     log_debug("{} {}: {}", m_names[i], what, failure->message);
-    for (const size_t j : batch.locks) {
+    for (size_t j = batch.from; j < batch.to; ++j) {
       got[j][i] = Answer{failure, {}, false, said.node};
     }
     return;
   }
   // The locks it did not answer for (its reply was full) go in the next call.
   for (size_t k = 0; k < parts->size(); ++k) {
-    got[batch.locks[k]][i] = Answer{std::nullopt, std::move((*parts)[k]), false, said.node};
+    got[batch.from + k][i] = Answer{std::nullopt, std::move((*parts)[k]), false, said.node};
   }
 }
 
-// Over clang-tidy's complexity bound: the per-lock fallback of read_in_batches, step for step
-// NOLINTNEXTLINE(readability-function-cognitive-complexity)
 void Locker::read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read) {
-  std::vector<bool> only(m_conns.size(), false);
-  only[i] = true;
   for (size_t j = 0; j < keys.size(); ++j) {
     for (const bool line : {false, true}) {
       auto& got = line ? read.lines : read.held;
-      if (got[j][i]) {
-        continue;
+      if (!got[j][i]) {
+        got[j][i] = read_one(i, keys[j], line);
       }
-      Answer a = line ? round(to_args({keys[j]}, LineArgs{}), script(ScriptName::k_line), only)[i]
-                      : round(to_args({keys[j]}, InspectArgs{}), script(ScriptName::k_inspect), only)[i];
-      if (!a.failure) {
-        auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
-        a.reply = parts ? std::move(parts->front()) : redis::Reply{};
-        if (!parts) {
-          a.failure = unexpected_reply(m_names[i], line ? "line" : "inspect");
-        }
-      }
-      got[j][i] = std::move(a);
     }
   }
+}
+
+Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
+  std::vector<bool> only(m_conns.size(), false);
+  only[i] = true;
+  const std::span<const Keys> one(&keys, 1);
+  Answer a = line ? round(to_args(one, LineArgs{}), script(ScriptName::k_line), only)[i]
+                  : round(to_args(one, InspectArgs{}), script(ScriptName::k_inspect), only)[i];
+  if (a.failure) {
+    return a;
+  }
+  auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
+  a.reply = parts ? std::move(parts->front()) : redis::Reply{};
+  if (!parts) {
+    a.failure = unexpected_reply(m_names[i], line ? "line" : "inspect");
+  }
+  return a;
 }
 
 std::vector<std::string> Locker::eviction_risks() {
@@ -238,18 +245,59 @@ std::vector<std::string> Locker::eviction_risks() {
   return out;
 }
 
-std::vector<std::string> Locker::list() {
+std::optional<std::vector<std::string>> Locker::read_index(size_t i) {
+  const std::string key = index_key(m_options.prefix);
+  std::vector<std::string> keys;
+  bool marked = false;
+  // ZSCAN returns every entry that stays in the index from the first call
+  // to the last, whatever comes and goes meanwhile.
+  std::string cursor = "0";
+  do {
+    const redis::Reply r = redis::call(*m_conns[i], {"ZSCAN", key, cursor, "COUNT", "1000"});
+    if (!r.is_array() || r.elements.size() != 2 || !r.elements[1].is_array()) {
+      log_debug("{} has no index of held locks we can read: {}", m_names[i], r.is_error() ? r.str : "no ZSCAN reply");
+      return std::nullopt;
+    }
+    cursor = r.elements[0].text();
+    const auto& entries = r.elements[1].elements;
+    for (size_t k = 0; k + 1 < entries.size(); k += 2) {
+      if (entries[k].str == k_schema) {
+        marked = true;
+      } else {
+        keys.push_back(entries[k].str);
+      }
+    }
+  } while (cursor != "0");
+  if (!marked) {
+    log_debug("{} has no index of held locks{}", m_names[i], keys.empty() ? "" : " with redlock's schema marker");
+    return std::nullopt;
+  }
+  return keys;
+}
+
+std::vector<std::string> Locker::list(bool scan) {
   const std::string& prefix = m_options.prefix;
   const std::string pattern = glob_escape(prefix) + "{*}";
   std::vector<std::string> names;
   std::vector<redis::Failure> failures;
   std::vector<std::vector<std::string>> clusters(m_conns.size());  // node IDs, for a Cluster node
+  const auto add = [&](const std::vector<std::string>& keys) {
+    for (const auto& key : keys) {
+      if (auto name = name_of_key(prefix, key)) {
+        names.push_back(std::move(*name));
+      }
+    }
+  };
   for (size_t i = 0; i < m_conns.size(); ++i) {
     try {
-      for (const auto& key : redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i])) {
-        if (auto name = name_of_key(prefix, key)) {
-          names.push_back(std::move(*name));
-        }
+      // An entry whose lease has ended is read like the others, and left
+      // out as free: the scripts prune them a few at a time.
+      const std::optional<std::vector<std::string>> indexed = read_index(i);
+      if (indexed) {
+        add(*indexed);
+      }
+      if (!indexed || scan) {
+        add(redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i]));
       }
     } catch (const Error& e) {
       failures.push_back({e.status(), e.what()});

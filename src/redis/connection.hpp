@@ -96,6 +96,12 @@ class Connection {
   [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
   void set_cancel(Cancel cancel) { m_cancel = cancel; }
 
+  // Whether the server refuses a script the keys it can do without
+  // (Script::optional_keys): learned from its answers (see run_script),
+  // and kept as long as the connection object.
+  [[nodiscard]] bool refuses_optional_keys() const { return m_refuses_optional_keys; }
+  void refuse_optional_keys() { m_refuses_optional_keys = true; }
+
   // redis+sentinel:// only: asks the sentinels (one command, to the first
   // that answers) which server is the master now. True when it is no longer
   // the one this open, idle connection talks to: the connection is then
@@ -180,6 +186,7 @@ class Connection {
   // they must be asked again).
   std::unique_ptr<Sentinel> m_sentinel;
   std::optional<TimePoint> m_connect_deadline;
+  bool m_refuses_optional_keys = false;
 };
 
 }  // namespace redlock::redis

@@ -7,6 +7,7 @@
 #include "redis/cluster.hpp"
 #include "redis/fanout.hpp"
 #include "util/log.hpp"
+#include "util/number.hpp"
 
 namespace redlock::redis {
 namespace {
@@ -106,6 +107,9 @@ class Run {
     std::vector<std::string> argv{p.by_body ? "EVAL" : "EVALSHA",
                                   std::string(p.by_body ? m_call.script->body : m_call.script->sha1)};
     argv.insert(argv.end(), m_call.args.begin(), m_call.args.end());
+    if (m_call.script->optional_keys > 0 && conn.refuses_optional_keys()) {
+      drop_optional_keys(argv);
+    }
     conn.queue(argv);
     if (m_call.min_replicas > 0) {
       conn.queue({"WAIT", std::to_string(m_call.min_replicas),
@@ -142,11 +146,35 @@ class Run {
     return Step::k_done;
   }
 
+  // EVALSHA's arguments without the script's optional keys: argv is
+  // EVALSHA, the SHA-1, numkeys, the keys, then ARGV.
+  void drop_optional_keys(std::vector<std::string>& argv) const {
+    const auto keys = parse_integer(argv.size() > 2 ? argv[2] : "");
+    const long long optional = m_call.script->optional_keys;
+    if (!keys || *keys < optional || argv.size() < static_cast<size_t>(3 + *keys)) {
+      return;
+    }
+    argv[2] = std::to_string(*keys - optional);
+    argv.erase(argv.begin() + 3 + (*keys - optional), argv.begin() + 3 + *keys);
+  }
+
   // Whether an error reply asks for another try: NOSCRIPT, MOVED, ASK, TRYAGAIN,
-  // and READONLY from a Sentinel's master.
+  // READONLY from a Sentinel's master, and the refusal of optional keys.
   Step redirect(Pending& p, const std::string& error) {
     if (error.rfind("NOSCRIPT", 0) == 0 && !p.by_body) {
       p.by_body = true;  // to the same node, ASKING again if it was an ASK's
+      return Step::k_again;
+    }
+    // A command is refused before it runs: nothing was written. CROSSSLOT
+    // is a Redis Cluster; NOPERM about keys, an ACL that does not cover
+    // them (if it is about the lock's own keys, the next answer says so).
+    Connection& conn = target(p);
+    const bool keys_refused = error.rfind("CROSSSLOT", 0) == 0 ||
+                              (error.rfind("NOPERM", 0) == 0 && error.find(" keys ") != std::string::npos);
+    if (keys_refused && m_call.script->optional_keys > 0 && !conn.refuses_optional_keys()) {
+      log_debug("{} refuses {}'s optional keys: {}", conn.endpoint().display(), m_call.script->name, error);
+      conn.refuse_optional_keys();
+      m_conns[p.index]->refuse_optional_keys();
       return Step::k_again;
     }
     // A master demoted under an open connection (a Sentinel failover): the
@@ -178,6 +206,11 @@ class Run {
                 ep.display());
       p.ask = std::make_unique<Connection>(ep, m_call.timeouts, m_call.tls, m_call.cancel);
     }
+    // A redirection comes from a Redis Cluster: the index has no place there.
+    m_conns[p.index]->refuse_optional_keys();
+    if (p.ask) {
+      p.ask->refuse_optional_keys();
+    }
     return Step::k_again;
   }
 
@@ -205,8 +238,58 @@ std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conn
   return Run(conns, call).go(targets);
 }
 
-// Over clang-tidy's complexity bound: the pipelined twin of Round::go: send, read, redirect, retry
-// NOLINTNEXTLINE(readability-function-cognitive-complexity)
+namespace {
+
+// Queues the calls of one server named in `pending`. Commands run in order:
+// once one EVAL has loaded a script, the EVALSHAs behind it find it. The
+// first call of each script is an EVAL, so that a server that does not know
+// it yet answers all in one round trip, not every call with NOSCRIPT.
+void queue_calls(Connection& conn, const std::vector<PipelinedCall>& calls, const std::vector<size_t>& pending) {
+  std::vector<const Script*> loaded;
+  for (const size_t k : pending) {
+    const PipelinedCall& call = calls[k];
+    const bool eval = std::find(loaded.begin(), loaded.end(), call.script) == loaded.end();
+    if (eval) {
+      loaded.push_back(call.script);
+    }
+    std::vector<std::string> argv{eval ? "EVAL" : "EVALSHA", std::string(eval ? call.script->body : call.script->sha1)};
+    argv.insert(argv.end(), call.args.begin(), call.args.end());
+    conn.queue(argv);
+  }
+}
+
+// Files one server's replies to the calls in `pending` under their answers,
+// and returns the calls to send again: those answered NOSCRIPT on a first
+// try (`retry` false), which only a script cache flushed while they ran does.
+std::vector<size_t> take_calls(Connection& conn, std::vector<ScriptAnswer>& answers, const std::vector<size_t>& pending,
+                               bool retry) {
+  if (conn.failure()) {
+    for (const size_t k : pending) {
+      answers[k].failure = conn.failure();
+    }
+    conn.reset();
+    return {};
+  }
+  std::vector<Reply> replies = conn.take_replies();
+  const std::string node = peer_address(conn.fd());
+  std::vector<size_t> noscript;
+  for (size_t n = 0; n < pending.size(); ++n) {
+    ScriptAnswer& a = answers[pending[n]];
+    a.node = node;
+    if (n >= replies.size()) {
+      a.failure = Failure{ExitStatus::k_protocol,
+                          fmt::format("Redis at {} sent fewer replies than commands", conn.endpoint().display())};
+    } else if (!retry && replies[n].is_error() && replies[n].str.rfind("NOSCRIPT", 0) == 0) {
+      noscript.push_back(pending[n]);
+    } else {
+      a.reply = std::move(replies[n]);
+    }
+  }
+  return noscript;
+}
+
+}  // namespace
+
 std::vector<std::vector<ScriptAnswer>> run_pipelined(std::span<std::unique_ptr<Connection>> conns,
                                                      const std::vector<std::vector<PipelinedCall>>& calls,
                                                      const Cancel& cancel) {
@@ -220,24 +303,11 @@ std::vector<std::vector<ScriptAnswer>> run_pipelined(std::span<std::unique_ptr<C
       pending[i].push_back(k);
     }
   }
-  for (const bool by_body : {false, true}) {
+  for (const bool retry : {false, true}) {
     std::vector<Connection*> asked;
     for (size_t i = 0; i < conns.size(); ++i) {
-      // Commands run in order: once one EVAL has loaded a script, the
-      // EVALSHAs behind it find it.
-      std::vector<const Script*> loaded;
-      for (const size_t k : pending[i]) {
-        const PipelinedCall& call = calls[i][k];
-        const bool eval = by_body && std::find(loaded.begin(), loaded.end(), call.script) == loaded.end();
-        if (eval) {
-          loaded.push_back(call.script);
-        }
-        std::vector<std::string> argv{eval ? "EVAL" : "EVALSHA",
-                                      std::string(eval ? call.script->body : call.script->sha1)};
-        argv.insert(argv.end(), call.args.begin(), call.args.end());
-        conns[i]->queue(argv);
-      }
       if (!pending[i].empty()) {
+        queue_calls(*conns[i], calls[i], pending[i]);
         asked.push_back(conns[i].get());
       }
     }
@@ -246,34 +316,9 @@ std::vector<std::vector<ScriptAnswer>> run_pipelined(std::span<std::unique_ptr<C
     }
     run_all(asked, cancel);
     for (size_t i = 0; i < conns.size(); ++i) {
-      if (pending[i].empty()) {
-        continue;
+      if (!pending[i].empty()) {
+        pending[i] = take_calls(*conns[i], answers[i], pending[i], retry);
       }
-      Connection& conn = *conns[i];
-      if (conn.failure()) {
-        for (const size_t k : pending[i]) {
-          answers[i][k].failure = conn.failure();
-        }
-        conn.reset();
-        pending[i].clear();
-        continue;
-      }
-      std::vector<Reply> replies = conn.take_replies();
-      const std::string node = peer_address(conn.fd());
-      std::vector<size_t> again;
-      for (size_t n = 0; n < pending[i].size(); ++n) {
-        ScriptAnswer& a = answers[i][pending[i][n]];
-        a.node = node;
-        if (n >= replies.size()) {
-          a.failure = Failure{ExitStatus::k_protocol,
-                              fmt::format("Redis at {} sent fewer replies than commands", conn.endpoint().display())};
-        } else if (!by_body && replies[n].is_error() && replies[n].str.rfind("NOSCRIPT", 0) == 0) {
-          again.push_back(pending[i][n]);
-        } else {
-          a.reply = std::move(replies[n]);
-        }
-      }
-      pending[i] = std::move(again);
     }
   }
   for (size_t i = 0; i < conns.size(); ++i) {

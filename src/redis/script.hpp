@@ -19,6 +19,11 @@ struct Script {
   std::string_view name;  // for messages: "acquire", "release", …
   std::string_view body;
   std::string_view sha1;  // 40 hex digits, worked out when redlock was compiled
+  // How many of its last KEYS it can do without. A server that will not
+  // have them named beside the others (a Redis Cluster, whose commands
+  // name keys of one slot, answers CROSSSLOT; a user whose ACL does not
+  // cover them, NOPERM) gets the script without them, from then on.
+  int optional_keys = 0;
 };
 
 // One script to run on several servers at once.
@@ -64,10 +69,10 @@ struct PipelinedCall {
 };
 
 // Runs every server's calls at once (calls[i] on conns[i], in order; a
-// server without calls is not asked), each server's pipelined: one round
-// trip for all of them, and one more for those it answered NOSCRIPT, sent
-// again as EVAL with the body (the first of each script; EVALSHA behind
-// it). Nothing is followed: a Redis Cluster's redirection, like any error
+// server without calls is not asked), each server's pipelined in one round
+// trip: the first call of each script as EVAL with its body, the others as
+// EVALSHA behind it (one more round trip for calls answered NOSCRIPT, should
+// the server's script cache be flushed meanwhile). Nothing is followed: a Redis Cluster's redirection, like any error
 // reply, is that call's failure, with the error kept as its reply. A server
 // that fails fails every call it was sent. For reads that go together, such
 // as status's of many locks.
@@ -86,6 +91,8 @@ struct PipelinedCall {
 // - Sentinel: READONLY (a master demoted under an open connection) closes
 //   the connection, so that the script goes to the master the sentinels
 //   name now;
+// - the script's optional keys left out where the server refuses them
+//   (Script::optional_keys): sent again without them, once per connection;
 // - WAIT for `min_replicas` after the script.
 // Servers not targeted get a "not asked" failure.
 [[nodiscard]] std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,

@@ -6,11 +6,13 @@
 // the keys it leaves in Redis.
 
 #include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -18,6 +20,8 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "lock/keys.hpp"
+#include "lock/scripts.hpp"
 
 namespace redlock::test {
 
@@ -119,6 +123,53 @@ class Blackhole {
   int m_port = 0;
   std::vector<int> m_fillers;
 };
+
+// What a client sends itself (INFO commandstats also counts what scripts
+// call inside): the commands status may send.
+inline long long client_commands(const RedisServer& redis) {
+  long long n = 0;
+  for (const char* c : {"evalsha", "eval", "zscan", "scan", "cluster|nodes", "config|get", "ping", "select", "auth",
+                        "hello", "dbsize", "keys"}) {
+    n += redis.calls(c);
+  }
+  return n;
+}
+
+// Takes `count` locks named lock-0, lock-1... with the acquire script, as
+// redlock would (the index included), pipelined on one connection.
+inline void hold_locks(const RedisServer& redis, int count, const std::string& prefix = "redlock:") {
+  const auto& acquire = redlock::lock::script(redlock::lock::ScriptName::k_acquire);
+  ASSERT_EQ(redis.cmd({"SCRIPT", "LOAD", std::string(acquire.body)}).str, acquire.sha1);
+  redisContext* c = redisConnect("127.0.0.1", redis.port());
+  ASSERT_TRUE(c != nullptr && c->err == 0);
+  for (int i = 0; i < count; ++i) {
+    redlock::lock::AcquireArgs a;
+    a.token = "t" + std::to_string(i);
+    a.ttl = std::chrono::milliseconds(120'000);
+    a.host = "web-" + std::to_string(i % 40);
+    a.pid = 1000 + i;
+    a.cmd = "./deploy.sh --env production";
+    std::vector<std::string> argv{"EVALSHA", std::string(acquire.sha1)};
+    const auto args = redlock::lock::to_args(redlock::lock::keys_for(prefix, "lock-" + std::to_string(i)), a);
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<const char*> ptrs;
+    std::vector<size_t> lens;
+    for (const auto& s : argv) {
+      ptrs.push_back(s.data());
+      lens.push_back(s.size());
+    }
+    ASSERT_EQ(redisAppendCommandArgv(c, static_cast<int>(argv.size()), ptrs.data(), lens.data()), REDIS_OK);
+  }
+  for (int i = 0; i < count; ++i) {
+    void* r = nullptr;
+    ASSERT_EQ(redisGetReply(c, &r), REDIS_OK);
+    const auto* reply = static_cast<redisReply*>(r);
+    EXPECT_TRUE(reply->type == REDIS_REPLY_ARRAY && reply->elements > 0 &&
+                std::string(reply->element[0]->str, reply->element[0]->len) == "acquired");
+    freeReplyObject(r);
+  }
+  redisFree(c);
+}
 
 // A redis-server of our own and helpers to look at its keys.
 class WithRedis : public ::testing::Test {

@@ -121,8 +121,19 @@ TEST_F(Status, WithoutNamesListsEveryLockUnderThePrefixAndNothingElse) {
     EXPECT_EQ(l["held"], true);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c/d", "ünï"}));
-  EXPECT_EQ(redis.calls("keys"), 0) << "status must SCAN, never KEYS";
+  EXPECT_EQ(redis.calls("keys"), 0) << "status must never run KEYS";
+  EXPECT_EQ(redis.calls("scan"), 0) << "the index of held locks lists them";
+  EXPECT_GT(redis.calls("zscan"), 0);
+  // --scan finds the same locks by SCAN too.
+  Result scanned = rl({"status", "--json", "--scan"});
+  ASSERT_EQ(scanned.status, 0) << scanned.err;
+  std::vector<std::string> scanned_names;
+  for (const auto& l : json::parse(scanned.out)) {
+    scanned_names.push_back(l["name"]);
+  }
+  EXPECT_EQ(scanned_names, names);
   EXPECT_GT(redis.calls("scan"), 0);
+  EXPECT_EQ(redis.calls("keys"), 0) << "status must SCAN, never KEYS";
 }
 
 TEST_F(Status, WithoutNamesAndNoLocksPrintsAnEmptyList) {

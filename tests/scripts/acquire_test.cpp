@@ -1,4 +1,4 @@
-// acquire-6.lua, row by row: fresh, busy, re-entry, semaphore, readers,
+// acquire-7.lua, row by row: fresh, busy, re-entry, semaphore, readers,
 // the line of waiters, foreign keys and fence counters.
 
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ std::vector<Row> rows() {
        {},
        args(take("T1")),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence}},
+       {k_t1_holds, k_some_fence, k_indexed}},
       {"TheFenceFollowsTheCounter",
        acquire,
        {"t:{a}:fence = string 8000000000000000"},
@@ -65,7 +65,7 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', 8000000000000001, 1, 30000}",
        {"t:{a} = hash cmd=c1 count=1 fence=8000000000000001 host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 "
         "ttl_ms=30000 (px ~30000)",
-        "t:{a}:fence = string 8000000000000001"}},
+        "t:{a}:fence = string 8000000000000001", k_indexed}},
       {"AHeldLockIsBusyAndNamesItsHolder",
        acquire,
        {k_held, k_fence5},
@@ -79,7 +79,7 @@ std::vector<Row> rows() {
        "{'reentered', 'T0', 5, 2, ~30000}",
        {"t:{a} = hash cmd=c0 count=2 fence=5 host=h0 pid=10 schema=redlock/1 since_ms=# token=T0 ttl_ms=30000 "
         "(px ~30000)",
-        k_fence5}},
+        k_fence5, k_indexed}},
       {"AnotherTokenDoesNotReEnter",
        acquire,
        {k_held, k_fence5},
@@ -97,13 +97,14 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 60000}",
        {"t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=1000 "
         "(px ~60000)",
-        k_some_fence}},
+        k_some_fence, k_indexed}},
       {"ASemaphoresFirstHolder",
        acquire,
        {},
        args(take("T1", Mode::k_semaphore, 2)),
        "{'acquired', 'T1', #, 1, 30000}",
-       {"t:{a} = hash " + k_t1_entry + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence}},
+       {"t:{a} = hash " + k_t1_entry + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence,
+        k_indexed}},
       {"ASemaphoreWithRoomTakesAnotherHolder",
        acquire,
        {k_semaphore, k_fence5},
@@ -111,7 +112,7 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + k_t1_entry +
             " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
-        k_some_fence}},
+        k_some_fence, k_indexed}},
       // The holder named is the first HGETALL returns: a hash with values
       // over 64 bytes has no order.
       {"AFullSemaphoreIsBusy",
@@ -140,7 +141,8 @@ std::vector<Row> rows() {
         k_fence5},
        args(take("T1", Mode::k_semaphore, 1)),
        "{'acquired', 'T1', #, 1, 30000}",
-       {"t:{a} = hash " + k_t1_entry + " limit=1 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence}},
+       {"t:{a} = hash " + k_t1_entry + " limit=1 mode=semaphore schema=redlock/1 (px ~30000)", k_some_fence,
+        k_indexed}},
       {"ReadersShare",
        acquire,
        {k_readers, k_fence5},
@@ -148,7 +150,7 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + k_t1_entry +
             " limit=0 mode=shared schema=redlock/1 (px ~30000)",
-        k_some_fence}},
+        k_some_fence, k_indexed}},
       {"AWriterWaitsForTheReaders",
        acquire,
        {k_readers, k_fence5},
@@ -196,13 +198,13 @@ std::vector<Row> rows() {
        {k_line_w1},
        args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence}},
+       {k_t1_holds, k_some_fence, k_indexed}},
       {"UnfairPassesTheLine",
        acquire,
        {k_line_w1},
        args(take("T1", [](AcquireArgs& a) { a.fair = false; })),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence, k_line_w1_after}},
+       {k_t1_holds, k_some_fence, k_line_w1_after, k_indexed}},
       {"AStringIsForeign",
        acquire,
        {"t:{a} = string x"},
@@ -239,7 +241,7 @@ std::vector<Row> rows() {
        {"t:{a}:queue = hash schema=redlock/1 seq=1 w:W1=x"},
        args(take("T1")),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence, "t:{a}:queue = hash schema=redlock/1 seq=1 w:W1=x"}},
+       {k_t1_holds, k_some_fence, "t:{a}:queue = hash schema=redlock/1 seq=1 w:W1=x", k_indexed}},
       {"ADeadHeadIsPrunedAndPassed",
        acquire,
        {"t:{a}:beats = zset W1=NOW-1 (px 10000)\nt:{a}:line = zset W1=1 (px 10000)\n"
@@ -249,7 +251,7 @@ std::vector<Row> rows() {
         "t:{a}:writers = zset W1=1 (px 10000)"},
        args(take("T2")),
        "{'acquired', 'T2', #, 1, 30000}",
-       {k_t2_holds, k_some_fence}},
+       {k_t2_holds, k_some_fence, k_indexed}},
       {"AFenceCounterThatIsNotANumberIsRefused",
        acquire,
        {"t:{a}:fence = string abc"},

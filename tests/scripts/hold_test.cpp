@@ -1,4 +1,4 @@
-// renew-1.lua, release-6.lua and raise-fence-2.lua, row by row: what a
+// renew-2.lua, release-7.lua and raise-fence-2.lua, row by row: what a
 // holder does with its lock.
 
 #include <gtest/gtest.h>
@@ -49,13 +49,13 @@ std::vector<Row> rows() {
         "ttl_ms=5000 (px 5000)"},
        args(RenewArgs{"T0", 30s}),
        "{'renewed', 30000, 'exclusive', '1'}",
-       {k_held_after}},
+       {k_held_after, k_indexed}},
       {"ARenewalNeverShortensALease",
        renew,
        {k_held},
        args(RenewArgs{"T0", 1s}),
        "{'renewed', ~30000, 'exclusive', '1'}",
-       {k_held_after}},
+       {k_held_after, k_indexed}},
       {"AnotherTokenRenewsNothing", renew, {k_held}, args(RenewArgs{"T9", 30s}), "{'notheld'}", {k_held_after}},
       {"RenewingAFreeLockFindsNothing", renew, {}, args(RenewArgs{"T0", 30s}), "{'notheld'}", {}},
       {"ASemaphoreHolderRenewsItsOwnEntry",
@@ -63,7 +63,7 @@ std::vector<Row> rows() {
        {"t:{a} = hash schema=redlock/1 mode=semaphore limit=2 " + holder("T0", "h0", 10, "+5000") + " (px 5000)"},
        args(RenewArgs{"T0", 30s}),
        "{'renewed', 30000, 'semaphore', '2'}",
-       {k_semaphore_after}},
+       {k_semaphore_after, k_indexed}},
       {"RenewingAForeignKeyLeavesItAlone",
        renew,
        {"t:{a} = string x"},
@@ -98,7 +98,7 @@ std::vector<Row> rows() {
        "{'kept', 1, ~59000}",
        {"t:{a} = hash cmd=c0 count=0 fence=5 finished_ms=# host=h0 pid=10 schema=redlock/1 since_ms=# token= "
         "ttl_ms=30000 (px ~59000)",
-        k_fence5}},
+        k_fence5, k_indexed}},
       {"AMinimumHoldThatIsOverReleases",
        release,
        {k_held, k_fence5},
@@ -158,7 +158,7 @@ std::vector<Row> rows() {
        args(release_by("T0")),
        "{'released', 1, 1}",
        {"t:{a} = hash " + holder_after("T2", "h2", 12) + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
-        k_fence5},
+        k_fence5, k_indexed},
        {k_released}},
       {"ReleasingAForeignKeyLeavesItAlone",
        release,

@@ -1,4 +1,4 @@
-// inspect-2n.lua, break-6.lua, leave-6.lua and line-3n.lua, row by row.
+// inspect-2n.lua, break-7.lua, leave-6.lua and line-3n.lua, row by row.
 
 #include <gtest/gtest.h>
 

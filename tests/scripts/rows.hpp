@@ -17,6 +17,11 @@ inline const std::string k_held_after =
     "(px ~30000)";
 inline const std::string k_fence5 = "t:{a}:fence = string 5";
 
+// The index of held locks under "t:" (includes/index.lua) after a script
+// that holds lock "a": its key, scored by the end of its lease, and the
+// schema marker. It never expires.
+inline const std::string k_indexed = "t:index = zset t:{a}=# redlock/1=inf";
+
 // A semaphore's holder entry, and a semaphore of 2 places held by T0 alone
 // or by T0 and T2.
 // `expiry`: when its lease ends, from NOW.

@@ -38,16 +38,7 @@ class Table {
 
   // Writes one "KEY = TYPE VALUE [(px MS)]" line.
   void load(std::string line, long long now) {
-    static const std::regex k_now("NOW([+-][0-9]+)?");
-    std::string filled;
-    auto last = line.cbegin();
-    for (std::sregex_iterator it(line.begin(), line.end(), k_now), end; it != end; ++it) {
-      filled.append(last, (*it)[0].first);
-      filled += std::to_string(now + ((*it)[1].matched ? std::stoll((*it)[1].str()) : 0));
-      last = (*it)[0].second;
-    }
-    filled.append(last, line.cend());
-    line = filled;
+    line = with_now(line, now);
 
     std::string px;
     if (const auto at = line.rfind(" (px "); at != std::string::npos && line.back() == ')') {
@@ -151,6 +142,23 @@ Table& table() {
   static Table t;
   return t;
 }
+
+}  // namespace
+
+std::string with_now(const std::string& text, long long now) {
+  static const std::regex k_now("NOW([+-][0-9]+)?");
+  std::string filled;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), k_now), end; it != end; ++it) {
+    filled.append(last, (*it)[0].first);
+    filled += std::to_string(now + ((*it)[1].matched ? std::stoll((*it)[1].str()) : 0));
+    last = (*it)[0].second;
+  }
+  filled.append(last, text.cend());
+  return filled;
+}
+
+namespace {
 
 std::string lines(const std::vector<std::string>& v) {
   std::string out;
@@ -262,6 +270,9 @@ void run(const Row& row) {
   const std::vector<std::string> after = t.dump();
   // dump() lists keys in order of name; a row may list them in any order.
   std::vector<std::string> expected = one_a_line(row.after);
+  for (auto& line : expected) {
+    line = with_now(line, now);
+  }
   std::stable_sort(expected.begin(), expected.end(), [](const std::string& x, const std::string& y) {
     return x.substr(0, x.find(" = ")) < y.substr(0, y.find(" = "));
   });

@@ -9,14 +9,15 @@
 // of name (a JSON value with its keys in order of name), a list's items, a
 // sorted set's "member=score" by score. An entry may hold several keys, one
 // a line; keys after may come in any order.
-// In keys before, NOW, NOW+N and NOW-N are the server's clock in
-// milliseconds (a holder's or waiter's expiry). Expected text may hold
+// In keys before and after, NOW, NOW+N and NOW-N are the server's clock in
+// milliseconds when the row starts (a holder's or waiter's expiry; after a
+// script, ~NOW+N is a lease of N ms it gave). Expected text may hold
 // #  any integer,
 // ~N an integer from N - 1000 to N (what is left of a lease of N ms),
 // *  any text.
 // The rows are all on lock "a" under the prefix "t:": t:{a}, t:{a}:fence,
-// the line's t:{a}:line, :beats, :waiters and :writers, and the channel
-// t:{a}:released.
+// the line's t:{a}:line, :beats, :waiters and :writers, the channel
+// t:{a}:released, and the index of held locks under the prefix, t:index.
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,9 @@ struct Row {
 
 // Runs one row on the shared server and checks it (gtest failures).
 void run(const Row& row);
+
+// `text` with NOW, NOW+N and NOW-N replaced by `now` (+ or - N).
+[[nodiscard]] std::string with_now(const std::string& text, long long now);
 
 // Whether `text` matches `pattern` (#, ~N and * as above).
 [[nodiscard]] bool matches(const std::string& pattern, const std::string& text);

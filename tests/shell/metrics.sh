@@ -31,12 +31,14 @@ done
 # that differ only in a byte that is not UTF-8 are two series, an escape
 # character is never raw, and a name spelling "\x1b" out (which redlock
 # accepts, and labels as it is) is not the one holding the character.
+# Keys written by hand are not in the index of held locks (as those of a
+# redlock before 0.2 are not): --scan lists them too.
 for odd in $'redlock:{odd\xff"\\\nname}' $'redlock:{odd\xfe"\\\nname}' $'redlock:{esc\e[2Jx}' 'redlock:{lit\x1b[2Jx}'; do
   redis-cli -p "$REDIS_PORT" hset "$odd" schema redlock/1 token t count 1 fence 1 host h pid 1 cmd c \
     since_ms 1 ttl_ms 60000 >/dev/null
   redis-cli -p "$REDIS_PORT" pexpire "$odd" 60000 >/dev/null
 done
-"$bin" status --format prometheus >"$tmp/all" 2>"$tmp/err-all"
+"$bin" status --scan --format prometheus >"$tmp/all" 2>"$tmp/err-all"
 [ "$?" -eq 0 ] || fail "status --format prometheus (every lock) failed: $(cat "$tmp/err-all")"
 "$py" - "$tmp/all" <<'PY' || fail "the metrics of every lock do not parse: $(cat -v "$tmp/all")"
 import sys

@@ -39,6 +39,24 @@ trap 'stop_redis; rm -rf "$dir"' EXIT
 start_redis "$dir" || exit 1
 export REDLOCK_URL=$REDIS_URL
 
+# status of either version lists the other's locks. The old one scans; a
+# new one reads the index of held locks, which only new versions write:
+# where there is none yet it scans too, and --scan finds the old holders
+# once there is one (man redlock: Upgrading).
+otok=$("$old" acquire --ttl 30s O) || fail "$old could not take O"
+"$bin" status --json >"$dir/st" || fail "the new status failed: $(cat "$dir/st")"
+grep -q '"name": "O"' "$dir/st" || fail "the new status (no index yet) does not list the old holder's O"
+ntok=$("$bin" acquire --ttl 30s N) || fail "$bin could not take N"
+"$bin" status --json >"$dir/st" || fail "the new status failed"
+grep -q '"name": "N"' "$dir/st" || fail "the new status does not list N from the index"
+"$bin" status --json --scan >"$dir/st" || fail "status --scan failed"
+grep -q '"name": "O"' "$dir/st" && grep -q '"name": "N"' "$dir/st" || fail "status --scan misses O or N: $(cat "$dir/st")"
+"$bin" status O | grep -q held || fail "the new status O does not see the old holder"
+"$old" status >"$dir/st" || fail "the old status failed"
+grep -q '^N ' "$dir/st" && grep -q '^O ' "$dir/st" || fail "the old status misses O or N: $(cat "$dir/st")"
+"$old" release --token "$otok" O || fail "$old could not release O"
+"$bin" release --token "$ntok" N || fail "$bin could not release N"
+
 # Each waiter of one version behind a holder of the other.
 for pair in "$old $bin" "$bin $old"; do
   set -- $pair

@@ -5,6 +5,8 @@
 -- for: a nested holder's shorter --ttl never shortens it.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- KEYS[2]  the index of held locks, <prefix>index (includes/index.lua;
+--          left out on a Redis Cluster)
 --
 -- ARGV[1]  token   the holder's token
 -- ARGV[2]  ttl_ms  the lease asked for, in milliseconds
@@ -14,9 +16,11 @@
 --   {'notheld'}           the token holds nothing here
 --   {'foreign', what}     the key is not redlock's: left alone
 --@include check_key.lua
+--@include index.lua
 
 local token = ARGV[1]
 local ttl_ms = ARGV[2]
+index_at(KEYS[2])
 
 local ttl = tonumber(ttl_ms)
 if multi then
@@ -28,8 +32,11 @@ if multi then
     redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
   end
   keep_alive(list)
+  index_sync()
   if not v then return {'notheld'} end
   return {'renewed', v.expiry - now, multi, h[7] or '1'}
 end
 if t == 'none' or h[1] ~= token then return {'notheld'} end
-return {'renewed', extend(ttl), 'exclusive', '1'}
+local lease = extend(ttl)
+index_sync()
+return {'renewed', lease, 'exclusive', '1'}

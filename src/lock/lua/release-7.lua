@@ -27,6 +27,8 @@
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
 -- KEYS[3..6]  its line of waiters (includes/line.lua)
+-- KEYS[7]  the index of held locks, <prefix>index (includes/index.lua;
+--          left out on a Redis Cluster)
 --
 -- ARGV[1]  token        the holder's token
 -- ARGV[2]  channel      the release channel, <prefix>{NAME}:released
@@ -45,6 +47,7 @@
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
 --@include line.lua
+--@include index.lua
 
 local token = ARGV[1]
 local channel = ARGV[2]
@@ -52,6 +55,7 @@ local min_hold_ms = ARGV[3]
 local levels = ARGV[4]
 local quiet = ARGV[5]
 local floor = tonumber(ARGV[6]) or 0
+index_at(KEYS[7])
 
 local function announce(st)
   if quiet == 'quiet' then return end
@@ -62,7 +66,11 @@ end
 if multi then
   local list = holders()
   local v = entry_of(list, token)
-  if not v then keep_alive(list) return {'notheld'} end
+  if not v then
+    keep_alive(list)
+    index_sync()
+    return {'notheld'}
+  end
   if v.count <= floor then return {'floor', v.count} end
   if levels ~= 'all' and v.count > 1 then
     v.count = v.count - 1
@@ -75,6 +83,7 @@ if multi then
   if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
   redis.call('HDEL', KEYS[1], 'h:' .. token)
   keep_alive(rest)
+  index_sync()
   return {'released', v.count, #rest}
 end
 if t == 'none' or h[1] ~= token then return {'notheld'} end
@@ -86,8 +95,10 @@ local left = since + tonumber(min_hold_ms) - now
 if left > 0 then
   redis.call('HSET', KEYS[1], 'token', '', 'count', 0, 'finished_ms', string.format('%d', now))
   redis.call('PEXPIRE', KEYS[1], left)
+  index_sync()
   return {'kept', count, left}
 end
 announce({count = 0})
 redis.call('DEL', KEYS[1])
+index_sync()
 return {'released', count, 0}

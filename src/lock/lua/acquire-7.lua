@@ -23,6 +23,8 @@
 -- KEYS[2]  its fence counter, <prefix>{NAME}:fence
 -- KEYS[3..6]  its line of waiters: line, beats, waiters, writers
 --              (<prefix>{NAME}:line and so on; includes/line.lua)
+-- KEYS[7]  the index of held locks, <prefix>index (includes/index.lua;
+--          left out on a Redis Cluster)
 --
 -- ARGV[1]   token         the token a new holder gets
 -- ARGV[2]   ttl_ms        the lease, in milliseconds
@@ -61,6 +63,7 @@
 --@include check_key.lua
 --@include line.lua
 --@include fence.lua
+--@include index.lua
 
 local token = ARGV[1]
 local ttl_ms = ARGV[2]
@@ -76,6 +79,7 @@ local fairness = ARGV[11]
 local lease_ms = ARGV[12]
 local wait_left_ms = ARGV[13]
 local ticket = ARGV[14]
+index_at(KEYS[7])
 
 -- A user who may take the lock but not give it back would leave it held for
 -- its whole TTL: what a release, a renewal and waking the line need is
@@ -178,6 +182,7 @@ if multi then
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. reenter, cjson.encode(v))
       keep_alive(list)
+      index_sync()
       return {'reentered', reenter, fence, v.count, v.expiry - now}
     end
     first = first or v
@@ -205,7 +210,9 @@ elseif t == 'hash' then
     end
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
     local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
-    return {'reentered', h[1], fence, count, extend(math.max(ttl, since + hold - now))}
+    local lease = extend(math.max(ttl, since + hold - now))
+    index_sync()
+    return {'reentered', h[1], fence, count, lease}
   end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
@@ -276,6 +283,7 @@ if mode == 'exclusive' then
                'host', host, 'pid', pid, 'cmd', cmd, 'since_ms', since, 'ttl_ms', ttl_ms)
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
+    index_sync()
     return {'acquired', token, fence, 1, math.max(ttl, hold)}
   end
 end
@@ -286,4 +294,5 @@ redis.call('HSET', KEYS[1], 'schema', k_schema, 'mode', mode, 'limit', limit,
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 dequeue()
+index_sync()
 return {'acquired', token, fence, 1, ttl}

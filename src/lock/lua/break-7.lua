@@ -12,6 +12,8 @@
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
 -- KEYS[3..6]  its line of waiters (includes/line.lua)
+-- KEYS[7]  the index of held locks, <prefix>index (includes/index.lua;
+--          left out on a Redis Cluster)
 --
 -- ARGV[1]  channel  the release channel, <prefix>{NAME}:released
 --
@@ -22,10 +24,15 @@
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
 --@include line.lua
+--@include index.lua
 
 local channel = ARGV[1]
+index_at(KEYS[7])
 
-if t == 'none' then return {'free'} end
+if t == 'none' then
+  index_sync()
+  return {'free'}
+end
 local out = {}
 if multi then
   local all = redis.call('HGETALL', KEYS[1])
@@ -44,6 +51,7 @@ else
 end
 if #out == 0 then
   redis.call('DEL', KEYS[1])
+  index_sync()
   return {'free'}
 end
 if line_bad() then
@@ -53,4 +61,5 @@ else
   wake({count = 0})
 end
 redis.call('DEL', KEYS[1])
+index_sync()
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}
