@@ -85,7 +85,8 @@ TEST(Semaphore, AWaiterWakesWhenAPlaceIsReleased) {
 TEST(Semaphore, HoldersExpireOneByOne) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
-  ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "300ms", "pool"}, env).status, 0);
+  // Long enough for a loaded machine to start the next two redlocks in it.
+  ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "2s", "pool"}, env).status, 0);
   ASSERT_EQ(run({"acquire", "--limit", "2", "--ttl", "20s", "pool"}, env).status, 0);
   EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
   // The short-lived place expires on its own; nothing else frees it.
@@ -93,7 +94,7 @@ TEST(Semaphore, HoldersExpireOneByOne) {
       [&] {
         return run({"acquire", "--limit", "2", "pool"}, env).status == 0;
       },
-      Seconds(5)))
+      Seconds(10)))
       << "the short-lived place never expired";
   EXPECT_EQ(run({"acquire", "--limit", "2", "pool"}, env).status, 75);
 }
@@ -130,15 +131,16 @@ TEST(Semaphore, ALimitThatDisagreesIs64EvenForTheHoldersToken) {
 TEST(Semaphore, RenewAndReleaseTouchOnlyTheirOwnPlace) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
-  Result a = run({"acquire", "--limit", "2", "--ttl", "400ms", "pool"}, env);
-  Result b = run({"acquire", "--limit", "2", "--ttl", "400ms", "pool"}, env);
+  // Long enough for a loaded machine to run the next four redlocks in it.
+  Result a = run({"acquire", "--limit", "2", "--ttl", "3s", "pool"}, env);
+  Result b = run({"acquire", "--limit", "2", "--ttl", "3s", "pool"}, env);
   ASSERT_EQ(a.status, 0);
   ASSERT_EQ(b.status, 0);
   EXPECT_EQ(run({"renew", "--token", first_line(a.out), "--ttl", "20s", "pool"}, env).status, 0);
   EXPECT_EQ(run({"renew", "--token", "not-a-holder", "pool"}, env).status, 1);
   EXPECT_EQ(run({"release", "--token", "not-a-holder", "pool"}, env).status, 1);
   // b expires; a was renewed.
-  ASSERT_TRUE(eventually([&] { return holder_count(redis, "pool") == 1; }, Seconds(5)));
+  ASSERT_TRUE(eventually([&] { return holder_count(redis, "pool") == 1; }, Seconds(10)));
   EXPECT_EQ(run({"renew", "--token", first_line(b.out), "pool"}, env).status, 1) << "never recreated";
   Result st = run({"status", "--json", "pool"}, env);
   ASSERT_EQ(st.status, 0) << st.err;
