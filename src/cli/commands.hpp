@@ -47,6 +47,7 @@ struct TakeOptions {
   int limit = 1;
   ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool unfair = false;
+  Millis jitter{0};  // a random delay below this before the first try (0: none)
 };
 
 struct AcquireOptions {
@@ -93,10 +94,12 @@ struct ExecOptions {
   bool shared = false;
   exec::OnLost on_lost = exec::OnLost::k_term;
   Millis kill_after{5000};
-  Millis hold_at_least{0};           // 0: none
-  std::string shell_command;         // -c STRING
-  std::vector<std::string> command;  // after --
-  bool saw_double_dash = false;      // set by the caller from argv
+  Millis hold_at_least{0};            // 0: none
+  std::optional<Millis> max_runtime;  // CMD is ended (124) when it runs this long
+  std::optional<Millis> warn_after;   // one line on stderr when CMD still runs at this
+  std::string shell_command;          // -c STRING
+  std::vector<std::string> command;   // after --
+  bool saw_double_dash = false;       // set by the caller from argv
 };
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop);
 

@@ -154,6 +154,7 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
     if (take.wait) {
       attempt.wait = *take.wait - waited;
     }
+    attempt.jitter = Millis(0);  // before the first try only
   }
 }
 
@@ -192,6 +193,9 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   if (lost) {
     return ExitStatus::k_lost;
   }
+  if (done.timed_out) {
+    return ExitStatus::k_timed_out;
+  }
   if (stop != 0) {
     log_warning("interrupted by SIG{} after the command ended (it exited with {})", sigabbrev_np(stop), done.status);
     return ExitCode::for_signal(stop);
@@ -205,7 +209,8 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   Take take = parse_take(o.take, o.shared);
   check_hold_at_least(o.hold_at_least, take.claim);
   take.claim.min_hold = o.hold_at_least;
-  exec::Policy policy{o.on_lost, o.kill_after};
+  exec::Policy policy{
+      .on_lost = o.on_lost, .kill_after = o.kill_after, .max_runtime = o.max_runtime, .warn_after = o.warn_after};
   // The grace period must end while the lock is still ours.
   policy.kill_after = std::min(policy.kill_after, take.ttl / 3);
   std::vector<std::string> argv = command_argv(o);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/number.hpp"
@@ -33,34 +34,6 @@ CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
                                const std::function<void(const std::string&)>& parse, const std::string& help) {
   return app.add_option_function<std::string>(flags, parse, help)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-}
-
-// A whole number from `lo` to `hi` given to `option` (a UsageError otherwise).
-int parse_whole_number(const std::string& text, const char* option, int lo, int hi) {
-  const std::optional<long long> n = parse_integer(text);
-  if (!n || *n < lo || *n > hi) {
-    throw UsageError(
-        fmt::format("invalid {} '{}': a whole number from {} to {}", option, escape_for_terminal(text), lo, hi));
-  }
-  return static_cast<int>(*n);
-}
-
-// --ttl: a duration of at least 10ms.
-Millis parse_ttl(const std::string& text) {
-  Millis ttl = parse_duration(text, "--ttl");
-  if (ttl < Millis(10)) {
-    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", escape_for_terminal(text)));
-  }
-  return ttl;
-}
-
-// --connect-timeout and --timeout: a duration of at least 1ms.
-Millis parse_timeout(const std::string& text, const char* what) {
-  Millis d = parse_duration(text, what);
-  if (d < Millis(1)) {
-    throw UsageError(fmt::format("{} must be at least 1ms", what));
-  }
-  return d;
 }
 
 // Options every subcommand accepts, before or after the subcommand's name.
@@ -126,6 +99,11 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       ->type_name("N");
   sub.add_flag("--unfair", o.unfair,
                "race for the lock when it frees instead of waiting in line (first come first served)");
+  add_parsed_option(
+      sub, "--jitter", [&o](const std::string& v) { o.jitter = parse_duration(v, "--jitter"); },
+      "sleep a random time below D before the first try, so that a fleet's cron jobs do not always start in "
+      "the same order")
+      ->type_name("D");
 }
 
 // A subcommand that acts on a lock held by a token (release, renew): its
@@ -174,28 +152,7 @@ CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   return sub;
 }
 
-// status [NAME...]: how it shows the locks (--format and its parser, --watch).
-StatusFormat parse_format(const std::string& text) {
-  if (text == "table") {
-    return StatusFormat::k_table;
-  }
-  if (text == "json") {
-    return StatusFormat::k_json;
-  }
-  if (text == "prometheus") {
-    return StatusFormat::k_prometheus;
-  }
-  throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
-}
-
-Millis parse_interval(const std::string& text) {
-  const Millis interval = parse_duration(text, "--interval");
-  if (interval < Millis(100)) {
-    throw UsageError("--interval must be at least 100ms");
-  }
-  return interval;
-}
-
+// status [NAME...]: how it shows the locks.
 CLI::App* add_status(CLI::App& app, StatusOptions& o) {
   auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
   sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
@@ -231,21 +188,8 @@ CLI::App* add_break(CLI::App& app, BreakOptions& o) {
 }
 
 // exec NAME -- CMD: the options it shares with acquire, and what happens to CMD
-// (--on-lost and its parser, --kill-after, -c). CMD itself is cut out of argv
-// before CLI11 reads it (prescan, below).
-exec::OnLost parse_on_lost(const std::string& s) {
-  if (s == "term") {
-    return exec::OnLost::k_term;
-  }
-  if (s == "kill") {
-    return exec::OnLost::k_kill;
-  }
-  if (s == "ignore") {
-    return exec::OnLost::k_ignore;
-  }
-  throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
-}
-
+// (--on-lost, --kill-after, -c). CMD itself is cut out of argv before CLI11
+// reads it (prescan, below).
 CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
   add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
@@ -262,6 +206,14 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   add_parsed_option(
       *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
       "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per schedule)")
+      ->type_name("D");
+  add_parsed_option(
+      *sub, "--max-runtime", [&o](const std::string& v) { o.max_runtime = parse_bound(v, "--max-runtime"); },
+      "end the command when it has run for D (SIGTERM, SIGKILL after --kill-after), release, and exit 124")
+      ->type_name("D");
+  add_parsed_option(
+      *sub, "--warn-after", [&o](const std::string& v) { o.warn_after = parse_bound(v, "--warn-after"); },
+      "say so on stderr, even with -q, when the command still runs after D; it goes on")
       ->type_name("D");
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
   sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");

@@ -1,12 +1,14 @@
 #include "cli/take.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <stdexcept>
 
 #include "cli/arguments.hpp"
@@ -33,10 +35,39 @@ Take parse_take(const TakeOptions& o, bool shared) {
                                : lock::Claim::Mode::k_exclusive;
   t.reenter = token_from(o.token);
   t.fair = !o.unfair;
+  t.jitter = o.jitter;
   return t;
 }
 
 namespace {
+
+// --jitter: sleeps a random time below `jitter` (systemd's
+// RandomizedDelaySec=), so that the host whose cron starts first does not
+// win every time. Returns the stop signal that cut it short, or 0.
+int sleep_jitter(Millis jitter, SignalFd& signals) {
+  if (jitter <= Millis(0)) {
+    return 0;
+  }
+  std::random_device seed;
+  std::uniform_int_distribution<long long> pick(0, jitter.count() - 1);
+  const Millis delay(pick(seed));
+  log_debug("waiting {} before the first try (--jitter {})", format_duration(delay), format_duration(jitter));
+  const TimePoint until = Clock::now() + delay;
+  while (true) {
+    const auto left = std::chrono::ceil<Millis>(until - Clock::now()).count();
+    if (left <= 0) {
+      return 0;
+    }
+    pollfd fd{signals.fd(), POLLIN, 0};
+    if (::poll(&fd, 1, static_cast<int>(std::min<long long>(left, 3'600'000))) > 0) {
+      while (const int sig = signals.take()) {
+        if (sig != SIGCHLD) {
+          return sig;
+        }
+      }
+    }
+  }
+}
 
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
 // It names the holder with its command (from the busy answer itself), and
@@ -117,6 +148,11 @@ ExitCode status_without_lock(const TakeOutcome& outcome) {
 }
 
 TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals) {
+  if (const int sig = sleep_jitter(take.jitter, signals)) {
+    log_warning("interrupted by SIG{} before the first try for {} (--jitter); nothing was taken", sigabbrev_np(sig),
+                escape_for_terminal(take.name));
+    return Stopped{sig};
+  }
   // What a wait says starts with its first busy answer: the first try
   // already takes a place in line (one round trip, not a try and then
   // another to queue).

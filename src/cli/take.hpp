@@ -25,6 +25,7 @@ struct Take {
   std::string reenter;  // --token or $REDLOCK_TOKEN
   ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool fair = true;  // wait in line (not --unfair)
+  Millis jitter{0};  // a random delay below this before the first try
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 

@@ -44,14 +44,21 @@ namespace {
 // signals stay blocked (only SIGKILL or the pipe ends it). Of those calls
 // only the kill() can fail, and only once redlock is gone: the errno it
 // may set is nobody else's then.
+//
+// A hard deadline (--max-runtime's end, with its grace) is kept beside the
+// validity's: the timer is armed for the sooner of the two, and nothing
+// moves the hard one.
 struct GuardArgs {
   int pipe = -1;
   int timer = -1;  // a timerfd on CLOCK_BOOTTIME
   pid_t group = 0;
   long long deadline_ns = 0;  // 0: none (--on-lost ignore)
+  long long hard_ns = 0;      // 0: none
 };
 GuardArgs g_guard;
-std::atomic<bool> g_guard_fired{false};  // the guard killed the group at the deadline
+// What the guard killed the group for: 0 nothing, 1 the validity's end,
+// 2 the hard deadline.
+std::atomic<int> g_guard_fired{0};
 alignas(64) char g_guard_stack[16 * 1024];
 
 // `t` (steady_clock, which is CLOCK_MONOTONIC) on CLOCK_BOOTTIME.
@@ -68,6 +75,11 @@ void arm(int timer, long long deadline_ns) {
   when.it_value.tv_sec = deadline_ns / 1'000'000'000LL;
   when.it_value.tv_nsec = deadline_ns % 1'000'000'000LL;
   syscall(SYS_timerfd_settime, timer, TFD_TIMER_ABSTIME, &when, nullptr);
+}
+
+// The sooner of two deadlines, where 0 is none.
+long long sooner(long long a, long long b) {
+  return a == 0 ? b : b == 0 ? a : std::min(a, b);
 }
 
 // Closes every descriptor but `a` and `b` (a < b).
@@ -88,7 +100,9 @@ int guard_main(void* /*unused*/) {
   // Only these two stay open: a guard holding redlock's standard streams or
   // sockets would keep them open after redlock.
   close_all_but(static_cast<unsigned>(std::min(p, timer)), static_cast<unsigned>(std::max(p, timer)));
-  arm(timer, g_guard.deadline_ns);
+  long long validity_ns = g_guard.deadline_ns;
+  const long long hard_ns = g_guard.hard_ns;
+  arm(timer, sooner(validity_ns, hard_ns));
   while (true) {
     pollfd fds[2] = {{p, POLLIN, 0}, {timer, POLLIN, 0}};
     if (syscall(SYS_ppoll, fds, 2, nullptr, nullptr, 0) < 0) {
@@ -97,8 +111,9 @@ int guard_main(void* /*unused*/) {
     if ((fds[1].revents & POLLIN) != 0) {
       unsigned long long expirations = 0;
       syscall(SYS_read, timer, &expirations, sizeof(expirations));
-      g_guard_fired.store(true);
-      syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone: so is CMD
+      const bool hard = hard_ns != 0 && (validity_ns == 0 || hard_ns <= validity_ns);
+      g_guard_fired.store(hard ? 2 : 1);
+      syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone, or the time is up: so is CMD
       arm(timer, 0);
     }
     if ((fds[0].revents & (POLLIN | POLLHUP)) == 0) {
@@ -117,7 +132,10 @@ int guard_main(void* /*unused*/) {
       if (word == 0) {
         break;  // done
       }
-      arm(timer, word);
+      validity_ns = word;
+      if (g_guard_fired.load() == 0) {
+        arm(timer, sooner(validity_ns, hard_ns));
+      }
     }
   }
   syscall(SYS_exit_group, 0);
@@ -126,7 +144,7 @@ int guard_main(void* /*unused*/) {
 
 }  // namespace
 
-bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
+bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline, std::optional<TimePoint> hard_deadline) {
   stop();
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
@@ -138,8 +156,9 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
     close(p[1]);
     return false;
   }
-  g_guard = GuardArgs{p[0], timer, group, deadline ? boot_clock_ns(*deadline) : 0};
-  g_guard_fired.store(false);
+  g_guard = GuardArgs{p[0], timer, group, deadline ? boot_clock_ns(*deadline) : 0,
+                      hard_deadline ? boot_clock_ns(*hard_deadline) : 0};
+  g_guard_fired.store(0);
   pid_t guard;
   {
     AllSignalsBlocked blocked;  // and so they stay in the guard
@@ -163,7 +182,11 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline) {
 }
 
 bool GroupGuard::fired() const {
-  return m_pid > 0 && g_guard_fired.load();
+  return m_pid > 0 && g_guard_fired.load() == 1;
+}
+
+bool GroupGuard::fired_hard() const {
+  return m_pid > 0 && g_guard_fired.load() == 2;
 }
 
 void GroupGuard::extend(TimePoint deadline) {

@@ -25,12 +25,16 @@ class GroupGuard {
   GroupGuard& operator=(const GroupGuard&) = delete;
 
   // Guards `group`, and with a `deadline` (the lock's validity end) keeps
-  // it; false (no guard) if no process could be started.
-  bool start(pid_t group, std::optional<TimePoint> deadline);
+  // it, and with a `hard_deadline` (the end of --max-runtime's grace) that
+  // one too, which nothing moves; false (no guard) if no process could be
+  // started.
+  bool start(pid_t group, std::optional<TimePoint> deadline, std::optional<TimePoint> hard_deadline = std::nullopt);
   // A renewal moved the validity's end (any thread may call it).
   void extend(TimePoint deadline);
-  // Whether the guard killed the group because the deadline came first.
+  // Whether the guard killed the group because the validity's end came first.
   [[nodiscard]] bool fired() const;
+  // Whether the guard killed the group at the hard deadline.
+  [[nodiscard]] bool fired_hard() const;
   // The guard's process id (-1 when none runs).
   [[nodiscard]] pid_t pid() const { return m_pid; }
   // The group is gone: the guard may end (at once, without waiting for it).

@@ -12,6 +12,7 @@
 
 #include "exec/leftovers.hpp"
 #include "exec/wait_status.hpp"
+#include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
@@ -55,6 +56,7 @@ class Supervisor {
       check_renewer(now, wake);
       check_validity(now, wake);
       act_on_loss(now);
+      check_runtime(now, wake);
       check_kill_deadline(now, wake);
       if (m_reaped) {
         // Nothing says when the last of a group is gone: look again soon.
@@ -142,6 +144,38 @@ class Supervisor {
     }
     m_hold = Hold::k_acted_on;
     m_renewer.stop();
+  }
+
+  // --warn-after: one line, once, while CMD itself runs. --max-runtime:
+  // CMD's group is ended as on a loss (SIGTERM, SIGKILL after kill_after)
+  // while the lock is still held; the release follows once it is gone.
+  void check_runtime(TimePoint now, TimePoint& wake) {
+    if (m_reaped) {
+      return;
+    }
+    const Millis ran = std::chrono::duration_cast<Millis>(now - m_started);
+    if (m_policy.warn_after && !m_warned) {
+      if (ran >= *m_policy.warn_after) {
+        m_warned = true;
+        log_warning("the command (pid {}) still runs after {} (--warn-after {})", m_child, format_duration(ran),
+                    format_duration(*m_policy.warn_after));
+      } else {
+        wake = std::min(wake, m_started + *m_policy.warn_after);
+      }
+    }
+    if (!m_policy.max_runtime || m_done.timed_out || m_hold == Hold::k_acted_on) {
+      return;
+    }
+    if (ran < *m_policy.max_runtime) {
+      wake = std::min(wake, m_started + *m_policy.max_runtime);
+      return;
+    }
+    m_done.timed_out = true;
+    log_warning(
+        "the command ran for {} (--max-runtime {}); sending SIGTERM to it (SIGKILL after --kill-after), "
+        "then releasing the lock (exit status 124)",
+        format_duration(ran), format_duration(*m_policy.max_runtime));
+    terminate(now);
   }
 
   void check_kill_deadline(TimePoint now, TimePoint& wake) {
@@ -333,6 +367,8 @@ class Supervisor {
   static constexpr TimePoint k_none = TimePoint::max();
 
   pid_t m_child;
+  TimePoint m_started = Clock::now();  // when CMD was started, give or take the constructor
+  bool m_warned = false;               // --warn-after's line was said
   Renewer& m_renewer;
   const Policy& m_policy;
   SignalFd& m_signals;
@@ -366,14 +402,24 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   // Started before the renewer's thread exists (the supervisor starts it
   // when it is soon needed). Under --on-lost ignore the command may run on
   // past the lock, so the guard keeps no deadline.
+  // --max-runtime holds even while redlock is stopped: the guard ends the
+  // group when its grace is over too.
+  std::optional<TimePoint> hard_deadline;
+  if (policy.max_runtime) {
+    hard_deadline = Clock::now() + *policy.max_runtime + policy.kill_after;
+  }
   if (policy.on_lost == OnLost::k_ignore) {
-    (void)guard.start(child.pid, std::nullopt);
-  } else if (guard.start(child.pid, renewer.validity_end())) {
+    (void)guard.start(child.pid, std::nullopt, hard_deadline);
+  } else if (guard.start(child.pid, renewer.validity_end(), hard_deadline)) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
   Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard).run();
   done.started = child.started;
   guard.done();  // the group is gone
+  if (guard.fired_hard() && !done.timed_out) {
+    log_warning("the command ran past --max-runtime while redlock was stopped, and its guard killed it");
+    done.timed_out = true;
+  }
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;
     // the command was killed all the same, and for this.

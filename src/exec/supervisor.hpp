@@ -15,13 +15,16 @@ enum class OnLost { k_term, k_kill, k_ignore };
 
 struct Policy {
   OnLost on_lost = OnLost::k_term;
-  Millis kill_after{5000};  // SIGTERM → SIGKILL grace
+  Millis kill_after{5000};            // SIGTERM → SIGKILL grace
+  std::optional<Millis> max_runtime;  // CMD's group gets SIGTERM when it has run this long
+  std::optional<Millis> warn_after;   // one line when CMD still runs after this long
 };
 
 struct Finished {
-  int status = 0;       // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
-  bool lost = false;    // the lock was lost while CMD ran (already reported on stderr)
-  bool started = true;  // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
+  int status = 0;          // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start
+  bool lost = false;       // the lock was lost while CMD ran (already reported on stderr)
+  bool started = true;     // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
+  bool timed_out = false;  // CMD was ended for running past policy.max_runtime (already reported)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
@@ -30,6 +33,10 @@ struct Finished {
 // - stop signals received through `signals` go to CMD's process group;
 // - when the renewer reports the lock lost, or no renewal has been confirmed
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
+// - at policy.max_runtime CMD's group gets SIGTERM (SIGKILL after
+//   kill_after), as on a loss, and the guard SIGKILLs it at max_runtime +
+//   kill_after even if redlock is stopped; at policy.warn_after one line
+//   says CMD still runs;
 // - CMD gets SIGKILL if redlock dies (PR_SET_PDEATHSIG), and so does the
 //   rest of its process group (`guard`, which the caller stops);
 // - it returns only when CMD's whole process group is gone, and every

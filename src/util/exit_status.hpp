@@ -17,6 +17,7 @@ enum class ExitStatus : int {
   k_busy = 75,         // EX_TEMPFAIL: held by someone else, or --wait ran out
   k_protocol = 76,     // EX_PROTOCOL: Redis answered with an error or something unexpected
   k_refused = 77,      // EX_NOPERM: authentication, ACL or TLS verification failed
+  k_timed_out = 124,   // as timeout(1): exec's --max-runtime ended the command
 };
 
 [[nodiscard]] constexpr int to_int(ExitStatus s) {

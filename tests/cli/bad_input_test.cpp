@@ -48,6 +48,13 @@ const std::vector<Case> k_cases = {
     {"WaitMissingUnit", {"acquire", "x", "--wait", "1m30"}, {}},
     {"RenewTtlUnknownUnit", {"renew", "x", "--token", "t", "--ttl", "10x"}, {}},
     {"RenewTtlZero", {"renew", "x", "--token", "t", "--ttl", "0"}, {}},
+    {"MaxRuntimeZero", {"exec", "x", "--max-runtime", "0", "--", "true"}, {}},
+    {"MaxRuntimeWord", {"exec", "x", "--max-runtime", "long", "--", "true"}, {}},
+    {"MaxRuntimeOnAcquire", {"acquire", "x", "--max-runtime", "1m"}, {}},
+    {"WarnAfterNegative", {"exec", "x", "--warn-after", "-1s", "--", "true"}, {}},
+    {"WarnAfterOnAcquire", {"acquire", "x", "--warn-after", "1m"}, {}},
+    {"JitterUnknownUnit", {"exec", "x", "--jitter", "5y", "--", "true"}, {}},
+    {"JitterNegative", {"acquire", "x", "--jitter", "-5s"}, {}},
     {"TimeoutWord", {"--timeout", "abc", "status"}, {}},
     {"ConnectTimeoutZero", {"status", "--connect-timeout", "0"}, {}},
     // URLs

@@ -59,8 +59,11 @@ Ran run(const std::vector<std::string>& argv, FakeLease& lease, OnLost on_lost, 
   const TimePoint acquired = Clock::now();
   GroupGuard guard;
   Renewer renewer(lease, acquired, acquired + lease.ttl());
+  Policy policy;
+  policy.on_lost = on_lost;
+  policy.kill_after = kill_after;
   Ran ran;
-  ran.done = supervise(Command{argv, {}}, renewer, Policy{on_lost, kill_after}, signals, guard);
+  ran.done = supervise(Command{argv, {}}, renewer, policy, signals, guard);
   ran.took = duration_cast<Millis>(Clock::now() - acquired);
   guard.stop();
   return ran;

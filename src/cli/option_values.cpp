@@ -1,0 +1,82 @@
+#include "cli/option_values.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "util/exit_status.hpp"
+#include "util/number.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+int parse_whole_number(const std::string& text, const char* option, int lo, int hi) {
+  const std::optional<long long> n = parse_integer(text);
+  if (!n || *n < lo || *n > hi) {
+    throw UsageError(
+        fmt::format("invalid {} '{}': a whole number from {} to {}", option, escape_for_terminal(text), lo, hi));
+  }
+  return static_cast<int>(*n);
+}
+
+// --ttl: a duration of at least 10ms.
+Millis parse_ttl(const std::string& text) {
+  Millis ttl = parse_duration(text, "--ttl");
+  if (ttl < Millis(10)) {
+    throw UsageError(fmt::format("--ttl {} is too short: a lock needs at least 10ms", escape_for_terminal(text)));
+  }
+  return ttl;
+}
+
+// --connect-timeout and --timeout: a duration of at least 1ms.
+Millis parse_timeout(const std::string& text, const char* what) {
+  Millis d = parse_duration(text, what);
+  if (d < Millis(1)) {
+    throw UsageError(fmt::format("{} must be at least 1ms", what));
+  }
+  return d;
+}
+
+StatusFormat parse_format(const std::string& text) {
+  if (text == "table") {
+    return StatusFormat::k_table;
+  }
+  if (text == "json") {
+    return StatusFormat::k_json;
+  }
+  if (text == "prometheus") {
+    return StatusFormat::k_prometheus;
+  }
+  throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
+}
+
+Millis parse_interval(const std::string& text) {
+  const Millis interval = parse_duration(text, "--interval");
+  if (interval < Millis(100)) {
+    throw UsageError("--interval must be at least 100ms");
+  }
+  return interval;
+}
+
+exec::OnLost parse_on_lost(const std::string& s) {
+  if (s == "term") {
+    return exec::OnLost::k_term;
+  }
+  if (s == "kill") {
+    return exec::OnLost::k_kill;
+  }
+  if (s == "ignore") {
+    return exec::OnLost::k_ignore;
+  }
+  throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
+}
+
+Millis parse_bound(const std::string& text, const char* option) {
+  const Millis d = parse_duration(text, option);
+  if (d < Millis(1)) {
+    throw UsageError(fmt::format("{} must be more than 0 (at least 1ms)", option));
+  }
+  return d;
+}
+
+}  // namespace redlock::cli

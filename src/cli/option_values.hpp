@@ -1,0 +1,38 @@
+#pragma once
+
+// The values of the command line's options, read from their text: each
+// parser throws a UsageError (exit 64) in redlock's own words for a value
+// that cannot be one, naming the option. cli/options.cpp binds them to the
+// options; they know nothing of CLI11.
+
+#include <string>
+
+#include "cli/commands.hpp"
+#include "exec/supervisor.hpp"
+#include "util/duration.hpp"
+
+namespace redlock::cli {
+
+// A whole number from `lo` to `hi` given to `option`.
+[[nodiscard]] int parse_whole_number(const std::string& text, const char* option, int lo, int hi);
+
+// --ttl: a duration of at least 10ms.
+[[nodiscard]] Millis parse_ttl(const std::string& text);
+
+// --connect-timeout and --timeout: a duration of at least 1ms.
+[[nodiscard]] Millis parse_timeout(const std::string& text, const char* what);
+
+// A bound that must be more than nothing (--max-runtime, --warn-after,
+// --stale-after): a duration of at least 1ms.
+[[nodiscard]] Millis parse_bound(const std::string& text, const char* option);
+
+// status --format: table, json or prometheus.
+[[nodiscard]] StatusFormat parse_format(const std::string& text);
+
+// status --interval: a duration of at least 100ms.
+[[nodiscard]] Millis parse_interval(const std::string& text);
+
+// exec --on-lost: term, kill or ignore.
+[[nodiscard]] exec::OnLost parse_on_lost(const std::string& s);
+
+}  // namespace redlock::cli
