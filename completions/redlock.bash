@@ -12,17 +12,17 @@ _redlock_subcommands='acquire release renew status break exec help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --format --interval -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --format --interval -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --json' ;;
+        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --max-waiters --stale-after --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json --format --watch --interval --scan' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after -c' ;;
     esac
 }
 

@@ -9,7 +9,7 @@
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
-    --kill-after --hold-at-least --max-runtime --warn-after --jitter --format --interval -c
+    --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --format --interval -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -160,6 +160,8 @@ complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'ex
 complete -c redlock -n '__redlock_using acquire' -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using acquire' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using acquire' -l jitter -x -d 'sleep a random time below this before the first try'
+complete -c redlock -n '__redlock_using acquire' -l max-waiters -x -d 'busy at once when this many wait in line'
+complete -c redlock -n '__redlock_using acquire' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
 
 # release NAME
@@ -193,6 +195,8 @@ complete -c redlock -n '__redlock_using exec' -l shared -d 'take a reader'\''s s
 complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'
 complete -c redlock -n '__redlock_using exec' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using exec' -l jitter -x -d 'sleep a random time below this before the first try'
+complete -c redlock -n '__redlock_using exec' -l max-waiters -x -d 'busy at once when this many wait in line'
+complete -c redlock -n '__redlock_using exec' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
 complete -c redlock -n '__redlock_using exec' -l max-runtime -x -d 'end the command when it has run this long (exit 124)'
 complete -c redlock -n '__redlock_using exec' -l warn-after -x -d 'say so when the command still runs after this long'
 complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL -c instead of CMD'

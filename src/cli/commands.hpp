@@ -47,7 +47,9 @@ struct TakeOptions {
   int limit = 1;
   ExitCode conflict_exit_code = ExitStatus::k_busy;
   bool unfair = false;
-  Millis jitter{0};  // a random delay below this before the first try (0: none)
+  Millis jitter{0};                   // a random delay below this before the first try (0: none)
+  int max_waiters = 0;                // busy at once when this many wait in line (0: no bound)
+  std::optional<Millis> stale_after;  // a busy line even under -q when the holder has held it longer
 };
 
 struct AcquireOptions {

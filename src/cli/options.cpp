@@ -104,6 +104,15 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       "sleep a random time below D before the first try, so that a fleet's cron jobs do not always start in "
       "the same order")
       ->type_name("D");
+  add_parsed_option(
+      sub, "--max-waiters",
+      [&o](const std::string& v) { o.max_waiters = parse_whole_number(v, "--max-waiters", 1, 1'000'000); },
+      "busy at once, without joining the line, when N already wait in it (no pile-up of runs)")
+      ->type_name("N");
+  add_parsed_option(
+      sub, "--stale-after", [&o](const std::string& v) { o.stale_after = parse_bound(v, "--stale-after"); },
+      "when busy, say so even with -q if the holder has held the lock longer than D: it may be stuck")
+      ->type_name("D");
 }
 
 // A subcommand that acts on a lock held by a token (release, renew): its

@@ -36,6 +36,11 @@ Take parse_take(const TakeOptions& o, bool shared) {
   t.reenter = token_from(o.token);
   t.fair = !o.unfair;
   t.jitter = o.jitter;
+  t.stale_after = o.stale_after;
+  if (o.max_waiters > 0 && o.unfair) {
+    throw UsageError("--max-waiters bounds the line of waiters, which --unfair does not join");
+  }
+  t.claim.max_waiters = o.max_waiters;
   return t;
 }
 
@@ -72,9 +77,13 @@ int sleep_jitter(Millis jitter, SignalFd& signals) {
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
 // It names the holder with its command (from the busy answer itself), and
 // after a wait does not suggest --wait again.
-ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optional<Millis> waited,
-                     ExitCode conflict_exit_code) {
-  if (verbosity() < Verbosity::k_normal) {
+ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take& take) {
+  const std::optional<Millis>& waited = take.wait;
+  const ExitCode conflict_exit_code = take.conflict_exit_code;
+  // A holder past --stale-after may be stuck: that is news even under -q
+  // (cron mails it from every host that finds it so), not under -qq.
+  const bool stale = take.stale_after && busy.held && *busy.held > *take.stale_after;
+  if (verbosity() < (stale ? Verbosity::k_quiet : Verbosity::k_normal)) {
     return conflict_exit_code;  // -q: busy is not news
   }
   const bool did_wait = waited && *waited > Millis(0);
@@ -90,15 +99,23 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, std::optio
   if (holder.kept) {
     more += " (it finished; --hold-at-least keeps the lock)";
   }
-  if (busy.ahead > 0) {
+  if (stale) {
+    more += fmt::format(", and has held it for {}, more than --stale-after {}: it may be stuck",
+                        format_duration(*busy.held), format_duration(*take.stale_after));
+  }
+  if (busy.line_full) {
+    more += fmt::format("; {} already wait in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
+  } else if (busy.ahead > 0) {
     more += fmt::format(", with {} waiting in line before you", busy.ahead);
   }
-  if (did_wait) {
-    log_notice("gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
-               format_duration(*waited), who.empty() ? "" : " by " + who, more);
+  if (busy.line_full) {
+    log_at(Verbosity::k_quiet, "{} is held{}{}", escape_for_terminal(name), who.empty() ? "" : " by " + who, more);
+  } else if (did_wait) {
+    log_at(Verbosity::k_quiet, "gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
+           format_duration(*waited), who.empty() ? "" : " by " + who, more);
   } else {
-    log_notice("{} is held{}{}; try later or use --wait", escape_for_terminal(name), who.empty() ? "" : " by " + who,
-               more);
+    log_at(Verbosity::k_quiet, "{} is held{}{}; try later or use --wait", escape_for_terminal(name),
+           who.empty() ? "" : " by " + who, more);
   }
   return conflict_exit_code;
 }
@@ -176,7 +193,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
     return Stopped{sig};
   }
   if (auto* busy = std::get_if<lock::Busy>(&outcome)) {
-    return Conflict{report_busy(take.name, *busy, take.wait, take.conflict_exit_code)};
+    return Conflict{report_busy(take.name, *busy, take)};
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
   for (int sig; (sig = signals.take()) != 0;) {

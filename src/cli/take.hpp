@@ -24,8 +24,9 @@ struct Take {
   lock::Claim claim;
   std::string reenter;  // --token or $REDLOCK_TOKEN
   ExitCode conflict_exit_code = ExitStatus::k_busy;
-  bool fair = true;  // wait in line (not --unfair)
-  Millis jitter{0};  // a random delay below this before the first try
+  bool fair = true;                   // wait in line (not --unfair)
+  Millis jitter{0};                   // a random delay below this before the first try
+  std::optional<Millis> stale_after;  // a holder that has held it longer may be stuck: said even under -q
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 

@@ -162,6 +162,12 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
       v.holders = reply_integer(e[8]);
       v.kept = e[9].text() == "kept";
     }
+    if (e.size() > 11) {
+      if (const long long held = reply_integer(e[10]); held >= 0) {
+        v.held = Millis(held);
+      }
+      v.line_full = e[11].text() == "full";
+    }
   } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
     v.held_mode = mode_named(e[1].text());

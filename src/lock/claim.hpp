@@ -16,6 +16,9 @@ struct Claim {
   // A plain lock's minimum hold (exec --hold-at-least): its first expiry is
   // at least this long, whatever the TTL.
   Millis min_hold{0};
+  // Fair waiting: a newcomer is busy at once, and not put in line, when
+  // this many already wait there (0: no bound).
+  int max_waiters = 0;
 };
 
 // "exclusive", "semaphore" or "shared": the mode's name in the lock's hash,

@@ -196,7 +196,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .fair = place.fair,
                          .lease = place.lease,
                          .wait_left = place.wait_left,
-                         .ticket = place.ticket};
+                         .ticket = place.ticket,
+                         .max_waiters = claim.max_waiters};
   auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
@@ -276,6 +277,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   busy.cmd = d.cmd;
   busy.holders = d.holders;
   busy.kept = d.kept;
+  busy.held = d.held;
+  busy.line_full = d.line_full;
   busy.place = d.place;
   busy.ahead = d.ahead;
   busy.ticket = d.ticket;

@@ -63,13 +63,15 @@ struct Busy {
   Millis ttl_left{0};  // the holder's remaining PTTL (smallest seen), 0 if unknown
   std::string host;    // holder's host and pid, if any server said
   std::string pid;
-  std::string cmd;         // ... its command (from the same server),
-  long long holders = 0;   // ... how many hold it there (a semaphore's or readers'),
-  bool kept = false;       // ... and whether only a finished holder's minimum hold keeps it
-  bool lost_race = false;  // no single holder: a split vote among several contenders
-  long long place = 0;     // this waiter's place in line (1 = next), 0 if not in line
-  long long ahead = 0;     // waiters ahead of this caller
-  long long ticket = 0;    // in line over several servers: the ticket to keep (0: none)
+  std::string cmd;             // ... its command (from the same server),
+  long long holders = 0;       // ... how many hold it there (a semaphore's or readers'),
+  bool kept = false;           // ... and whether only a finished holder's minimum hold keeps it
+  std::optional<Millis> held;  // ... how long it has held the lock (the longest seen), if known
+  bool line_full = false;      // not put in line: --max-waiters already wait there
+  bool lost_race = false;      // no single holder: a split vote among several contenders
+  long long place = 0;         // this waiter's place in line (1 = next), 0 if not in line
+  long long ahead = 0;         // waiters ahead of this caller
+  long long ticket = 0;        // in line over several servers: the ticket to keep (0: none)
 };
 
 using AcquireOutcome = std::variant<Acquired, Busy>;

@@ -56,6 +56,10 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
           d.holders = v.holders;
           d.kept = v.kept;
         }
+        if (v.held && (!d.held || *v.held > *d.held)) {
+          d.held = v.held;
+        }
+        d.line_full = d.line_full || v.line_full;
         d.place = std::max(d.place, v.place);
         d.ahead = std::max(d.ahead, v.ahead);
         if (v.ticket > 0) {

@@ -47,6 +47,8 @@ struct AcquireVote {
   std::string cmd;                        // busy: the holder's command, if the server said
   long long holders = 0;                  // busy: how many hold it (a semaphore's or readers': several)
   bool kept = false;                      // busy: held only for a finished holder's minimum hold
+  std::optional<Millis> held;             // busy: how long the holder has held it, if the server said
+  bool line_full = false;                 // busy: not put in line, as max_waiters already wait
   long long place = 0;                    // busy: the caller's place in line (0: not in line)
   long long ahead = 0;                    // busy: waiters ahead of the caller
   long long ticket = 0;                   // busy, in line: the caller's ticket on this server
@@ -89,6 +91,8 @@ struct AcquireDecision {
   std::string cmd;                 // ... its command,
   long long holders = 0;           // ... how many hold it there,
   bool kept = false;               // ... and whether only a minimum hold keeps it
+  std::optional<Millis> held;      // ... how long it has been held (longest seen), if known
+  bool line_full = false;          // some server did not put the caller in line: max_waiters wait
   long long place = 0, ahead = 0;  // the caller's place in line, and how many are ahead (largest seen)
   // The caller's ticket in line to keep on every server: the lower median of
   // the tickets the servers gave it (one server's clock off by much moves it

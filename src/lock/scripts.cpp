@@ -80,7 +80,7 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
       keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
       {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode), std::to_string(limit),
        ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease), a.wait_left ? ms(*a.wait_left) : "-1",
-       a.ticket});
+       a.ticket, std::to_string(a.max_waiters)});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {

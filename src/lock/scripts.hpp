@@ -62,6 +62,7 @@ struct AcquireArgs {
   Millis lease{0};                  // how long the waiter's entry lives unrefreshed
   std::optional<Millis> wait_left;  // how much longer it waits (nullopt: forever)
   std::string ticket;               // "", "clock" or the ticket settled on (Place::ticket)
+  int max_waiters = 0;              // a newcomer is busy at once when this many wait (0: no bound)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 

@@ -338,6 +338,10 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       return *got;
     }
     const Busy& busy = std::get<Busy>(outcome);
+    if (busy.line_full) {
+      locker.leave(name, place.id);  // in line on no server, or on some of several
+      return busy;
+    }
     settle(place, busy);
     place.lease = cadence_for(busy.place).lease;
     tell(listener, busy);

@@ -55,6 +55,11 @@ const std::vector<Case> k_cases = {
     {"WarnAfterOnAcquire", {"acquire", "x", "--warn-after", "1m"}, {}},
     {"JitterUnknownUnit", {"exec", "x", "--jitter", "5y", "--", "true"}, {}},
     {"JitterNegative", {"acquire", "x", "--jitter", "-5s"}, {}},
+    {"MaxWaitersZero", {"acquire", "x", "--wait", "1m", "--max-waiters", "0"}, {}},
+    {"MaxWaitersWord", {"exec", "x", "--max-waiters", "many", "--", "true"}, {}},
+    {"MaxWaitersUnfair", {"acquire", "x", "--wait", "1m", "--unfair", "--max-waiters", "3"}, {}},
+    {"StaleAfterZero", {"acquire", "x", "--stale-after", "0"}, {}},
+    {"StaleAfterWord", {"exec", "x", "--stale-after", "old", "--", "true"}, {}},
     {"TimeoutWord", {"--timeout", "abc", "status"}, {}},
     {"ConnectTimeoutZero", {"status", "--connect-timeout", "0"}, {}},
     // URLs

@@ -70,7 +70,7 @@ std::vector<Row> rows() {
        acquire,
        {k_held, k_fence5},
        args(take("T1")),
-       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, '', #, ''}",
        {k_held_after, k_fence5}},
       {"TheHoldersTokenReEnters",
        acquire,
@@ -84,7 +84,7 @@ std::vector<Row> rows() {
        acquire,
        {k_held, k_fence5},
        args(take("T1", [](AcquireArgs& a) { a.reenter = "T9"; })),
-       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, '', #, ''}",
        {k_held_after, k_fence5}},
       {"AMinimumHoldMakesTheFirstLeaseThatLong",
        acquire,
@@ -119,7 +119,7 @@ std::vector<Row> rows() {
        acquire,
        {k_semaphore_full, k_fence5},
        args(take("T1", Mode::k_semaphore, 2)),
-       "{'busy', ~30000, 'h*', '1*', 0, 0, 0, 'c0', 2, ''}",
+       "{'busy', ~30000, 'h*', '1*', 0, 0, 0, 'c0', 2, '', #, ''}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " " + holder_after("T2", "h2", 12) +
             " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
         k_fence5}},
@@ -155,7 +155,7 @@ std::vector<Row> rows() {
        acquire,
        {k_readers, k_fence5},
        args(take("T1")),
-       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, '', #, ''}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " limit=0 mode=shared schema=redlock/1 (px ~30000)",
         k_fence5}},
       {"AReaderDoesNotReEnterAsAWriter",
@@ -169,7 +169,7 @@ std::vector<Row> rows() {
        acquire,
        {k_held, k_fence5},
        args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
-       "{'busy', ~30000, 'h0', '10', 1, 0, 1, 'c0', 1, ''}",
+       "{'busy', ~30000, 'h0', '10', 1, 0, 1, 'c0', 1, '', #, ''}",
        // Near the head a lease is the near lease (2 s), whatever was asked.
        {k_held_after, k_fence5,
         "t:{a}:beats = zset W1=# (px ~2000)\nt:{a}:line = zset W1=1 (px ~2000)\n"
@@ -181,13 +181,37 @@ std::vector<Row> rows() {
        acquire,
        {k_line_w1},
        args(take("T2")),
-       "{'busy', 0, '', '', 0, 1, 0, '', 0, ''}",
+       "{'busy', 0, '', '', 0, 1, 0, '', 0, '', -1, ''}",
        {k_line_w1_after}},
+      {"AFullLineTurnsANewcomerAwayWithoutQueueingIt",
+       acquire,
+       {k_line_w1},
+       args(take("T2",
+                 [](AcquireArgs& a) {
+                   a.waiter = "W2";
+                   a.max_waiters = 1;
+                 })),
+       "{'busy', 0, '', '', 0, 1, 0, '', 0, '', -1, 'full'}",
+       {k_line_w1_after}},
+      {"AWaiterAlreadyInAFullLineKeepsItsPlace",
+       acquire,
+       {k_line_w1_w2},
+       args(take("T2",
+                 [](AcquireArgs& a) {
+                   a.waiter = "W2";
+                   a.max_waiters = 1;
+                 })),
+       "{'busy', 0, '', '', 2, 1, 2, '', 0, '', -1, ''}",
+       // W2 was in line already: a heartbeat, not a newcomer.
+       {"t:{a}:beats = zset W2=# W1=# (px ~10000)\nt:{a}:line = zset W1=1 W2=2 (px ~10000)\n"
+        "t:{a}:waiters = hash " +
+        entry_after("W1", 1) + " " + entry_after("W2", 2) +
+        " schema=redlock/1 seq=2 (px ~10000)\nt:{a}:writers = zset W1=1 W2=2 (px ~10000)"}},
       {"TheSecondInLineWaitsForTheFirst",
        acquire,
        {k_line_w1_w2},
        args(take("T2", [](AcquireArgs& a) { a.waiter = "W2"; })),
-       "{'busy', 0, '', '', 2, 1, 2, '', 0, ''}",
+       "{'busy', 0, '', '', 2, 1, 2, '', 0, '', -1, ''}",
        // W2's beat cut its lease to the near lease: it comes first by expiry.
        {"t:{a}:beats = zset W2=# W1=# (px ~10000)\nt:{a}:line = zset W1=1 W2=2 (px ~10000)\n"
         "t:{a}:waiters = hash " +

@@ -235,17 +235,18 @@ Expect acquire(Model& m, const Ask& a) {
     return e;
   }
 
-  // Busy: {'busy', ttl left, host, pid, place, ahead, ticket, cmd, holders, kept}.
+  // Busy: {'busy', ttl left, host, pid, place, ahead, ticket, cmd, holders,
+  // kept, held ms (-1: nobody holds it), full}.
   e.held = held_mode(m).has_value();
   std::string who = "'', ''";
-  std::string what = "'', 0, ''";
+  std::string what = "'', 0, '', -1, ''";
   if (m.holders.size() == 1) {
     const int h = m.holders.front().client;
     who = "'h" + std::to_string(h) + "', '" + pid_of(h) + "'";
-    what = "'c" + std::to_string(h) + "', 1, ''";
+    what = "'c" + std::to_string(h) + "', 1, '', #, ''";
   } else if (!m.holders.empty()) {
     who = "'h#', '#'";
-    what = "'c#', " + std::to_string(m.holders.size()) + ", ''";
+    what = "'c#', " + std::to_string(m.holders.size()) + ", '', #, ''";
   }
   const auto live = std::count_if(m.line.begin(), m.line.end(), [](const Waiter& w) { return !w.dead; });
   std::string place = "0, " + std::to_string(live) + ", 0";

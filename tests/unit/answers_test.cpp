@@ -57,6 +57,21 @@ TEST(Answers, AcquireReadsEveryOutcome) {
   EXPECT_EQ(busy->ttl_left.count(), 1500);
   EXPECT_EQ(busy->host, "web1");
   EXPECT_EQ(busy->pid, "77");
+  EXPECT_FALSE(busy->held) << "a short busy answer says nothing of how long it is held";
+  EXPECT_FALSE(busy->line_full);
+
+  auto full = read_acquire_answer(arr({str("busy"), num(1500), str("web1"), str("77"), num(0), num(4), num(0),
+                                       str("./job"), num(1), str(""), num(7200000), str("full")}));
+  ASSERT_TRUE(full);
+  ASSERT_TRUE(full->held);
+  EXPECT_EQ(full->held->count(), 7200000);
+  EXPECT_TRUE(full->line_full);
+  EXPECT_EQ(full->ahead, 4);
+  auto unknown = read_acquire_answer(
+      arr({str("busy"), num(0), str(""), str(""), num(0), num(1), num(0), str(""), num(0), str(""), num(-1), str("")}));
+  ASSERT_TRUE(unknown);
+  EXPECT_FALSE(unknown->held) << "-1: nobody holds it";
+  EXPECT_FALSE(unknown->line_full);
 
   auto mismatch = read_acquire_answer(arr({str("mismatch"), str("semaphore"), str("3")}));
   ASSERT_TRUE(mismatch);

@@ -46,15 +46,19 @@
 --                         ticket the waiter settled on, the same on every
 --                         server, so that every server's line has the same
 --                         order)
+-- ARGV[15]  max_waiters   a newcomer is not put in line when this many
+--                         already wait there ('0': no bound)
 --
 -- Replies:
 --   {'acquired'|'reentered', token, fence, count, ttl ms}
 --   {'busy', holder's ttl ms, host, pid, place in line (0: not in line;
 --    dead entries ahead that are not yet pruned count),
 --    waiters ahead of a newcomer, the waiter's ticket (0: none), the
---    holder's command, how many hold it, 'kept' or ''}   (a waiting
---    acquire's first line names the holder from it, with no round trip of
---    its own)
+--    holder's command, how many hold it, 'kept' or '', how long the
+--    holder has held it in ms (the longest of several; -1: unknown),
+--    'full' (a newcomer not put in line: max_waiters wait) or ''}   (a
+--    waiting acquire's first line names the holder from it, with no round
+--    trip of its own)
 --   {'mismatch'|'upgrade', mode, limit}   the lock is held in another mode
 --   {'foreign', what}     the lock's key or the line's is not redlock's
 --   an error reply        a fence counter redlock cannot increase, or an
@@ -79,6 +83,7 @@ local fairness = ARGV[11]
 local lease_ms = ARGV[12]
 local wait_left_ms = ARGV[13]
 local ticket = ARGV[14]
+local max_waiters = tonumber(ARGV[15]) or 0
 index_at(KEYS[7])
 
 -- A user who may take the lock but not give it back would leave it held for
@@ -102,10 +107,13 @@ local hold = tonumber(min_hold_ms) or 0
 local fair = fairness == 'fair'
 -- The ticket the waiter settled on, if it has (Redlock).
 local settled = tonumber(ticket)
+-- A newcomer finds the line full: it is busy at once, and not put in it.
+local full = false
 if fair then
   local bad = line_bad()
   if bad then return {'foreign', bad} end
   if prune() > 0 then moved() end
+  full = waiter ~= '' and max_waiters > 0 and not entry_of_waiter(waiter) and live_count() >= max_waiters
 end
 -- Puts the waiter in line, or refreshes its entry (the heartbeat); returns
 -- its entry and its rank (0: the head). Once per call of the script.
@@ -139,18 +147,21 @@ local function enter()
   entered = {v, rank}
   return v, rank
 end
--- who: the holder named (host, pid, cmd, how many hold, and 'kept' when it
--- is held only for a finished holder's minimum hold), or nil.
+-- who: the holder named (host, pid, cmd, how many hold, 'kept' when it is
+-- held only for a finished holder's minimum hold, and since when, server
+-- ms), or nil.
 local function busy(left, who)
-  who = who or {'', '', '', 0, ''}
+  who = who or {'', '', '', 0, '', nil}
   local place, ahead, mine = 0, 0, 0
-  if fair and waiter == '' then
+  if fair and (waiter == '' or full) then
     ahead = live_count()
   elseif fair then
     local v, rank = enter()
     place, ahead, mine = rank + 1, rank, v.ticket
   end
-  return {'busy', left, who[1], who[2], place, ahead, mine, who[3], who[4], who[5]}
+  local held = -1
+  if who[6] then held = math.max(0, now - who[6]) end
+  return {'busy', left, who[1], who[2], place, ahead, mine, who[3], who[4], who[5], held, full and 'full' or ''}
 end
 local function dequeue()
   -- Over several servers the waiter keeps its place until it has its
@@ -166,6 +177,7 @@ if multi then
   local list = holders()
   local first = nil
   local soonest = nil
+  local oldest = nil
   for _, v in ipairs(list) do
     if reenter ~= '' and v.token == reenter then
       if multi == 'shared' and mode ~= 'shared' then return {'upgrade', multi, ''} end
@@ -187,9 +199,10 @@ if multi then
     end
     first = first or v
     if not soonest or v.expiry - now < soonest then soonest = v.expiry - now end
+    if v.since and (not oldest or v.since < oldest) then oldest = v.since end
   end
   if #list > 0 then
-    holding = {first.host, tostring(first.pid), first.cmd or '', #list, ''}
+    holding = {first.host, tostring(first.pid), first.cmd or '', #list, '', oldest}
     if mode ~= multi or (multi == 'semaphore' and h[7] ~= limit) then
       if multi == 'shared' and mode == 'exclusive' then return busy(soonest, holding) end
       return {'mismatch', multi, h[7] or ''}
@@ -216,14 +229,14 @@ elseif t == 'hash' then
   end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
-  return busy(redis.call('PTTL', KEYS[1]),
-              {h[4] or '', h[5] or '', redis.call('HMGET', KEYS[1], 'cmd')[1] or '', 1, kept})
+  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
+  return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', more[1] or '', 1, kept, tonumber(more[2])})
 end
 if fair then
   -- Over several servers a waiter is in every line on every try, even where
   -- the lock is free: a grant here that the others outvote and that is
   -- undone leaves it in its place.
-  if waiter ~= '' and (ticket or '') ~= '' then enter() end
+  if waiter ~= '' and (ticket or '') ~= '' and not full then enter() end
   local st = lock_state()
   local soonest = 0
   if st.count > 0 then soonest = redis.call('PTTL', KEYS[1]) end
