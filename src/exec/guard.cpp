@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <new>
 
 #include "exec/spawn.hpp"
 
@@ -52,13 +54,33 @@ struct GuardArgs {
   int pipe = -1;
   int timer = -1;  // a timerfd on CLOCK_BOOTTIME
   pid_t group = 0;
-  long long deadline_ns = 0;  // 0: none (--on-lost ignore)
-  long long hard_ns = 0;      // 0: none
+  long long deadline_ns = 0;          // 0: none (--on-lost ignore)
+  long long hard_ns = 0;              // 0: none
+  std::atomic<int>* fired = nullptr;  // guard_fired(), below
 };
 GuardArgs g_guard;
 // What the guard killed the group for: 0 nothing, 1 the validity's end,
-// 2 the hard deadline.
-std::atomic<int> g_guard_fired{0};
+// 2 the hard deadline. It lives in a page shared with the guard, which a
+// ThreadSanitizer build starts with a copy of redlock's memory (below).
+std::atomic<int>& guard_fired() {
+  static std::atomic<int>* fired = [] {
+    void* page = mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    static std::atomic<int> fallback{0};  // no page: a guard sharing redlock's memory still tells
+    return page == MAP_FAILED ? &fallback : new (page) std::atomic<int>{0};
+  }();
+  return *fired;
+}
+
+// ThreadSanitizer keeps its state of each thread in thread-local storage:
+// a guard that shared redlock's memory, and with it that state, would
+// corrupt it (the guard died, and redlock's next word to it raised
+// SIGPIPE). Under ThreadSanitizer the guard gets a copy of the memory
+// instead, as a fork would, at the cost of copying the page tables.
+#if defined(__SANITIZE_THREAD__)
+constexpr int k_clone_flags = 0;
+#else
+constexpr int k_clone_flags = CLONE_VM;
+#endif
 alignas(64) char g_guard_stack[16 * 1024];
 
 // `t` (steady_clock, which is CLOCK_MONOTONIC) on CLOCK_BOOTTIME.
@@ -112,7 +134,7 @@ int guard_main(void* /*unused*/) {
       unsigned long long expirations = 0;
       syscall(SYS_read, timer, &expirations, sizeof(expirations));
       const bool hard = hard_ns != 0 && (validity_ns == 0 || hard_ns <= validity_ns);
-      g_guard_fired.store(hard ? 2 : 1);
+      g_guard.fired->store(hard ? 2 : 1);
       syscall(SYS_kill, -g_guard.group, SIGKILL);  // the lock may be gone, or the time is up: so is CMD
       arm(timer, 0);
     }
@@ -133,7 +155,7 @@ int guard_main(void* /*unused*/) {
         break;  // done
       }
       validity_ns = word;
-      if (g_guard_fired.load() == 0) {
+      if (g_guard.fired->load() == 0) {
         arm(timer, sooner(validity_ns, hard_ns));
       }
     }
@@ -156,15 +178,19 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline, std::opti
     close(p[1]);
     return false;
   }
-  g_guard = GuardArgs{p[0], timer, group, deadline ? boot_clock_ns(*deadline) : 0,
-                      hard_deadline ? boot_clock_ns(*hard_deadline) : 0};
-  g_guard_fired.store(0);
+  g_guard = GuardArgs{p[0],
+                      timer,
+                      group,
+                      deadline ? boot_clock_ns(*deadline) : 0,
+                      hard_deadline ? boot_clock_ns(*hard_deadline) : 0,
+                      &guard_fired()};
+  g_guard.fired->store(0);
   pid_t guard;
   {
     AllSignalsBlocked blocked;  // and so they stay in the guard
     // No exit signal: its end must not read as news on redlock's signal
     // descriptor (reaped with __WALL).
-    guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), CLONE_VM, nullptr);
+    guard = clone(guard_main, g_guard_stack + sizeof(g_guard_stack), k_clone_flags, nullptr);
     if (guard > 0) {
       (void)setpgid(guard, guard);  // out of redlock's group before any signal can reach it
     }
@@ -182,11 +208,11 @@ bool GroupGuard::start(pid_t group, std::optional<TimePoint> deadline, std::opti
 }
 
 bool GroupGuard::fired() const {
-  return m_pid > 0 && g_guard_fired.load() == 1;
+  return m_pid > 0 && guard_fired().load() == 1;
 }
 
 bool GroupGuard::fired_hard() const {
-  return m_pid > 0 && g_guard_fired.load() == 2;
+  return m_pid > 0 && guard_fired().load() == 2;
 }
 
 void GroupGuard::extend(TimePoint deadline) {
