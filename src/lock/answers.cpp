@@ -147,7 +147,11 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
   const auto& e = reply.elements;
   AcquireVote v;
   if (outcome == "acquired" || outcome == "reentered") {
-    return read_hold(outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered, e);
+    v = read_hold(outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered, e);
+    if (e.size() >= 8) {  // the run before this one never ended
+      v.abandoned = RunSeen{e[5].text(), e[6].text(), reply_integer(e[7]), 0, 0};
+    }
+    return v;
   }
   if (outcome == "busy" && e.size() >= 4) {
     v.kind = AcquireVote::Kind::k_busy;
@@ -175,6 +179,9 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
   } else if (outcome == "foreign") {
     v.kind = AcquireVote::Kind::k_foreign;
     v.foreign_type = foreign_type_of(reply);
+  } else if (outcome == "skipped" && e.size() >= 5) {
+    v.kind = AcquireVote::Kind::k_skipped;
+    v.last_ok = RunSeen{e[1].text(), e[2].text(), 0, reply_integer(e[3]), reply_integer(e[4])};
   } else {
     return std::nullopt;
   }
@@ -360,6 +367,32 @@ std::optional<LineAnswer> read_line_answer(const Reply& reply) {
   LineAnswer out{read_waiters(fields, reply_integer(e[1])), std::max(0LL, reply_integer(e[3]))};
   out.waiting = std::max(out.waiting, static_cast<long long>(out.head.size()));
   return out;
+}
+
+std::optional<HistoryVote> read_history_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  HistoryVote v;
+  if (outcome == "foreign") {
+    v.kind = HistoryVote::Kind::k_foreign;
+    v.foreign_type = foreign_type_of(reply);
+    return v;
+  }
+  if (outcome != "runs" || e.size() < 2) {
+    return std::nullopt;
+  }
+  v.kind = HistoryVote::Kind::k_runs;
+  v.now_ms = reply_integer(e[1]);
+  for (size_t i = 2; i < e.size(); ++i) {
+    std::vector<std::pair<std::string, std::string>> fields;
+    for (size_t k = 0; k + 1 < e[i].elements.size(); k += 2) {
+      fields.emplace_back(e[i].elements[k].text(), e[i].elements[k + 1].text());
+    }
+    if (std::optional<Run> run = read_run(fields)) {
+      v.runs.push_back(std::move(*run));
+    }
+  }
+  return v;
 }
 
 std::string evicting_policy(const std::vector<Reply>& replies) {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lock/ledger.hpp"
 #include "lock/quorum.hpp"
 #include "redis/failure.hpp"
 #include "redis/reply.hpp"
@@ -160,6 +161,19 @@ struct LineAnswer {
 };
 // Nullopt for a reply of another shape.
 [[nodiscard]] std::optional<LineAnswer> read_line_answer(const redis::Reply& reply);
+
+// One server's answer to the history script: its runs, newest first, and
+// its clock; or a ledger that is not redlock's.
+struct HistoryVote {
+  enum class Kind { k_runs, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  std::vector<Run> runs;
+  long long now_ms = 0;
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+// The history script: runs (entries read_run does not know are left out) / foreign.
+[[nodiscard]] std::optional<HistoryVote> read_history_answer(const redis::Reply& reply);
 
 // A server's answers to CONFIG GET maxmemory and CONFIG GET
 // maxmemory-policy: the policy when it may evict a held lock (a memory

@@ -19,6 +19,11 @@ struct Claim {
   // Fair waiting: a newcomer is busy at once, and not put in line, when
   // this many already wait there (0: no bound).
   int max_waiters = 0;
+  // The run ledger (ledger.hpp): a new hold starts a run (exec, unless
+  // --no-history), and a free lock is not taken when the last ok run ended
+  // within skip_ok_within (exec --skip-if-ok-within; 0: always taken).
+  bool record_run = false;
+  Millis skip_ok_within{0};
 };
 
 // "exclusive", "semaphore" or "shared": the mode's name in the lock's hash,

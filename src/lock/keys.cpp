@@ -31,6 +31,7 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
               lock + ":beats",
               lock + ":waiters",
               lock + ":writers",
+              lock + ":runs",
               index_key(prefix)};
 }
 

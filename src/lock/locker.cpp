@@ -144,7 +144,7 @@ void Locker::raise_fences(const Keys& keys, const std::string& holder, const Acq
 }
 
 void Locker::undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
-                        const std::vector<AcquireVote>& votes, const std::vector<bool>& failed) {
+                        const std::vector<AcquireVote>& votes, const std::vector<bool>& failed, bool drop_run) {
   const size_t n = votes.size();
   std::vector<bool> fresh(n, false);
   std::vector<bool> reentered(n, false);
@@ -152,7 +152,7 @@ void Locker::undo_votes(const std::string& name, const std::string& token, const
     fresh[i] = votes[i].kind == AcquireVote::Kind::k_granted || votes[i].taken == AcquireVote::Kind::k_granted;
     reentered[i] = votes[i].kind == AcquireVote::Kind::k_reentered || votes[i].taken == AcquireVote::Kind::k_reentered;
   }
-  undo(name, token, fresh, failed, false);
+  undo(name, token, fresh, failed, false, drop_run);
   if (!reenter.empty()) {
     undo(name, reenter, reentered, failed, false);
   }
@@ -197,7 +197,9 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .lease = place.lease,
                          .wait_left = place.wait_left,
                          .ticket = place.ticket,
-                         .max_waiters = claim.max_waiters};
+                         .max_waiters = claim.max_waiters,
+                         .record_run = claim.record_run,
+                         .skip_ok_within = claim.skip_ok_within};
   auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
@@ -206,7 +208,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     failed[i] = answers[i].failure.has_value();
   }
   if (const auto why = shared_node(answers)) {
-    undo_votes(name, token, reenter, votes, failed);
+    undo_votes(name, token, reenter, votes, failed, claim.record_run);
     throw UsageError(*why);
   }
   const bool reentering = !reenter.empty();
@@ -221,7 +223,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   d = decide_acquire(votes, claim, reentering, validity);
 
   if (std::find(d.release_fresh.begin(), d.release_fresh.end(), true) != d.release_fresh.end()) {
-    undo(name, token, d.release_fresh, failed, d.announce_release);
+    undo(name, token, d.release_fresh, failed, d.announce_release, claim.record_run);
   }
   if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
     undo(name, reenter, d.undo_reentry, failed, false);
@@ -249,6 +251,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       for (const auto& v : votes) {
         got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
       }
+      got.abandoned = d.abandoned;
       return got;
     }
     case AcquireDecision::Verdict::k_mismatch:
@@ -266,6 +269,11 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       }
       throw Error(ExitStatus::k_protocol,
                   foreign_message(name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
+    case AcquireDecision::Verdict::k_skipped: {
+      Busy skipped;
+      skipped.skipped = d.last_ok;
+      return skipped;
+    }
     case AcquireDecision::Verdict::k_busy:
     case AcquireDecision::Verdict::k_lost_race:
       break;
@@ -287,7 +295,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
 }
 
 void Locker::undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
-                  const std::vector<bool>& just_failed, bool announce) {
+                  const std::vector<bool>& just_failed, bool announce, bool drop_run) {
   const Keys keys = keys_for(m_options.prefix, name);
   const redis::Timeouts brief{m_options.timeouts.connect, std::min(m_options.timeouts.command, Millis(250))};
   // A round cut short by the Cancel (a stop signal) left its
@@ -307,8 +315,8 @@ void Locker::undo(const std::string& name, const std::string& token, const std::
   for (size_t i = 0; i < m_conns.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round(to_args(keys, ReleaseArgs{.token = token, .quiet = !announce}), lock::script(ScriptName::k_release),
-              targets, hung);
+  (void)round(to_args(keys, ReleaseArgs{.token = token, .quiet = !announce, .run_end = drop_run ? "drop" : ""}),
+              lock::script(ScriptName::k_release), targets, hung);
   for (size_t i = 0; i < m_conns.size(); ++i) {
     if (fresh[i]) {
       reconnect(i, m_options.timeouts);
@@ -324,11 +332,11 @@ void Locker::reconnect(size_t i, const redis::Timeouts& timeouts) {
   }
 }
 
-ReleaseOutcome Locker::release(const std::string& name, const std::string& token, long long floor) {
+ReleaseOutcome Locker::release(const std::string& name, const std::string& token, long long floor, bool drop_run) {
   const Keys keys = keys_for(m_options.prefix, name);
   // One level, with no minimum hold: the release script's simplest case.
-  auto answers =
-      round(to_args(keys, ReleaseArgs{.token = token, .floor = floor}), lock::script(ScriptName::k_release), {});
+  auto answers = round(to_args(keys, ReleaseArgs{.token = token, .floor = floor, .run_end = drop_run ? "drop" : ""}),
+                       lock::script(ScriptName::k_release), {});
   refuse_shared_node(answers);
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const ReleaseOutcome out = decide_release(votes);
@@ -352,14 +360,23 @@ std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const st
   return votes;
 }
 
-Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole, long long floor) {
+Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole, long long floor,
+                     const std::optional<RunEnd>& run) {
   const Keys keys = keys_for(m_options.prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
-  const ReleaseArgs args{.token = token,
-                         .min_hold = min_hold,
-                         .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one,
-                         .floor = floor};
+  ReleaseArgs args{.token = token,
+                   .min_hold = min_hold,
+                   .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one,
+                   .floor = floor};
+  if (run) {
+    args.run_end = outcome_name(run->outcome);
+    args.exit = run->exit ? std::to_string(*run->exit) : "";
+    args.host = run->owner.host;
+    args.pid = run->owner.pid;
+    args.cmd = run->owner.cmd;
+    args.fence = run->fence;
+  }
   auto answers =
       round(to_args(keys, args), lock::script(ScriptName::k_release), {}, std::vector<bool>(m_conns.size(), true));
   const std::vector<ReleaseVote> votes = release_votes(name, answers);

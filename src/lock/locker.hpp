@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "lock/ledger.hpp"
 #include "lock/quorum.hpp"
 #include "lock/scripts.hpp"
 #include "redis/connection.hpp"
@@ -57,6 +58,9 @@ struct Acquired {
   TimePoint valid_until;
   std::vector<bool> voted;  // per server: did it grant the lock
   std::vector<bool> busy;   // per server: did it say busy (and keep a waiter in its line)
+  // A run before this one (Claim::record_run) that never ended: its
+  // redlock died and its lock expired (recorded as abandoned).
+  std::optional<RunSeen> abandoned;
 };
 
 struct Busy {
@@ -72,6 +76,9 @@ struct Busy {
   long long place = 0;         // this waiter's place in line (1 = next), 0 if not in line
   long long ahead = 0;         // waiters ahead of this caller
   long long ticket = 0;        // in line over several servers: the ticket to keep (0: none)
+  // Free, but not taken: the last ok run ended within Claim::skip_ok_within
+  // (on a majority of servers). Waiting again would not change that.
+  std::optional<RunSeen> skipped;
 };
 
 using AcquireOutcome = std::variant<Acquired, Busy>;
@@ -88,6 +95,23 @@ struct NotHeld {
   std::string what;  // the foreign key's type
 };
 using RenewOutcome = std::variant<Renewed, NotHeld>;
+
+// How exec's run ended, for the run ledger: its outcome and exit status,
+// and what it was (for a ledger that lost the entry its acquire wrote).
+struct RunEnd {
+  Outcome outcome = Outcome::k_ok;
+  std::optional<int> exit;
+  Owner owner;
+  long long fence = 0;
+};
+
+// The runs of a name across servers (Locker::history): the union of every
+// ledger that answered, newest first, and the clock of the first server
+// that answered (server ms).
+struct History {
+  std::vector<Run> runs;
+  long long now_ms = 0;
+};
 
 // What `break` did to one lock: the decision (never unavailable: that is
 // thrown) and each server's part in it ("broken", "free", "foreign" or
@@ -131,14 +155,22 @@ class Locker {
   void leave(const std::string& name, const std::string& id, const std::vector<bool>& targets = {});
   // Drops one level of the lock held by `token`, unless it holds no more
   // than `floor` levels (those of the exec that runs the caller): k_floor.
-  [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token, long long floor = 0);
+  // With `drop_run`, the run that the hold's acquire started (Claim::
+  // record_run) leaves the ledger: a lock taken and given back unused.
+  [[nodiscard]] ReleaseOutcome release(const std::string& name, const std::string& token, long long floor = 0,
+                                       bool drop_run = false);
   // Ends the hold of `token`: one level, or every level with `whole`. When
   // the last level goes less than `min_hold` after the lock was taken, the
   // lock stays held under no token until then (kept): its token can no
   // longer renew or release it. A hold of no more than `floor` levels is
-  // left alone (k_floor).
+  // left alone (k_floor). With `run`, the run's end goes to the ledger in
+  // the same step (as lost where the token no longer holds the lock).
   [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole,
-                             long long floor = 0);
+                             long long floor = 0, const std::optional<RunEnd>& run = std::nullopt);
+  // The newest `limit` runs of `name` in the ledgers, as one list. Fewer
+  // than a majority of servers answering is an Error; so is a ledger that
+  // is not redlock's (76) on the only server, or on a majority.
+  [[nodiscard]] History history(const std::string& name, long long limit);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,
@@ -190,7 +222,7 @@ class Locker {
   [[nodiscard]] std::optional<std::string> shared_node(const std::vector<Answer>& answers) const;
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
-                  const std::vector<AcquireVote>& votes, const std::vector<bool>& failed);
+                  const std::vector<AcquireVote>& votes, const std::vector<bool>& failed, bool drop_run);
   // Every server's answer to the release script read as a vote; a foreign
   // key on the only server is an Error (76).
   [[nodiscard]] std::vector<ReleaseVote> release_votes(const std::string& name,
@@ -222,8 +254,9 @@ class Locker {
   // waiters unless `announce`. A server that just failed gets the request
   // on a new connection and only a short wait: it may be hung, and what
   // matters is that the release is queued behind the acquire it may still run.
+  // With `drop_run`, the run its acquire started leaves the ledger.
   void undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
-            const std::vector<bool>& just_failed, bool announce);
+            const std::vector<bool>& just_failed, bool announce, bool drop_run = false);
 
   // The lock keys in server `i`'s index of held locks, or nullopt when it
   // has none redlock keeps (absent, of another type or without the schema

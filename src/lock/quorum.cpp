@@ -29,6 +29,7 @@ struct Tally {
   size_t fresh = 0;      // granted with the new token
   size_t reentered = 0;  // the caller's token held it
   size_t busy = 0;
+  size_t skipped = 0;
   bool mismatch = false;
   bool upgrade = false;
   std::vector<long long> tickets;  // busy, in line: the caller's ticket on each such server
@@ -79,6 +80,12 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         ++d.foreign;
         d.foreign_type = v.foreign_type;
         break;
+      case Kind::k_skipped:
+        ++t.skipped;
+        if (t.skipped == 1 || v.last_ok.end_ms > d.last_ok.end_ms) {
+          d.last_ok = v.last_ok;
+        }
+        break;
       case Kind::k_failed:
         d.failures.push_back(v.failure.value_or(redis::Failure{}));
         break;
@@ -127,6 +134,9 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
       ++yes;
       d.fence = std::max(d.fence, v.fence);
       d.count = std::max(d.count, v.count);
+      if (!d.abandoned && v.abandoned) {
+        d.abandoned = v.abandoned;
+      }
     }
   }
 
@@ -146,10 +156,15 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   }
   std::fill(d.voted.begin(), d.voted.end(), false);
   d.fence = 0;
+  d.abandoned.reset();
   if (t.mismatch) {
     d.verdict = Verdict::k_mismatch;
   } else if (t.upgrade) {
     d.verdict = Verdict::k_upgrade;
+  } else if (t.skipped >= majority(n)) {
+    // This period's run is done: a majority of the ledgers say so, and any
+    // quorum that could grant shares a server with them.
+    d.verdict = Verdict::k_skipped;
   } else if (d.failures.size() > n - q) {
     d.verdict = Verdict::k_unavailable;
   } else if (d.foreign >= majority(n)) {

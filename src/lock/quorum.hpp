@@ -27,6 +27,17 @@ namespace redlock::lock {
 // server does (pigeonhole). For L = 1 that is the majority again.
 [[nodiscard]] size_t grant_quorum(size_t n, const Claim& claim);
 
+// A run in a lock's ledger as an acquire's answer names it: the run before
+// a new hold that never ended (abandoned), or the last ok run that made a
+// server refuse (skipped), with that server's clock.
+struct RunSeen {
+  std::string host;
+  std::string pid;
+  long long start_ms = 0;  // abandoned: when it started (server time, 0 if not known)
+  long long end_ms = 0;    // skipped: when it ended (server time)
+  long long now_ms = 0;    // skipped: the server's clock
+};
+
 // One server's answer to the acquire script, decoded by the I/O layer.
 struct AcquireVote {
   enum class Kind {
@@ -36,6 +47,7 @@ struct AcquireVote {
     k_mismatch,   // held in another mode, or as a semaphore with another limit
     k_upgrade,    // the caller's token holds a reader's share and asked for more
     k_foreign,    // the key is not redlock's: left alone
+    k_skipped,    // free, but the last ok run ended within the skip window: nothing taken
     k_failed,     // no usable answer (unreachable, refused, error reply, replicas short)
   };
   Kind kind = Kind::k_failed;
@@ -55,6 +67,8 @@ struct AcquireVote {
   std::string held_limit;                 // mismatch: a semaphore's limit
   std::string foreign_type;               // foreign: what the key holds
   std::optional<redis::Failure> failure;  // failed: why
+  RunSeen last_ok;                        // skipped: the last ok run
+  std::optional<RunSeen> abandoned;       // granted: the run before it that never ended
   // Mismatch / upgrade: the mode NAME is held in.
   Claim::Mode held_mode = Claim::Mode::k_exclusive;
   // Failed: what the server did all the same (granted or reentered, with a
@@ -73,6 +87,7 @@ struct AcquireDecision {
     k_mismatch,     // a server holds NAME in another mode: usage error, nothing taken
     k_upgrade,      // re-entry of a reader's share as exclusive: usage error
     k_foreign,      // a quorum of servers hold a foreign key
+    k_skipped,      // a majority of servers found an ok run within the skip window
     k_unavailable,  // too few usable answers for any quorum
   };
   Verdict verdict = Verdict::k_unavailable;
@@ -104,6 +119,8 @@ struct AcquireDecision {
   size_t foreign = 0;  // servers with a foreign key
   std::string foreign_type;
   std::vector<redis::Failure> failures;  // unavailable: every server's reason
+  RunSeen last_ok;                       // skipped: the newest last ok run any server named
+  std::optional<RunSeen> abandoned;      // granted: a run before this one that never ended
 };
 
 // Decides an acquire from every server's vote. `reentering` says whether the

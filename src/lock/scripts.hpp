@@ -18,7 +18,7 @@ using Script = redis::Script;
 // script atomically, so no other client can act between our check of the
 // token and our write. Each is a file in src/lock/lua/ whose header says
 // what it guarantees, its KEYS, its ARGV and its replies.
-enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_release, k_leave, k_line };
+enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_release, k_leave, k_line, k_history };
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME}
@@ -34,6 +34,9 @@ struct Keys {
   std::string beats;    // <prefix>{NAME}:beats     zset id -> end of lease
   std::string waiters;  // <prefix>{NAME}:waiters   hash id -> entry
   std::string writers;  // <prefix>{NAME}:writers   zset id -> ticket (not readers)
+  // The run ledger (src/lock/lua/includes/ledger.lua): exec's runs of the
+  // name, newest last, kept after the lock is gone.
+  std::string runs;  // <prefix>{NAME}:runs   stream, one entry per run
   // The held locks under the prefix (src/lock/lua/includes/index.lua), for
   // status: the scripts that change a lock's lease keep its entry, where
   // the server lets them name this key beside the lock's (not on a Redis
@@ -46,13 +49,13 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-7.lua: take the lock, or re-enter it.
+// acquire-8.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
-  std::string host;  // who asks, kept for status
+  std::string host{};  // who asks, kept for status
   long long pid = 0;
-  std::string cmd;
+  std::string cmd{};
   std::string reenter;  // the token to re-enter ("" for none)
   Claim::Mode mode = Claim::Mode::k_exclusive;
   int limit = 1;  // a semaphore's places (a reader's share sends 0)
@@ -63,10 +66,12 @@ struct AcquireArgs {
   std::optional<Millis> wait_left;  // how much longer it waits (nullopt: forever)
   std::string ticket;               // "", "clock" or the ticket settled on (Place::ticket)
   int max_waiters = 0;              // a newcomer is busy at once when this many wait (0: no bound)
+  bool record_run = false;          // a new hold starts a run in the ledger
+  Millis skip_ok_within{0};         // refuse when the last ok run ended this recently (0: never)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// release-7.lua: end a hold, one level or every level, or keep it under no
+// release-8.lua: end a hold, one level or every level, or keep it under no
 // token until its minimum hold is over: `redlock release`, an acquire
 // undone, exec's end.
 struct ReleaseArgs {
@@ -76,6 +81,14 @@ struct ReleaseArgs {
   Levels levels = Levels::k_one;
   bool quiet = false;   // tell no waiter: undoing an attempt that never counted as held
   long long floor = 0;  // levels that must stay (an exec running the caller holds them): none dropped below
+  // The run ledger: "" (no run), "drop" (an acquire undone) or the run's
+  // outcome; its exit status ("" for none), and the run as exec knows it.
+  std::string run_end{};
+  std::string exit{};
+  std::string host{};
+  long long pid = 0;
+  std::string cmd{};
+  long long fence = 0;
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a);
 
@@ -116,5 +129,11 @@ struct LineArgs {
   long long listed = 20;  // how many waiters at the head of each line to list (all are counted)
 };
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a);
+
+// history-1.lua: read the newest entries of the run ledger.
+struct HistoryArgs {
+  long long count = 100;
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const HistoryArgs& a);
 
 }  // namespace redlock::lock

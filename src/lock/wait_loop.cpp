@@ -338,8 +338,10 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       return *got;
     }
     const Busy& busy = std::get<Busy>(outcome);
-    if (busy.line_full) {
-      locker.leave(name, place.id);  // in line on no server, or on some of several
+    if (busy.line_full || busy.skipped) {
+      // In line on no server (or on some of several), or this period's run
+      // is done: nothing to wait for.
+      locker.leave(name, place.id);
       return busy;
     }
     settle(place, busy);

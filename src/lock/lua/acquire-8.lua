@@ -18,12 +18,20 @@
 -- gets it in ticket order. A busy answer puts a waiter that gave its id in
 -- line (or refreshes its entry: the heartbeat) and says its place.
 -- 'unfair' skips the line altogether.
+-- The run ledger (includes/ledger.lua): an exec that records its run starts
+-- it here, with its grant, and names any run before it that never ended
+-- (its redlock died and its lock expired: abandoned). With a skip window,
+-- a grant is refused ('skipped') when the last ok run ended within it:
+-- checked here, in the same atomic step as the grant, so that two hosts
+-- never both decide to run.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter, <prefix>{NAME}:fence
 -- KEYS[3..6]  its line of waiters: line, beats, waiters, writers
 --              (<prefix>{NAME}:line and so on; includes/line.lua)
--- KEYS[7]  the index of held locks, <prefix>index (includes/index.lua;
+-- KEYS[7]  its run ledger, <prefix>{NAME}:runs (includes/ledger.lua; read
+--          and written only with a history or a skip window)
+-- KEYS[8]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
 --
 -- ARGV[1]   token         the token a new holder gets
@@ -48,9 +56,16 @@
 --                         order)
 -- ARGV[15]  max_waiters   a newcomer is not put in line when this many
 --                         already wait there ('0': no bound)
+-- ARGV[16]  history       'run' (a new hold starts a run in the ledger) or ''
+-- ARGV[17]  skip_ok_ms    refuse the grant when the last ok run ended less
+--                         than this long ago ('0': never)
 --
 -- Replies:
---   {'acquired'|'reentered', token, fence, count, ttl ms}
+--   {'acquired'|'reentered', token, fence, count, ttl ms}, and after an
+--    acquired one whose run found a run before it abandoned: that run's
+--    host, pid and start (server ms)
+--   {'skipped', host, pid, end (server ms), server time (ms)}   the last ok
+--    run, which ended within the skip window: nothing taken
 --   {'busy', holder's ttl ms, host, pid, place in line (0: not in line;
 --    dead entries ahead that are not yet pruned count),
 --    waiters ahead of a newcomer, the waiter's ticket (0: none), the
@@ -68,6 +83,7 @@
 --@include line.lua
 --@include fence.lua
 --@include index.lua
+--@include ledger.lua
 
 local token = ARGV[1]
 local ttl_ms = ARGV[2]
@@ -84,7 +100,11 @@ local lease_ms = ARGV[12]
 local wait_left_ms = ARGV[13]
 local ticket = ARGV[14]
 local max_waiters = tonumber(ARGV[15]) or 0
-index_at(KEYS[7])
+local history = ARGV[16] or ''
+local skip_ok_ms = tonumber(ARGV[17]) or 0
+index_at(KEYS[8])
+ledger_at(KEYS[7])
+local ledgered = history ~= '' or skip_ok_ms > 0
 
 -- A user who may take the lock but not give it back would leave it held for
 -- its whole TTL: what a release, a renewal and waking the line need is
@@ -101,6 +121,23 @@ if redis.acl_check_cmd then
                                ', which giving it back needs: nothing was written')
     end
   end
+  -- And what ending a run needs of its ledger, or the run would hold the
+  -- lock and never be recorded.
+  if ledgered then
+    for _, c in ipairs({{'XADD', KEYS[7], '*', 'f', 'v'}, {'XDEL', KEYS[7], '0-1'}, {'XREVRANGE', KEYS[7], '+', '-'},
+                        {'XLEN', KEYS[7]}, {'DEL', KEYS[7]}, {'PEXPIRE', KEYS[7], '1'}, {'TYPE', KEYS[7]}}) do
+      if not redis.acl_check_cmd(unpack(c)) then
+        return redis.error_reply('NOPERM this user may not ' .. c[1] .. ' on ' .. KEYS[7] ..
+                                 ', which the run ledger needs: nothing was written (--no-history runs without it)')
+      end
+    end
+  end
+end
+-- A ledger that is not redlock's is never written, nor is the lock taken
+-- with a run it could not record.
+if ledgered then
+  local bad = ledger_bad()
+  if bad then return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'} end
 end
 local ttl = tonumber(ttl_ms)
 local hold = tonumber(min_hold_ms) or 0
@@ -274,6 +311,14 @@ if fair then
   -- the calls to come) does not know: the caller waits its turn.
   if blocked or not complete or not admits(st, mode, limit) then return busy(soonest, holding) end
 end
+-- The last ok run ended within the skip window: this period's run is done.
+if skip_ok_ms > 0 then
+  local ok = ledger_last_ok()
+  if ok and (tonumber(ok.end_ms) or 0) + skip_ok_ms > now then
+    dequeue()
+    return {'skipped', ok.host or '', ok.pid or '', ok.end_ms, string.format('%d', now)}
+  end
+end
 local counter = redis.call('GET', KEYS[2])
 local last = 0
 if counter then
@@ -288,6 +333,19 @@ if counter then
 end
 local fence = math.max(last + 1, clock[1] * 1000000 + clock[2])
 local fence_text = string.format('%d', fence)
+-- A new hold's run begins: the runs before it that hold nothing now (not
+-- in `live`, the run ids of the holders) were abandoned, and are named.
+local function started(reply, live)
+  if history == '' then return reply end
+  local gone = ledger_abandon(live)
+  ledger_start(run_of(token), host, pid, cmd, fence_text)
+  if gone then
+    reply[#reply + 1] = gone.host or ''
+    reply[#reply + 1] = gone.pid or ''
+    reply[#reply + 1] = gone.start_ms or ''
+  end
+  return reply
+end
 redis.call('SET', KEYS[2], fence_text)
 local since = string.format('%d', now)
 if mode == 'exclusive' then
@@ -297,7 +355,7 @@ if mode == 'exclusive' then
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
     index_sync()
-    return {'acquired', token, fence, 1, math.max(ttl, hold)}
+    return started({'acquired', token, fence, 1, math.max(ttl, hold)}, {})
   end
 end
 local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
@@ -308,4 +366,6 @@ local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 dequeue()
 index_sync()
-return {'acquired', token, fence, 1, ttl}
+local live = {}
+for _, v in ipairs(holders()) do live[run_of(v.token)] = true end
+return started({'acquired', token, fence, 1, ttl}, live)

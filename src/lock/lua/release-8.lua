@@ -23,11 +23,18 @@
 -- PUBLISH comes before any write: Redis does not roll a script back, and a
 -- user whose ACL refuses the channel must find the lock untouched (the
 -- waiters it wakes cannot act before the script ends).
+-- The end of an exec's run goes to the run ledger (includes/ledger.lua) in
+-- the same step: its outcome, or 'lost' when the token no longer holds the
+-- lock (only where this server has the run: a Redlock server that never
+-- granted it records nothing). An undone acquire takes its run out. A
+-- ledger that is not redlock's is left alone, and the lock is released all
+-- the same.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
 -- KEYS[3..6]  its line of waiters (includes/line.lua)
--- KEYS[7]  the index of held locks, <prefix>index (includes/index.lua;
+-- KEYS[7]  its run ledger, <prefix>{NAME}:runs (includes/ledger.lua)
+-- KEYS[8]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
 --
 -- ARGV[1]  token        the holder's token
@@ -37,6 +44,12 @@
 -- ARGV[5]  quiet        'quiet' (tell no waiter) or ''
 -- ARGV[6]  floor        the levels that must stay ('0': none); a release
 --                       that would go below it drops nothing
+-- ARGV[7]  run_end      '' (no run), 'drop' (an acquire undone: its run is
+--                       taken out) or the run's outcome: ok, failed,
+--                       signalled, timed-out, revoked, lost
+-- ARGV[8]  exit         the run's exit status ('' for none)
+-- ARGV[9..12]  host, pid, cmd, fence   the run as exec knows it, for a
+--                       ledger that lost its entry
 --
 -- Replies:
 --   {'released', levels dropped, holders left}
@@ -48,6 +61,7 @@
 --@include check_key.lua
 --@include line.lua
 --@include index.lua
+--@include ledger.lua
 
 local token = ARGV[1]
 local channel = ARGV[2]
@@ -55,7 +69,24 @@ local min_hold_ms = ARGV[3]
 local levels = ARGV[4]
 local quiet = ARGV[5]
 local floor = tonumber(ARGV[6]) or 0
-index_at(KEYS[7])
+local run_end = ARGV[7] or ''
+index_at(KEYS[8])
+ledger_at(KEYS[7])
+
+-- The run's end in the ledger: `held` says whether the token still held
+-- the lock, and `since` when it took it (server ms; nil: not known).
+local function ledger_end(held, since)
+  if run_end == '' or ledger_bad() then return end
+  local run = run_of(token)
+  if run_end == 'drop' then
+    ledger_drop(run)
+  elseif held then
+    ledger_finish(run, run_end, ARGV[8],
+                  {host = ARGV[9], pid = ARGV[10], cmd = ARGV[11], fence = ARGV[12], start_ms = since})
+  else
+    ledger_finish(run, 'lost', ARGV[8], nil)
+  end
+end
 
 local function announce(st)
   if quiet == 'quiet' then return end
@@ -69,6 +100,7 @@ if multi then
   if not v then
     keep_alive(list)
     index_sync()
+    ledger_end(false)
     return {'notheld'}
   end
   if v.count <= floor then return {'floor', v.count} end
@@ -84,9 +116,13 @@ if multi then
   redis.call('HDEL', KEYS[1], 'h:' .. token)
   keep_alive(rest)
   index_sync()
+  ledger_end(true, string.format('%d', v.since or now))
   return {'released', v.count, #rest}
 end
-if t == 'none' or h[1] ~= token then return {'notheld'} end
+if t == 'none' or h[1] ~= token then
+  ledger_end(false)
+  return {'notheld'}
+end
 local count = tonumber(h[2])
 if count <= floor then return {'floor', count} end
 if levels ~= 'all' and count > 1 then return {'decremented', 1, redis.call('HINCRBY', KEYS[1], 'count', -1)} end
@@ -96,9 +132,11 @@ if left > 0 then
   redis.call('HSET', KEYS[1], 'token', '', 'count', 0, 'finished_ms', string.format('%d', now))
   redis.call('PEXPIRE', KEYS[1], left)
   index_sync()
+  ledger_end(true, string.format('%d', since))
   return {'kept', count, left}
 end
 announce({count = 0})
 redis.call('DEL', KEYS[1])
 index_sync()
+ledger_end(true, string.format('%d', since))
 return {'released', count, 0}

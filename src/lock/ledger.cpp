@@ -1,0 +1,180 @@
+#include "lock/ledger.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "util/number.hpp"
+
+namespace redlock::lock {
+
+namespace {
+
+constexpr std::array<std::pair<Outcome, const char*>, 8> k_names = {{{Outcome::k_running, "running"},
+                                                                     {Outcome::k_ok, "ok"},
+                                                                     {Outcome::k_failed, "failed"},
+                                                                     {Outcome::k_signalled, "signalled"},
+                                                                     {Outcome::k_lost, "lost"},
+                                                                     {Outcome::k_timed_out, "timed-out"},
+                                                                     {Outcome::k_revoked, "revoked"},
+                                                                     {Outcome::k_abandoned, "abandoned"}}};
+
+std::optional<long long> number(const std::string& text) {
+  return text.empty() ? std::nullopt : parse_integer(text);
+}
+
+// How settled a run's record is: an end the run itself recorded beats the
+// next acquire's "abandoned", which beats "running".
+int settled(Outcome o) {
+  return o == Outcome::k_running ? 0 : o == Outcome::k_abandoned ? 1 : 2;
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome outcome) {
+  for (const auto& [o, name] : k_names) {
+    if (o == outcome) {
+      return name;
+    }
+  }
+  return "running";
+}
+
+std::optional<Outcome> outcome_named(std::string_view name) {
+  for (const auto& [o, n] : k_names) {
+    if (name == n) {
+      return o;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Millis> Run::duration() const {
+  if (!start_ms || !end_ms) {
+    return std::nullopt;
+  }
+  return Millis(std::max(0LL, *end_ms - *start_ms));
+}
+
+std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string>>& fields) {
+  Run r;
+  std::optional<Outcome> outcome;
+  for (const auto& [k, v] : fields) {
+    if (k == "run") {
+      r.id = v;
+    } else if (k == "outcome") {
+      outcome = outcome_named(v);
+    } else if (k == "host") {
+      r.host = v;
+    } else if (k == "pid") {
+      r.pid = number(v).value_or(0);
+    } else if (k == "cmd") {
+      r.cmd = v;
+    } else if (k == "fence") {
+      r.fence = number(v).value_or(0);
+    } else if (k == "start_ms") {
+      r.start_ms = number(v);
+    } else if (k == "end_ms") {
+      r.end_ms = number(v);
+    } else if (k == "exit") {
+      const std::optional<long long> e = number(v);
+      if (e && *e >= 0 && *e <= 255) {
+        r.exit = static_cast<int>(*e);
+      }
+    }
+  }
+  if (r.id.empty() || !outcome) {
+    return std::nullopt;
+  }
+  r.outcome = *outcome;
+  if (r.outcome == Outcome::k_running || r.outcome == Outcome::k_abandoned) {
+    r.end_ms.reset();
+  }
+  return r;
+}
+
+Outcome outcome_of_command(int status, bool signalled, bool lost) {
+  if (lost) {
+    return Outcome::k_lost;
+  }
+  if (status == 0) {
+    return Outcome::k_ok;
+  }
+  return signalled ? Outcome::k_signalled : Outcome::k_failed;
+}
+
+std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers) {
+  // Per run id: each record of it, and how many servers agree on each.
+  struct Seen {
+    std::vector<std::pair<Run, int>> records;
+    long long fence = 0;
+  };
+  std::map<std::string, Seen> seen;
+  std::vector<std::string> order;
+  for (const auto& runs : servers) {
+    for (const Run& r : runs) {
+      auto [it, fresh] = seen.try_emplace(r.id);
+      if (fresh) {
+        order.push_back(r.id);
+      }
+      Seen& s = it->second;
+      s.fence = std::max(s.fence, r.fence);
+      auto same = std::find_if(s.records.begin(), s.records.end(), [&](const auto& rec) {
+        return rec.first.outcome == r.outcome && rec.first.exit == r.exit;
+      });
+      if (same == s.records.end()) {
+        s.records.emplace_back(r, 1);
+      } else {
+        ++same->second;
+        if (!same->first.start_ms) {
+          same->first.start_ms = r.start_ms;
+        }
+      }
+    }
+  }
+  std::vector<Run> out;
+  out.reserve(order.size());
+  for (const std::string& id : order) {
+    const Seen& s = seen[id];
+    const auto best = std::max_element(s.records.begin(), s.records.end(), [](const auto& a, const auto& b) {
+      const int sa = settled(a.first.outcome);
+      const int sb = settled(b.first.outcome);
+      return sa != sb ? sa < sb : a.second < b.second;
+    });
+    Run r = best->first;
+    r.fence = s.fence;
+    if (!r.start_ms) {
+      for (const auto& rec : s.records) {
+        r.start_ms = r.start_ms ? r.start_ms : rec.first.start_ms;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  // Newest first by start; a run with no known start by its end.
+  const auto when = [](const Run& r) { return r.start_ms.value_or(r.end_ms.value_or(0)); };
+  std::stable_sort(out.begin(), out.end(), [&](const Run& a, const Run& b) { return when(a) > when(b); });
+  return out;
+}
+
+std::optional<Run> last_ok(const std::vector<Run>& runs) {
+  std::optional<Run> best;
+  for (const Run& r : runs) {
+    if (r.outcome == Outcome::k_ok && r.end_ms && (!best || *r.end_ms > *best->end_ms)) {
+      best = r;
+    }
+  }
+  return best;
+}
+
+Overdue decide_overdue(const std::vector<Run>& runs, long long now_ms, Millis max_age) {
+  Overdue d;
+  d.last_ok = last_ok(runs);
+  if (!d.last_ok) {
+    return d;
+  }
+  d.age = Millis(std::max(0LL, now_ms - *d.last_ok->end_ms));
+  d.overdue = d.age > max_age;
+  return d;
+}
+
+}  // namespace redlock::lock

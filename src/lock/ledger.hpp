@@ -1,0 +1,66 @@
+#pragma once
+
+// The run ledger of a lock name (<prefix>{NAME}:runs, lua/includes/ledger.lua)
+// read back, apart from any I/O: what a run is, the union of every
+// server's ledger, and the decisions `history`, `overdue` and exec make
+// from it. Pure functions, tested table-driven in tests/unit/ledger_test.cpp.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "util/duration.hpp"
+
+namespace redlock::lock {
+
+// How a run ended, in the ledger's words (outcome_name).
+enum class Outcome { k_running, k_ok, k_failed, k_signalled, k_lost, k_timed_out, k_revoked, k_abandoned };
+
+// "running", "ok", "failed", "signalled", "lost", "timed-out", "revoked", "abandoned".
+[[nodiscard]] const char* outcome_name(Outcome outcome);
+// The outcome a name stands for (outcome_name's inverse), nullopt for any other.
+[[nodiscard]] std::optional<Outcome> outcome_named(std::string_view name);
+
+// One run of exec as the ledger keeps it.
+struct Run {
+  std::string id;  // the run's id: the same on every server (never the token)
+  Outcome outcome = Outcome::k_running;
+  std::string host;
+  long long pid = 0;
+  std::string cmd;
+  long long fence = 0;
+  std::optional<long long> start_ms;  // server time; nullopt when not known
+  std::optional<long long> end_ms;    // nullopt while running, and for an abandoned run
+  std::optional<int> exit;            // the exit status, when there is one
+  [[nodiscard]] std::optional<Millis> duration() const;
+};
+
+// A run from an entry's fields (name, value pairs); nullopt for an entry
+// without a run id or with an outcome this redlock does not know.
+[[nodiscard]] std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string>>& fields);
+
+// The outcome of exec's run: the lock lost while CMD ran (`lost`), else by
+// CMD's status (0 ok; 128+N after signal N, when `signalled`; else failed).
+[[nodiscard]] Outcome outcome_of_command(int status, bool signalled, bool lost);
+
+// Every server's runs (each newest first) as one list, newest first by
+// start: a run seen on several servers once, as the most servers recorded
+// its end (an ended run beats a running or abandoned one; a tie goes to the
+// server listed first), with the largest fence any of them has.
+[[nodiscard]] std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers);
+
+// The newest ok run by its end, or nullopt.
+[[nodiscard]] std::optional<Run> last_ok(const std::vector<Run>& runs);
+
+// overdue's decision: whether the last ok run ended within `max_age` of
+// `now_ms` (server time), and which run that is.
+struct Overdue {
+  bool overdue = true;
+  std::optional<Run> last_ok;  // nullopt: never ran ok (as far as the ledger keeps)
+  Millis age{0};               // how long ago the last ok run ended
+};
+[[nodiscard]] Overdue decide_overdue(const std::vector<Run>& runs, long long now_ms, Millis max_age);
+
+}  // namespace redlock::lock

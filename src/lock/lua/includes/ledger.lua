@@ -1,0 +1,151 @@
+-- ledger: the runs of a lock name, so that "did it run, where, and did it
+-- work?" has an answer once the lock is free. One stream per name,
+-- <prefix>{NAME}:runs, in the lock's hash slot: one entry per exec run,
+-- written by the scripts exec already runs (acquire starts a run, release
+-- ends it), so a run costs no round trip of its own.
+-- An entry's fields, always in this order: schema (k_schema: a stream whose
+-- newest entry lacks it is not redlock's and is never written), run (the
+-- first 16 hex digits of the SHA-1 of the holder's token: the same run on
+-- every Redlock server, and never the token itself), outcome ('running'
+-- while it runs; then ok, failed, signalled, lost, timed-out, revoked or
+-- abandoned), host, pid, cmd, fence, start_ms and end_ms (the server's
+-- clock; end_ms '' while running and for an abandoned run) and exit (the
+-- exit status, '' when there is none).
+-- A run's entry is replaced when it ends (XDEL, then XADD): the stream is
+-- in the order runs ended, and one that is still running is where it
+-- started. It keeps the newest k_ledger_cap entries (MAXLEN), and every
+-- write makes it live k_ledger_keep_ms more: a name that stops running
+-- keeps its runs 30 days after its last one.
+-- - ledger_at(key): the ledger is `key` (KEYS[n] of the script).
+-- - ledger_bad(): nil when the ledger is absent or redlock's, else what it
+--   holds (nothing may be written to it).
+-- - run_of(token): the run id of the hold of `token`.
+-- - ledger_start(run, host, pid, cmd, fence): a new run, 'running'.
+-- - ledger_abandon(live): every running run among the newest entries whose
+--   id is not a key of `live` (its lock expired with no end) recorded as
+--   abandoned; returns the newest of them, or nil.
+-- - ledger_finish(run, outcome, exit, fallback): the run's end; when its
+--   entry is not among the newest, `fallback` (host, pid, cmd, fence,
+--   start_ms) makes one, unless `fallback` is nil.
+-- - ledger_drop(run): the run taken out (an acquire undone).
+-- - ledger_last_ok(): the newest ok run, or nil.
+-- Every run found is a table of its fields, with `id` its entry's id.
+-- It builds on check_key (now, k_schema).
+--@include check_key.lua
+local k_ledger_cap = 100
+local k_ledger_keep_ms = 30 * 24 * 3600 * 1000
+-- How many of the newest entries are searched for a run still running.
+local k_ledger_scan = 16
+local k_run_fields = {'run', 'outcome', 'host', 'pid', 'cmd', 'fence', 'start_ms', 'end_ms', 'exit'}
+local ledger_key = nil
+
+local function ledger_at(key)
+  ledger_key = key
+end
+
+local function run_of(token)
+  return string.sub(redis.sha1hex(token), 1, 16)
+end
+
+-- An entry {id, {f1, v1, ...}} as a table of its fields, or nil when it is
+-- not redlock's.
+local function ledger_entry(e)
+  local f = e[2]
+  if f[1] ~= 'schema' or f[2] ~= k_schema then return nil end
+  local v = {id = e[1]}
+  for i = 3, #f - 1, 2 do v[f[i]] = f[i + 1] end
+  return v
+end
+
+local function ledger_bad()
+  local kind = redis.call('TYPE', ledger_key)['ok']
+  if kind == 'none' then return nil end
+  if kind ~= 'stream' then return kind end
+  local last = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', 1)
+  if #last == 0 or not ledger_entry(last[1]) then return 'stream without redlock\'s schema field' end
+  return nil
+end
+
+local function ledger_newest(count)
+  local out = {}
+  for _, e in ipairs(redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', count)) do
+    local v = ledger_entry(e)
+    if v then out[#out + 1] = v end
+  end
+  return out
+end
+
+local function ledger_write(v)
+  local argv = {'XADD', ledger_key, 'MAXLEN', k_ledger_cap, '*', 'schema', k_schema}
+  for _, f in ipairs(k_run_fields) do
+    argv[#argv + 1] = f
+    argv[#argv + 1] = v[f] or ''
+  end
+  redis.call(unpack(argv))
+  redis.call('PEXPIRE', ledger_key, k_ledger_keep_ms)
+end
+
+-- Takes entry `v` out; the ledger goes with its last entry (an empty stream
+-- would read as someone else's).
+local function ledger_remove(v)
+  redis.call('XDEL', ledger_key, v.id)
+  if redis.call('XLEN', ledger_key) == 0 then redis.call('DEL', ledger_key) end
+end
+
+local function ledger_start(run, host, pid, cmd, fence)
+  ledger_write({run = run, outcome = 'running', host = host, pid = pid, cmd = cmd, fence = fence,
+                start_ms = string.format('%d', now)})
+end
+
+local function ledger_abandon(live)
+  local newest = nil
+  local found = ledger_newest(k_ledger_scan)
+  for i = #found, 1, -1 do
+    local v = found[i]
+    if v.outcome == 'running' and not live[v.run] then
+      ledger_remove(v)
+      v.outcome = 'abandoned'
+      ledger_write(v)
+      newest = v
+    end
+  end
+  return newest
+end
+
+local function ledger_finish(run, outcome, exit, fallback)
+  local v = nil
+  for _, e in ipairs(ledger_newest(k_ledger_scan)) do
+    if e.run == run and (e.outcome == 'running' or e.outcome == 'abandoned') then
+      v = e
+      break
+    end
+  end
+  if v then
+    ledger_remove(v)
+  elseif fallback then
+    v = fallback
+    v.run = run
+  else
+    return
+  end
+  v.outcome = outcome
+  v.exit = exit
+  v.end_ms = string.format('%d', now)
+  ledger_write(v)
+end
+
+local function ledger_drop(run)
+  for _, v in ipairs(ledger_newest(k_ledger_scan)) do
+    if v.run == run and v.outcome == 'running' then
+      ledger_remove(v)
+      return
+    end
+  end
+end
+
+local function ledger_last_ok()
+  for _, v in ipairs(ledger_newest(k_ledger_cap + k_ledger_scan)) do
+    if v.outcome == 'ok' then return v end
+  end
+  return nil
+end
