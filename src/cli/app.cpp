@@ -53,6 +53,10 @@ ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, co
       return run_break(o.brk, o.global, stop);
     case Subcommand::k_exec:
       return run_exec(o.exec, o.global, stop);
+    case Subcommand::k_history:
+      return run_history(o.history, o.global, stop);
+    case Subcommand::k_overdue:
+      return run_overdue(o.overdue, o.global, stop);
   }
   throw std::logic_error("run_subcommand: unknown subcommand");
 }

@@ -96,14 +96,30 @@ struct ExecOptions {
   bool shared = false;
   exec::OnLost on_lost = exec::OnLost::k_term;
   Millis kill_after{5000};
-  Millis hold_at_least{0};            // 0: none
-  std::optional<Millis> max_runtime;  // CMD is ended (124) when it runs this long
-  std::optional<Millis> warn_after;   // one line on stderr when CMD still runs at this
-  std::string shell_command;          // -c STRING
-  std::vector<std::string> command;   // after --
-  bool saw_double_dash = false;       // set by the caller from argv
+  Millis hold_at_least{0};                  // 0: none
+  std::optional<Millis> max_runtime;        // CMD is ended (124) when it runs this long
+  std::optional<Millis> warn_after;         // one line on stderr when CMD still runs at this
+  std::optional<Millis> skip_if_ok_within;  // busy when the last ok run ended within it
+  bool no_history = false;                  // keep this run out of the run ledger
+  std::string shell_command;                // -c STRING
+  std::vector<std::string> command;         // after --
+  bool saw_double_dash = false;             // set by the caller from argv
 };
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop);
+
+struct HistoryOptions {
+  std::string name;
+  long long limit = 20;
+  bool json = false;
+};
+ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Cancel& stop);
+
+struct OverdueOptions {
+  std::string name;
+  std::optional<Millis> max_age;  // required
+  bool json = false;
+};
+ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
@@ -114,13 +130,15 @@ struct AllOptions {
   StatusOptions status;
   BreakOptions brk;
   ExecOptions exec;
+  HistoryOptions history;
+  OverdueOptions overdue;
 };
 
 // The whole command-line definition (also read by the tests that keep the
 // man page and completions in step with it).
 [[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
 
-enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec };
+enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec, k_history, k_overdue };
 
 // What reading argv decided: the subcommand to run with the options it
 // filled in, or an exit status when reading it ended the call (--help and

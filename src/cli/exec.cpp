@@ -7,6 +7,7 @@
 
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/runs.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
 #include "exec/supervisor.hpp"
@@ -88,7 +89,8 @@ void report_end(const std::string& name, const lock::Ended& ended) {
 // minimum hold left kept under no token. Returns true if the lock was found
 // lost (not reported yet: CMD ran its last stretch unlocked).
 bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquired& got, Millis min_hold,
-              const exec::Finished& done, const std::optional<RunningExec>& outer) {
+              const exec::Finished& done, const std::optional<RunningExec>& outer,
+              const std::optional<lock::RunEnd>& run) {
   // A run that never started is not the period's run: the others must not
   // skip theirs for a host whose script is missing.
   if (!done.started && min_hold > Millis(0)) {
@@ -97,7 +99,8 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
     min_hold = Millis(0);
   }
   const bool whole = got.count == 1;
-  const lock::Ended ended = locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level);
+  const lock::Ended ended =
+      locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level, whole ? run : std::nullopt);
   report_end(name, ended);
   if (ended.kind == lock::Ended::Kind::k_floor) {
     log_warning(
@@ -136,7 +139,7 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
       return got;
     }
     try {
-      (void)locker.release(name, got.token);
+      (void)locker.release(name, got.token, 0, got.count == 1 && take.claim.record_run);
     } catch (const Error& e) {
       log_debug("could not give {} back: {}", escape_for_terminal(name), e.what());
     }
@@ -164,7 +167,8 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
 // 128+N; one that arrives during the round trip abandons it at once, and
 // the lock's TTL frees it.
 ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
-                       SignalFd& signals, const std::optional<RunningExec>& outer) {
+                       SignalFd& signals, const std::optional<RunningExec>& outer,
+                       const std::optional<lock::RunEnd>& run) {
   const std::string& name = take.name;
   int stop = 0;
   while (int sig = signals.take()) {
@@ -174,7 +178,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   try {
-    lost = end_hold(locker, name, got, take.claim.min_hold, done, outer) || lost;
+    lost = end_hold(locker, name, got, take.claim.min_hold, done, outer, run) || lost;
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
@@ -203,10 +207,46 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   return ExitCode::passed_on(done.status);
 }
 
+// The run ledger's options: --no-history, and --skip-if-ok-within, which
+// means "one run per period" and so only goes with a plain lock.
+void take_history(const ExecOptions& o, lock::Claim& claim) {
+  claim.record_run = !o.no_history;
+  if (o.skip_if_ok_within) {
+    if (claim.mode != lock::Claim::Mode::k_exclusive) {
+      throw UsageError(
+          "--skip-if-ok-within runs a job once per period, one host at a time; it does not go with --limit or "
+          "--shared");
+    }
+    claim.skip_ok_within = *o.skip_if_ok_within;
+  }
+}
+
+// A run before this one that never ended (its redlock died and its lock
+// expired) is named: the line a cron user's mail needs.
+void report_abandoned(const std::string& name, const lock::Acquired& got) {
+  if (const auto& a = got.abandoned) {
+    log_warning(
+        "the previous run of {} on {} (pid {}, started {}) never finished: its redlock ended without "
+        "releasing the lock, which expired",
+        escape_for_terminal(name), escape_for_terminal(a->host), escape_for_terminal(a->pid),
+        a->start_ms > 0 ? local_time(a->start_ms) : std::string("at a time not known"));
+  }
+}
+
+// How the run ended, for the ledger (nothing with --no-history).
+std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got, const exec::Finished& done,
+                                    const lock::Owner& owner) {
+  if (!take.claim.record_run) {
+    return std::nullopt;
+  }
+  return lock::RunEnd{lock::outcome_of_command(done.status, done.signalled, done.lost), done.status, owner, got.fence};
+}
+
 }  // namespace
 
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop) {
   Take take = parse_take(o.take, o.shared);
+  take_history(o, take.claim);
   check_hold_at_least(o.hold_at_least, take.claim);
   take.claim.min_hold = o.hold_at_least;
   exec::Policy policy{
@@ -226,12 +266,14 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options, stop);
   const std::string& name = take.name;
-  auto taken = take_with_room(locker, take, make_owner(getpid(), argv), signals, policy);
+  const lock::Owner owner = make_owner(getpid(), argv);
+  auto taken = take_with_room(locker, take, owner, signals, policy);
   if (const auto* status = std::get_if<ExitCode>(&taken)) {
     return *status;
   }
   const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
   say_held_warnings();  // the lock is held: a server that refused is news now, not after CMD
+  report_abandoned(name, got);
   // An exec that re-entered the lock of the exec running it (same name,
   // inherited token) must never give back that exec's levels.
   const std::optional<RunningExec> outer = exec_holding(name, got.token);
@@ -251,7 +293,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   exec::LockerLease lease(locker, name, got.token, take.ttl);
   exec::Renewer renewer(lease, got.sent, got.valid_until);
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard);
-  const ExitCode status = release_after(locker, take, got, done, signals, outer);
+  const ExitCode status = release_after(locker, take, got, done, signals, outer, run_end(take, got, done, owner));
   guard.stop();
   return status;
 }

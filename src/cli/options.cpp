@@ -224,8 +224,39 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       *sub, "--warn-after", [&o](const std::string& v) { o.warn_after = parse_bound(v, "--warn-after"); },
       "say so on stderr, even with -q, when the command still runs after D; it goes on")
       ->type_name("D");
+  add_parsed_option(
+      *sub, "--skip-if-ok-within",
+      [&o](const std::string& v) { o.skip_if_ok_within = parse_bound(v, "--skip-if-ok-within"); },
+      "do not run (busy, 75) when the last ok run of NAME, on any host, ended within D (cron: once per period)")
+      ->type_name("D");
+  sub->add_flag("--no-history", o.no_history, "keep this run out of NAME's history (names unique per run)");
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
   sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
+  return sub;
+}
+
+// history NAME and overdue NAME --max-age D: the run ledger.
+CLI::App* add_history(CLI::App& app, HistoryOptions& o) {
+  auto* sub = app.add_subcommand("history", "show the last runs of a name across hosts, newest first");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  add_parsed_option(
+      *sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1000); },
+      "show at most N runs (default 20)")
+      ->type_name("N");
+  sub->add_flag("--json", o.json, "print a JSON array of runs");
+  sub->footer("Exit status: 0 with runs to show, 1 with none.\nExample:\n  redlock history nightly-report --limit 5");
+  return sub;
+}
+
+CLI::App* add_overdue(CLI::App& app, OverdueOptions& o) {
+  auto* sub = app.add_subcommand("overdue", "exit 1 when the last ok run of a name ended longer ago than --max-age");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  add_parsed_option(
+      *sub, "--max-age", [&o](const std::string& v) { o.max_age = parse_bound(v, "--max-age"); },
+      "how long ago the last ok run may have ended (required)")
+      ->type_name("D");
+  sub->add_flag("--json", o.json, "print the decision as JSON");
+  sub->footer("Example:\n  redlock overdue nightly-backup --max-age 26h || alert");
   return sub;
 }
 
@@ -266,6 +297,8 @@ constexpr SubcommandDef k_subcommands[] = {
     {"status", Subcommand::k_status, [](CLI::App& app, AllOptions& o) { return add_status(app, o.status); }},
     {"break", Subcommand::k_break, [](CLI::App& app, AllOptions& o) { return add_break(app, o.brk); }},
     {"exec", Subcommand::k_exec, [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
+    {"history", Subcommand::k_history, [](CLI::App& app, AllOptions& o) { return add_history(app, o.history); }},
+    {"overdue", Subcommand::k_overdue, [](CLI::App& app, AllOptions& o) { return add_overdue(app, o.overdue); }},
 };
 
 }  // namespace

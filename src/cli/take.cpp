@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "cli/arguments.hpp"
+#include "cli/runs.hpp"
 #include "cli/wait_report.hpp"
 #include "lock/wait_loop.hpp"
 #include "util/log.hpp"
@@ -85,6 +86,12 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   const bool stale = take.stale_after && busy.held && *busy.held > *take.stale_after;
   if (verbosity() < (stale ? Verbosity::k_quiet : Verbosity::k_normal)) {
     return conflict_exit_code;  // -q: busy is not news
+  }
+  if (const auto& ok = busy.skipped) {
+    log_notice("{} already ran ok on {} (pid {}) {} ago, at {}: not run again within --skip-if-ok-within",
+               escape_for_terminal(name), escape_for_terminal(ok->host), escape_for_terminal(ok->pid),
+               format_duration(Millis(std::max(0LL, ok->now_ms - ok->end_ms))), local_time(ok->end_ms));
+    return conflict_exit_code;
   }
   const bool did_wait = waited && *waited > Millis(0);
   if (busy.lost_race && busy.host.empty()) {
@@ -198,7 +205,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   auto got = std::get<lock::Acquired>(std::move(outcome));
   for (int sig; (sig = signals.take()) != 0;) {
     if (sig != SIGCHLD) {
-      (void)locker.release(take.name, got.token);
+      (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
       log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
       return Stopped{sig};
     }

@@ -283,6 +283,7 @@ class Supervisor {
       return;
     }
     m_done.status = exit_status_of(wstatus);
+    m_done.signalled = WIFSIGNALED(wstatus);
     m_reaped = true;
     // What CMD left behind in its group must not outlive the lock: it is
     // terminated (SIGTERM, SIGKILL after --kill-after) while the lock is

@@ -25,6 +25,7 @@ struct Finished {
   bool lost = false;       // the lock was lost while CMD ran (already reported on stderr)
   bool started = true;     // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
   bool timed_out = false;  // CMD was ended for running past policy.max_runtime (already reported)
+  bool signalled = false;  // CMD was ended by a signal (status is 128+N)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,

@@ -1,0 +1,67 @@
+// history NAME and overdue NAME: what the run ledger of a name says
+// (lock/ledger.hpp), across every server.
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/runs.hpp"
+#include "cli/servers.hpp"
+#include "lock/locker.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+namespace {
+
+// The ledger keeps this many runs: overdue reads them all.
+constexpr long long k_whole_ledger = 200;
+
+ExitCode print(const std::string& text) {
+  if (!write_stdout(text)) {
+    log_warning("could not write to standard output");
+    return ExitStatus::k_output;
+  }
+  return ExitStatus::k_ok;
+}
+
+}  // namespace
+
+ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Cancel& stop) {
+  validate_name(o.name);
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options, stop);
+  const lock::History h = locker.history(o.name, o.limit);
+  say_held_warnings();
+  if (o.json) {
+    const ExitCode printed = print(history_json(h.runs));
+    return printed.ok() && h.runs.empty() ? ExitCode(ExitStatus::k_no) : printed;
+  }
+  if (h.runs.empty()) {
+    log_warning("{} has no runs in its history (exec records them; not with --no-history)",
+                escape_for_terminal(o.name));
+    return ExitStatus::k_no;
+  }
+  return print(history_table(h.runs, h.now_ms));
+}
+
+ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop) {
+  validate_name(o.name);
+  if (!o.max_age) {
+    throw UsageError("overdue needs --max-age D: how long ago the last ok run may have ended");
+  }
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options, stop);
+  const lock::History h = locker.history(o.name, k_whole_ledger);
+  say_held_warnings();
+  const lock::Overdue d = lock::decide_overdue(h.runs, h.now_ms, *o.max_age);
+  const ExitCode printed =
+      print(o.json ? overdue_json(o.name, d, *o.max_age) : overdue_line(o.name, d, *o.max_age) + "\n");
+  if (!printed.ok()) {
+    return printed;
+  }
+  return d.overdue ? ExitCode(ExitStatus::k_no) : ExitCode(ExitStatus::k_ok);
+}
+
+}  // namespace redlock::cli

@@ -1,0 +1,44 @@
+#pragma once
+
+// What `history`, `overdue`, exec and `status` say of a lock's runs (the
+// run ledger, lock/ledger.hpp), as pure functions: no I/O, and no clock but
+// the server's, which the caller passes.
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lock/ledger.hpp"
+
+namespace redlock::cli {
+
+// A server time (ms since the epoch) in local time: "2025-01-02 03:04:05".
+[[nodiscard]] std::string local_time(long long ms);
+
+// How a run ended, in words: "ok", "failed (exit 3)", "signalled (9)",
+// "lost (74)", "running", "abandoned", "timed-out", "revoked".
+[[nodiscard]] std::string outcome_text(const lock::Run& run);
+
+// One run in one line for a human, as exec and status name a run: its
+// outcome, where, when and how long ("ok on web-3, 3h ago, took 12s").
+[[nodiscard]] std::string run_summary(const lock::Run& run, long long now_ms);
+
+// history's table: a header and one line per run, newest first (host and
+// command escaped for a terminal).
+[[nodiscard]] std::string history_table(const std::vector<lock::Run>& runs, long long now_ms);
+
+// A run as JSON (documented field by field in the README, checked by
+// tests/shell/json_fields.sh).
+[[nodiscard]] nlohmann::json run_json(const lock::Run& run);
+
+// history --json: the array of runs, indented by two, with a final newline.
+[[nodiscard]] std::string history_json(const std::vector<lock::Run>& runs);
+
+// overdue --json: the decision as one object, with a final newline.
+[[nodiscard]] std::string overdue_json(const std::string& name, const lock::Overdue& d, Millis max_age);
+
+// overdue's one line: whether NAME's last ok run is within `max_age`, and which.
+[[nodiscard]] std::string overdue_line(const std::string& name, const lock::Overdue& d, Millis max_age);
+
+}  // namespace redlock::cli
