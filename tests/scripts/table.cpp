@@ -80,8 +80,21 @@ class Table {
         argv.push_back(w.substr(0, at));
       }
       (void)m_server.cmd(argv);
+    } else if (type == "stream") {
+      // Entries "f=v f=v | f=v ...", oldest first, each added with XADD.
+      std::vector<std::string> argv{"XADD", key, "*"};
+      for (size_t i = 0; i <= words.size(); ++i) {
+        if (i == words.size() || words[i] == "|") {
+          (void)m_server.cmd(argv);
+          argv.resize(3);
+          continue;
+        }
+        const auto at = words[i].find('=');
+        argv.push_back(words[i].substr(0, at));
+        argv.push_back(at == std::string::npos ? "" : words[i].substr(at + 1));
+      }
     } else {
-      FAIL() << "a key before must be a string, hash, list or zset: " << line;
+      FAIL() << "a key before must be a string, hash, list, zset or stream: " << line;
     }
     if (!px.empty()) {
       (void)m_server.cmd({"PEXPIRE", key, px});
@@ -118,6 +131,16 @@ class Table {
         const Value items = m_server.cmd({"ZRANGE", key, "0", "-1", "WITHSCORES"});
         for (size_t i = 0; i + 1 < items.items.size(); i += 2) {
           line += " " + items.items[i].text + "=" + items.items[i + 1].text;
+        }
+      } else if (type == "stream") {
+        // Entries oldest first, their fields in the order written, "|" between.
+        const Value entries = m_server.cmd({"XRANGE", key, "-", "+"});
+        for (size_t e = 0; e < entries.items.size(); ++e) {
+          line += e > 0 ? " |" : "";
+          const Value& fields = entries.items[e].items.at(1);
+          for (size_t i = 0; i + 1 < fields.items.size(); i += 2) {
+            line += " " + fields.items[i].text + "=" + fields.items[i + 1].text;
+          }
         }
       }
       if (const long long pttl = m_server.cmd({"PTTL", key}).integer; pttl >= 0) {

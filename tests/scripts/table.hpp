@@ -7,7 +7,9 @@
 // Keys are written one a line, "KEY = TYPE VALUE [(px MS)]", as dump()
 // prints them: a string's value, a hash's fields as "field=value" in order
 // of name (a JSON value with its keys in order of name), a list's items, a
-// sorted set's "member=score" by score. An entry may hold several keys, one
+// sorted set's "member=score" by score, a stream's entries oldest first, each
+// "field=value ..." in the order written, with " | " between entries. An
+// entry may hold several keys, one
 // a line; keys after may come in any order.
 // In keys before and after, NOW, NOW+N and NOW-N are the server's clock in
 // milliseconds when the row starts (a holder's or waiter's expiry; after a
