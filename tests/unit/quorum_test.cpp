@@ -46,6 +46,16 @@ AcquireVote vote(char c, long long fence = 10) {
       v.kind = Kind::k_foreign;
       v.foreign_type = "list";
       break;
+    case 'S':  // skipped: an ok run ended within the window (at `fence` s)
+      v.kind = Kind::k_skipped;
+      v.last_ok = RunSeen{"web-" + std::to_string(fence), "42", 0, fence * 1000, 100'000};
+      break;
+    case 'A':  // granted, naming a run before it that never ended
+      v.kind = Kind::k_granted;
+      v.fence = fence;
+      v.count = 1;
+      v.abandoned = RunSeen{"old-" + std::to_string(fence), "7", fence, 0, 0};
+      break;
     case 'g':  // granted, but with a fence that cannot be used
     case 'r':  // re-entered, but with a fence that cannot be used
       v.kind = Kind::k_failed;
@@ -526,6 +536,46 @@ TEST(Lease, AHoldsLeaseIsTheShortestThatCountedButNeverShorterThanAsked) {
   renewed[0].lease = Millis(90'000);
   renewed[1].kind = RenewVote::Kind::k_not_held;
   EXPECT_EQ(held_lease(Millis(30'000), renewed), Millis(90'000));
+}
+
+// --skip-if-ok-within over N servers: skipped when a majority of ledgers
+// hold an ok run within the window; granted when a quorum found none (a
+// server restarted empty grants, and is outvoted); otherwise busy or a lost race.
+TEST(Quorum, SkipIsDecidedByAMajorityOfLedgers) {
+  struct Row {
+    std::string votes;
+    Verdict verdict;
+    std::string release;  // where the round's grants are given back
+  };
+  const Row rows[] = {
+      {"S", Verdict::k_skipped, "0"},         {"G", Verdict::k_granted, "0"},
+      {"SSG", Verdict::k_skipped, "001"},     {"SGG", Verdict::k_granted, "000"},
+      {"SSx", Verdict::k_skipped, "001"},     {"Sxx", Verdict::k_unavailable, "011"},
+      {"SGx", Verdict::k_lost_race, "011"},   {"SBG", Verdict::k_busy, "001"},
+      {"SSSGG", Verdict::k_skipped, "00011"}, {"SSGGG", Verdict::k_granted, "00000"},
+  };
+  for (const auto& r : rows) {
+    const AcquireDecision d = decide_acquire(votes(r.votes), Claim{}, false, Millis(1000));
+    EXPECT_EQ(d.verdict, r.verdict) << r.votes;
+    EXPECT_EQ(bits(d.release_fresh), r.release) << r.votes;
+  }
+}
+
+TEST(Quorum, TheNewestOkRunNamedIsTheOneSaid) {
+  const AcquireDecision d = decide_acquire(votes("SSS"), Claim{}, false, Millis(1000));
+  ASSERT_EQ(d.verdict, Verdict::k_skipped);
+  EXPECT_EQ(d.last_ok.host, "web-3");
+  EXPECT_EQ(d.last_ok.end_ms, 3000);
+}
+
+TEST(Quorum, AnAbandonedRunIsNamedOnlyWithAGrant) {
+  AcquireDecision d = decide_acquire(votes("AGx"), Claim{}, false, Millis(1000));
+  ASSERT_EQ(d.verdict, Verdict::k_granted);
+  ASSERT_TRUE(d.abandoned);
+  EXPECT_EQ(d.abandoned->host, "old-1");
+  d = decide_acquire(votes("ABB"), Claim{}, false, Millis(1000));
+  EXPECT_EQ(d.verdict, Verdict::k_busy);
+  EXPECT_FALSE(d.abandoned) << "a grant that is given back names nothing";
 }
 
 }  // namespace
