@@ -23,7 +23,7 @@ std::vector<std::string> minimal_acl(const std::string& user, const std::string&
       "+type",  "+hmget",     "+hgetall",   "+hset",          "+hdel",         "+hincrby",   "+del",
       "+get",   "+set",       "+pexpire",   "+pttl",          "+time",         "+publish",   "+hget",
       "+zadd",  "+zrem",      "+zrange",    "+zrangebyscore", "+zrank",        "+zscore",    "+zcount",
-      "+zcard", "+zscan"};
+      "+zcard", "+zscan",     "+xadd",      "+xdel",          "+xrevrange",    "+xlen"};
   std::vector<std::string> argv = {"ACL", "SETUSER", user};
   for (const auto& r : rules) {
     if (r != leave_out) {
@@ -62,6 +62,31 @@ TEST(Acl, TheDocumentedMinimalAclIsEnoughForEverySubcommand) {
   Result e = run({"exec", "--ttl", "1s", "job", "--", "sleep", "1"}, env);
   EXPECT_EQ(e.status, 0) << e.err;
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
+  Result skip = run({"exec", "--skip-if-ok-within", "1h", "job", "--", "true"}, env);
+  EXPECT_EQ(skip.status, 75) << skip.err;
+  Result h = run({"history", "job"}, env);
+  EXPECT_EQ(h.status, 0) << h.err;
+  EXPECT_EQ(run({"overdue", "--max-age", "1h", "job"}, env).status, 0);
+}
+
+TEST(Acl, AUserWhoCouldNotRecordTheRunCannotTakeTheLockForIt) {
+  RedisServer redis;
+  TempDir dir;
+  for (const std::string leave_out : {"+xadd", "+xdel", "+xrevrange", "+xlen"}) {
+    SCOPED_TRACE(leave_out);
+    ASSERT_EQ(redis.cmd({"ACL", "DELUSER", "locker"}).type, redlock::redis::Reply::Type::k_integer);
+    ASSERT_EQ(redis.cmd(minimal_acl("locker", leave_out)).str, "OK");
+    Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+    const std::string ran = dir.path() + "/ran";
+    Result e = run({"exec", "job", "--", "touch", ran}, env);
+    EXPECT_EQ(e.status, 77) << e.err;
+    EXPECT_NE(e.err.find("--no-history"), std::string::npos) << e.err;
+    EXPECT_NE(::access(ran.c_str(), F_OK), 0) << "the command ran";
+    EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job"), lock_key("job") + ":fence", lock_key("job") + ":runs"}).integer, 0);
+    Result without = run({"exec", "--no-history", "job", "--", "true"}, env);
+    EXPECT_EQ(without.status, 0) << without.err;
+    (void)redis.cmd({"DEL", lock_key("job") + ":fence"});
+  }
 }
 
 TEST(Acl, WithoutTheChannelReleaseIs77AndLeavesTheLockWhole) {
