@@ -1,18 +1,18 @@
 # bash completion for redlock(1)                           -*- shell-script -*-
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
-# from the server for release/renew/status/break, and an ordinary command after
+# from the server for release/renew/status/break/history/overdue, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. Works with or without the
 # bash-completion package (which, when loaded, completes CMD's own arguments).
 # tests/unit/docs_sync_test.cpp fails when an option of the program is missing
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec help'
+_redlock_subcommands='acquire release renew status break exec history overdue help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --format --interval -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
@@ -22,7 +22,9 @@ _redlock_subcommand_opts() {
         renew) echo '--token --ttl --json' ;;
         status) echo '--json --format --watch --interval --scan' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history -c' ;;
+        history) echo '--limit --json' ;;
+        overdue) echo '--max-age --json' ;;
     esac
 }
 
@@ -194,7 +196,7 @@ _redlock() {
         ((npos > 0)) && return 0
         COMPREPLY=($(compgen -W "${_redlock_subcommands% help}" -- "$cur"))
         ;;
-        release | renew | status | break)
+        release | renew | status | break | history | overdue)
         [[ $sub != status && $sub != break ]] && ((npos > 0)) && return 0
         local name IFS=$'\n'
         for name in $(_redlock_lock_names); do

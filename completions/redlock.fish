@@ -9,7 +9,8 @@
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
-    --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --format --interval -c
+    --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within \
+    --max-age --format --interval -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -37,7 +38,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec help
+                    if contains -- $t acquire release renew status break exec history overdue help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -75,7 +76,7 @@ function __redlock_wants_lock_name
     switch $parsed[1]
         case status break
             return 0
-        case release renew
+        case release renew history overdue
             test (count $parsed) -eq 1
         case '*'
             return 1
@@ -130,8 +131,10 @@ complete -c redlock -n __redlock_no_subcommand -a renew -d 'extend the lock held
 complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds which lock, for how long, and who waits'
 complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever holds it, and wake its waiters'
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
+complete -c redlock -n __redlock_no_subcommand -a history -d 'show the last runs of a name across hosts'
+complete -c redlock -n __redlock_no_subcommand -a overdue -d 'exit 1 when the last ok run of a name is older than --max-age'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -199,7 +202,17 @@ complete -c redlock -n '__redlock_using exec' -l max-waiters -x -d 'busy at once
 complete -c redlock -n '__redlock_using exec' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
 complete -c redlock -n '__redlock_using exec' -l max-runtime -x -d 'end the command when it has run this long (exit 124)'
 complete -c redlock -n '__redlock_using exec' -l warn-after -x -d 'say so when the command still runs after this long'
+complete -c redlock -n '__redlock_using exec' -l skip-if-ok-within -x -d 'do not run when the last ok run ended within this long'
+complete -c redlock -n '__redlock_using exec' -l no-history -d 'keep this run out of the history of NAME'
 complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL -c instead of CMD'
+
+# history NAME
+complete -c redlock -n '__redlock_using history' -l limit -x -d 'show at most N runs'
+complete -c redlock -n '__redlock_using history' -l json -d 'print a JSON array of runs'
+
+# overdue NAME --max-age D
+complete -c redlock -n '__redlock_using overdue' -l max-age -x -d 'how long ago the last ok run may have ended'
+complete -c redlock -n '__redlock_using overdue' -l json -d 'print the decision as JSON'
 
 # Lock names from the server
 complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 'lock'

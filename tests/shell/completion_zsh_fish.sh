@@ -122,12 +122,12 @@ shells=(fish zsh)
 for sh in "${shells[@]}"; do
   expect "$sh" "redlock ac" acquire
   expect_not "$sh" "redlock ac" release status
-  expect "$sh" "redlock " acquire release renew status break exec help
-  expect "$sh" "redlock help " acquire release renew status break exec
+  expect "$sh" "redlock " acquire release renew status break exec history overdue help
+  expect "$sh" "redlock help " acquire release renew status break exec history overdue
   expect "$sh" "redlock --" --version --redis
   # shellcheck disable=SC2046
   expect "$sh" "redlock --" $(help_options)
-  for sub in acquire release renew status break exec; do
+  for sub in acquire release renew status break exec history overdue; do
     # shellcheck disable=SC2046
     expect "$sh" "redlock $sub --" $(help_options "$sub")
     expect "$sh" "redlock $sub --" --redis --prefix --timeout
