@@ -35,8 +35,10 @@ Format format_of(const StatusOptions& o) {
   return *o.format;
 }
 
-// Every lock asked for (or every lock under the prefix), judged across the servers.
-std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked, bool scan) {
+// Every lock asked for (or every lock under the prefix), judged across the
+// servers; with `runs`, with its last run. The table of every lock shows no
+// runs, and does not pay a round trip for them.
+std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked, bool scan, bool runs) {
   std::vector<std::string> names = asked.empty() ? locker.list(scan) : asked;
   std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   std::vector<Verdict> verdicts;
@@ -45,6 +47,22 @@ std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::strin
     // A listed name whose lock expired between the listing and its reading is simply gone.
     if (!asked.empty() || v.state != State::k_free) {
       verdicts.push_back(std::move(v));
+    }
+  }
+  if (!runs) {
+    return verdicts;
+  }
+  // The last run of each, from the run ledgers, free locks included.
+  std::vector<std::string> shown;
+  for (const auto& v : verdicts) {
+    if (v.state != State::k_foreign) {
+      shown.push_back(v.name);
+    }
+  }
+  std::vector<lock::LastRuns> last = locker.last_runs(shown);
+  for (size_t i = 0, k = 0; i < verdicts.size(); ++i) {
+    if (verdicts[i].state != State::k_foreign) {
+      verdicts[i].runs = std::move(last[k++]);
     }
   }
   return verdicts;
@@ -127,7 +145,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
   for (bool first = true;; first = false) {
     std::string block;
     try {
-      const auto verdicts = snapshot(locker, names, o.scan);
+      const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
       say_held_warnings();
       const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
@@ -180,7 +198,7 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   if (o.watch) {
     return watch(o, names, format, interval, locker, r.options.prefix);
   }
-  const auto verdicts = snapshot(locker, names, o.scan);
+  const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
   const Shown shown = show(o, format, verdicts, r.options.prefix, locker.size() > 1);
   // A warning of its own; but a failure (76: keys redlock did not write)
   // gets only the one line that says so.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/runs.hpp"
 #include "util/duration.hpp"
 #include "util/text.hpp"
 
@@ -93,6 +94,10 @@ nlohmann::json to_json(const Verdict& v) {
       holders.push_back(holder_json(v, h));
     }
     j["holders"] = std::move(holders);
+  }
+  if (v.state != State::k_foreign && v.runs.read) {
+    j["last_run"] = v.runs.last ? run_json(*v.runs.last) : nlohmann::json(nullptr);
+    j["last_ok"] = v.runs.last_ok ? run_json(*v.runs.last_ok) : nlohmann::json(nullptr);
   }
   if (v.state != State::k_foreign) {
     nlohmann::json waiters = nlohmann::json::array();
@@ -266,6 +271,20 @@ std::string labels_for(const std::string& name) {
   return out;
 }
 
+// status NAME: the lock's last run, held or free ("last run: ok on web-3,
+// ended 3h ago, took 12s"), and its last ok run when that is another.
+void add_run_row(const Verdict& v, std::vector<Row>& rows) {
+  const lock::LastRuns& r = v.runs;
+  if (!r.last) {
+    return;
+  }
+  std::string line = "last run: " + run_summary(*r.last, r.now_ms);
+  if (r.last_ok && r.last_ok->id != r.last->id) {
+    line += "; last ok: " + run_summary(*r.last_ok, r.now_ms);
+  }
+  rows.push_back({"", line});
+}
+
 }  // namespace
 
 std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters) {
@@ -274,6 +293,7 @@ std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers
   for (const auto& v : verdicts) {
     add_holder_rows(v, rows);
     if (with_waiters) {
+      add_run_row(v, rows);
       add_waiter_rows(v, rows);
     }
     if (many_servers) {
@@ -330,6 +350,28 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
            return std::nullopt;
          }
          return static_cast<double>(age_of(v, v.holders.front())) / 1000;
+       }},
+      {"redlock_last_success_timestamp_seconds", "When the last ok run of the name ended (Unix time, server clock).",
+       [](const Verdict& v) -> std::optional<double> {
+         if (!v.runs.last_ok || !v.runs.last_ok->end_ms) {
+           return std::nullopt;
+         }
+         return static_cast<double>(*v.runs.last_ok->end_ms) / 1000;
+       }},
+      {"redlock_last_run_duration_seconds", "How long the last run of the name took, once it ended.",
+       [](const Verdict& v) -> std::optional<double> {
+         const auto took = v.runs.last ? v.runs.last->duration() : std::nullopt;
+         if (!took) {
+           return std::nullopt;
+         }
+         return static_cast<double>(took->count()) / 1000;
+       }},
+      {"redlock_last_run_exit_status", "The exit status of the last run of the name, once it ended.",
+       [](const Verdict& v) -> std::optional<double> {
+         if (!v.runs.last || !v.runs.last->exit) {
+           return std::nullopt;
+         }
+         return static_cast<double>(*v.runs.last->exit);
        }},
   };
   std::string out;

@@ -395,6 +395,25 @@ std::optional<HistoryVote> read_history_answer(const Reply& reply) {
   return v;
 }
 
+namespace {
+
+std::optional<Run> run_in(const Reply& r) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (size_t k = 0; k + 1 < r.elements.size(); k += 2) {
+    fields.emplace_back(r.elements[k].text(), r.elements[k + 1].text());
+  }
+  return fields.empty() ? std::nullopt : read_run(fields);
+}
+
+}  // namespace
+
+std::optional<LastRuns> read_runs_answer(const Reply& reply) {
+  if (!reply.is_array() || reply.elements.size() < 3) {
+    return std::nullopt;
+  }
+  return LastRuns{run_in(reply.elements[1]), run_in(reply.elements[2]), reply_integer(reply.elements[0])};
+}
+
 std::string evicting_policy(const std::vector<Reply>& replies) {
   // CONFIG GET answers {name, value}.
   const auto value = [&](size_t k) {

@@ -175,6 +175,9 @@ struct HistoryVote {
 // The history script: runs (entries read_run does not know are left out) / foreign.
 [[nodiscard]] std::optional<HistoryVote> read_history_answer(const redis::Reply& reply);
 
+// One server's answer for one name to the runs script (status). Nullopt for a reply of another shape.
+[[nodiscard]] std::optional<LastRuns> read_runs_answer(const redis::Reply& reply);
+
 // A server's answers to CONFIG GET maxmemory and CONFIG GET
 // maxmemory-policy: the policy when it may evict a held lock (a memory
 // limit with any policy but noeviction), "" when it may not or the replies

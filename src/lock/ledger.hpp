@@ -51,6 +51,15 @@ struct Run {
 // server listed first), with the largest fence any of them has.
 [[nodiscard]] std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers);
 
+// What status shows of a name's runs: its last run (the newest by start)
+// and its last ok run, with the clock of a server that said (server ms).
+struct LastRuns {
+  std::optional<Run> last;
+  std::optional<Run> last_ok;
+  long long now_ms = 0;
+  bool read = false;  // the ledgers were read (status without names, as a table, does not)
+};
+
 // The newest ok run by its end, or nullopt.
 [[nodiscard]] std::optional<Run> last_ok(const std::vector<Run>& runs);
 

@@ -171,6 +171,10 @@ class Locker {
   // than a majority of servers answering is an Error; so is a ledger that
   // is not redlock's (76) on the only server, or on a majority.
   [[nodiscard]] History history(const std::string& name, long long limit);
+  // The last run and the last ok run of each of `names` (in their order),
+  // from every server's ledger that answers, many names a call; what no
+  // server says is none (status shows runs, and never fails for them).
+  [[nodiscard]] std::vector<LastRuns> last_runs(const std::vector<std::string>& names);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lock/claim.hpp"
+#include "lock/ledger.hpp"
 #include "redis/failure.hpp"
 #include "util/duration.hpp"
 
@@ -262,6 +263,7 @@ struct StatusVerdict {
   std::vector<WaiterView> waiters;  // the head of the line on any server, first come first
   long long waiting = 0;            // how many wait in line (the longest server's line)
   std::vector<ServerView> views;
+  LastRuns runs;  // its last run and last ok run (Locker::last_runs; none for a foreign key)
 };
 
 // One server's answer to the break script.

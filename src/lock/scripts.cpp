@@ -14,14 +14,14 @@ namespace {
 
 // The scripts in ScriptName's order. What each one guarantees, and why it
 // must be atomic, is in the header of its file in src/lock/lua/.
-constexpr std::array<const lua::Embedded*, 9> k_embedded = {&lua::k_acquire,     &lua::k_renew, &lua::k_inspect,
-                                                            &lua::k_raise_fence, &lua::k_break, &lua::k_release,
-                                                            &lua::k_leave,       &lua::k_line,  &lua::k_history};
+constexpr std::array<const lua::Embedded*, 10> k_embedded = {
+    &lua::k_acquire, &lua::k_renew, &lua::k_inspect, &lua::k_raise_fence, &lua::k_break,
+    &lua::k_release, &lua::k_leave, &lua::k_line,    &lua::k_history,     &lua::k_runs};
 
 // How many of each script's last KEYS it can do without: the index of held
 // locks (includes/index.lua), which a Redis Cluster refuses beside a lock's
 // keys, as does a server whose user's ACL does not cover it.
-constexpr std::array<int, 9> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0};
+constexpr std::array<int, 10> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
@@ -35,9 +35,10 @@ constexpr Sha1Hex k_release_sha1 = sha1(lua::k_release.text);
 constexpr Sha1Hex k_leave_sha1 = sha1(lua::k_leave.text);
 constexpr Sha1Hex k_line_sha1 = sha1(lua::k_line.text);
 constexpr Sha1Hex k_history_sha1 = sha1(lua::k_history.text);
-constexpr std::array<const Sha1Hex*, 9> k_sha1s = {&k_acquire_sha1,     &k_renew_sha1, &k_inspect_sha1,
-                                                   &k_raise_fence_sha1, &k_break_sha1, &k_release_sha1,
-                                                   &k_leave_sha1,       &k_line_sha1,  &k_history_sha1};
+constexpr Sha1Hex k_runs_sha1 = sha1(lua::k_runs.text);
+constexpr std::array<const Sha1Hex*, 10> k_sha1s = {
+    &k_acquire_sha1, &k_renew_sha1, &k_inspect_sha1, &k_raise_fence_sha1, &k_break_sha1,
+    &k_release_sha1, &k_leave_sha1, &k_line_sha1,    &k_history_sha1,     &k_runs_sha1};
 
 // The start of a call's arguments: the number of keys, then the keys. The
 // count is the one in the script's file name, which embed.cmake has checked
@@ -125,9 +126,13 @@ std::vector<std::string> to_args(const Keys& keys, const HistoryArgs& a) {
   return with_argv(keys_of<lua::k_history>(keys.runs), {std::to_string(a.count)});
 }
 
+std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& /*a*/) {
+  return keys_per_lock<lua::k_runs>(locks, &Keys::runs);
+}
+
 const Script& script(ScriptName name) {
-  static const std::array<Script, 9> all = [] {
-    std::array<Script, 9> scripts{};
+  static const std::array<Script, 10> all = [] {
+    std::array<Script, 10> scripts{};
     for (size_t i = 0; i < scripts.size(); ++i) {
       scripts[i] = Script{k_embedded[i]->name, k_embedded[i]->text,
                           std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size()), k_optional_keys[i]};

@@ -18,7 +18,18 @@ using Script = redis::Script;
 // script atomically, so no other client can act between our check of the
 // token and our write. Each is a file in src/lock/lua/ whose header says
 // what it guarantees, its KEYS, its ARGV and its replies.
-enum class ScriptName { k_acquire, k_renew, k_inspect, k_raise_fence, k_break, k_release, k_leave, k_line, k_history };
+enum class ScriptName {
+  k_acquire,
+  k_renew,
+  k_inspect,
+  k_raise_fence,
+  k_break,
+  k_release,
+  k_leave,
+  k_line,
+  k_history,
+  k_runs
+};
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME}
@@ -135,5 +146,9 @@ struct HistoryArgs {
   long long count = 100;
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const HistoryArgs& a);
+
+// runs-1n.lua: the last run and the last ok run of each name, for status (no ARGV).
+struct RunsArgs {};
+[[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& a);
 
 }  // namespace redlock::lock

@@ -221,3 +221,21 @@ TEST(History, OneServerRestartedEmptyLosesNothingVisible) {
   EXPECT_EQ(s.holders("job"), 0) << "the restarted server's grant is given back";
   EXPECT_EQ(s[0].cmd({"EXISTS", runs_key("job")}).integer, 0) << "and its run taken out";
 }
+
+TEST(History, StatusShowsTheLastRunOfAFreeLock) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  EXPECT_EQ(run({"exec", "job", "--", "true"}, env).status, 0);
+  EXPECT_EQ(run({"exec", "job", "--", "sh", "-c", "exit 2"}, env).status, 2);
+  Result table = run({"status", "job"}, env);
+  EXPECT_EQ(table.status, 1) << "free";
+  EXPECT_NE(table.out.find("  last run: failed (exit 2) on "), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("; last ok: ok on "), std::string::npos) << table.out;
+  const json j = json::parse(run({"status", "--json", "job"}, env).out);
+  EXPECT_EQ(j[0]["last_run"]["outcome"], "failed");
+  EXPECT_EQ(j[0]["last_ok"]["outcome"], "ok");
+  Result metrics = run({"status", "--format", "prometheus", "job"}, env);
+  EXPECT_NE(metrics.out.find("redlock_last_run_exit_status{name=\"job\"} 2\n"), std::string::npos) << metrics.out;
+  EXPECT_NE(metrics.out.find("redlock_last_success_timestamp_seconds{name=\"job\"} "), std::string::npos)
+      << metrics.out;
+}

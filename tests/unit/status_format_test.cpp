@@ -327,7 +327,64 @@ TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNo
             "redlock_lock_ttl_seconds{name=\"pool\"} 2.25\n"
             "# HELP redlock_lock_age_seconds How long the lock has been held (its oldest holder's).\n"
             "# TYPE redlock_lock_age_seconds gauge\n"
-            "redlock_lock_age_seconds{name=\"pool\"} 1.5\n");
+            "redlock_lock_age_seconds{name=\"pool\"} 1.5\n"
+            "# HELP redlock_last_success_timestamp_seconds When the last ok run of the name ended (Unix time, "
+            "server clock).\n"
+            "# TYPE redlock_last_success_timestamp_seconds gauge\n"
+            "# HELP redlock_last_run_duration_seconds How long the last run of the name took, once it ended.\n"
+            "# TYPE redlock_last_run_duration_seconds gauge\n"
+            "# HELP redlock_last_run_exit_status The exit status of the last run of the name, once it ended.\n"
+            "# TYPE redlock_last_run_exit_status gauge\n");
+}
+
+// A run of the ledger, ended at `end` (server ms) after `took` ms.
+lock::Run ended_run(const std::string& id, lock::Outcome outcome, int exit, long long end, long long took) {
+  lock::Run r;
+  r.id = id;
+  r.outcome = outcome;
+  r.exit = exit;
+  r.host = "web-" + id;
+  r.pid = 7;
+  r.cmd = "backup";
+  r.start_ms = end - took;
+  r.end_ms = end;
+  return r;
+}
+
+TEST(StatusPrometheus, TheLastRunsGaugesComeFromTheLedger) {
+  StatusVerdict job = free_lock("job");
+  job.runs.last = ended_run("2", lock::Outcome::k_failed, 3, 1'700'000'100'000, 41'000);
+  job.runs.last_ok = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'500, 12'000);
+  const std::string out = status_prometheus({job, free_lock("never")});
+  EXPECT_NE(out.find("redlock_last_success_timestamp_seconds{name=\"job\"} 1700000000.5\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("redlock_last_run_duration_seconds{name=\"job\"} 41\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("redlock_last_run_exit_status{name=\"job\"} 3\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("name=\"never\"} 1700"), std::string::npos) << out;
+}
+
+TEST(StatusTable, ANamedLockShowsItsLastRunFreeOrHeld) {
+  StatusVerdict job = free_lock("job");
+  job.runs.now_ms = 1'700'000'100'000 + 3'600'000;
+  job.runs.last = ended_run("2", lock::Outcome::k_failed, 2, 1'700'000'100'000, 41'000);
+  job.runs.last_ok = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'000, 12'000);
+  const std::string table = status_table({job}, false, true);
+  EXPECT_NE(table.find("\n  last run: failed (exit 2) on web-2, ended 1h ago, took 41s; last ok: ok on web-1, ended "
+                       "1h1m ago, took 12s\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(status_table({job}, false, false).find("last run"), std::string::npos) << "not in the listing";
+}
+
+TEST(StatusJson, ALockCarriesItsLastRunsOrNull) {
+  StatusVerdict job = free_lock("job");
+  job.runs.last = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'000, 12'000);
+  job.runs.read = true;
+  StatusVerdict never = free_lock("never");
+  never.runs.read = true;
+  const std::string json = status_json({job, never});
+  EXPECT_NE(json.find("\"last_run\": {"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"duration_ms\": 12000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"last_ok\": null"), std::string::npos) << json;
 }
 
 TEST(StatusPrometheus, ALabelReadsBackAsTheNameWithOnlyTheFormatsEscapes) {
@@ -348,7 +405,7 @@ TEST(StatusPrometheus, ANameRedlockWouldRefuseIsSpeltAsTheTableShowsItAndMarked)
 TEST(StatusPrometheus, NoLocksIsTheHelpAndTypeLinesAlone) {
   const std::string out = status_prometheus({});
   EXPECT_EQ(out.find('{'), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 16);
 }
 
 }  // namespace
