@@ -222,6 +222,25 @@ std::vector<Row> rows() {
            "'2', 'exit', '0'}}",
        {"t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "1", "2", "0") + " | " +
         entry(k_run1, "running", "host=h1 pid=11 cmd=c1 fence=7", "3")}},
+      {"StatusReadsTheLastRunAndTheLastOkRun",
+       ScriptName::k_runs,
+       {"t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "1", "2", "0") + " | " +
+        entry(k_run1, "failed", "host=h1 pid=11 cmd=c1 fence=7", "3", "4", "2")},
+       lock::to_args(std::span<const lock::Keys>(&keys(), 1), lock::RunsArgs{}),
+       "{'runs', {'#', {'id', '*', 'run', '" + k_run1 +
+           "', 'outcome', 'failed', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'fence', '7', 'start_ms', '3', "
+           "'end_ms', '4', 'exit', '2'}, {'id', '*', 'run', '" +
+           k_run0 +
+           "', 'outcome', 'ok', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '1', 'end_ms', "
+           "'2', 'exit', '0'}}}",
+       {"t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "1", "2", "0") + " | " +
+        entry(k_run1, "failed", "host=h1 pid=11 cmd=c1 fence=7", "3", "4", "2")}},
+      {"StatusFindsNoRunsInAForeignLedger",
+       ScriptName::k_runs,
+       {"t:{a}:runs = list x"},
+       lock::to_args(std::span<const lock::Keys>(&keys(), 1), lock::RunsArgs{}),
+       "{'runs', {'#', {}, {}}}",
+       {"t:{a}:runs = list x"}},
       {"AForeignLedgerIsNamed",
        history,
        {"t:{a}:runs = zset x=1"},
