@@ -123,7 +123,9 @@ def redis_call(port, *args):
 # What the lock scripts call inside Redis: INFO commandstats counts those calls
 # too, but they are part of the one EVALSHA that ran the script.
 SCRIPT_CALLS = {"del", "get", "set", "exists", "type", "time", "incr", "publish", "pttl", "pexpire", "expire",
-                "hget", "hset", "hdel", "hmget", "hgetall", "hincrby", "hexists", "hlen"}
+                "hget", "hset", "hdel", "hmget", "hgetall", "hincrby", "hexists", "hlen",
+                "zadd", "zrem", "zscore", "zrange", "zrangebyscore", "zrank", "zcard", "zcount",
+                "xadd", "xdel", "xrevrange", "xlen"}
 
 
 def commands_run(port):
@@ -244,6 +246,37 @@ def servers_set(args, redlock, servers):
     return res
 
 
+def scripts_sent(port):
+    """EVALSHA and EVAL calls clients have sent: what one exec costs Redis in round trips."""
+    total = 0
+    for line in redis_call(port, "INFO", "commandstats").decode().splitlines():
+        if line.startswith(("cmdstat_evalsha:", "cmdstat_eval:")):
+            total += int(line.split("calls=")[1].split(",")[0])
+    return total
+
+
+def history_set(args, redlock, redis, env):
+    """The run ledger's cost: exec with its run recorded against exec --no-history (wall, interleaved), the
+    scripts each sends, and the ledger's bytes per run (MEMORY USAGE of 100 runs)."""
+    out = interleave(args.runs, {
+        "exec (history)": lambda: run([redlock, "exec", "bench-hist", "--", "true"], env)[:2],
+        "exec --no-history": lambda: run([redlock, "exec", "--no-history", "bench-nohist", "--", "true"], env)[:2],
+    })
+    for label, extra in (("exec (history)", []), ("exec --no-history", ["--no-history"])):
+        before = scripts_sent(redis.port)
+        for _ in range(20):
+            run([redlock, "exec", *extra, "bench-count", "--", "true"], env)
+        out[label]["scripts_per_run"] = (scripts_sent(redis.port) - before) / 20
+    for _ in range(100):
+        run([redlock, "exec", "bench-bytes", "--", "true", "/opt/report.sh"], env)
+    key = "redlock:{bench-bytes}:runs"
+    used = redis_call(redis.port, "MEMORY", "USAGE", key, "SAMPLES", "0").decode().strip(":\r\n")
+    out["ledger"] = {"runs": int(redis_call(redis.port, "XLEN", key).decode().strip(":\r\n")),
+                     "bytes": int(used)}
+    out["ledger"]["bytes_per_run"] = out["ledger"]["bytes"] / max(1, out["ledger"]["runs"])
+    return out
+
+
 def holding_commands(redlock, redis, env):
     """Commands the holder of a 3 s lock sends per minute while its command runs (goal: 3 per TTL).
     Counted from just after the first renewal, which on a server that never ran the renew script
@@ -303,6 +336,7 @@ def main():
             "redlock exec NAME -- true": lambda: run([redlock, "exec", "bench-exec", "--", "true"], env)[:2],
             "flock FILE true": lambda: run([flock, lockfile, "true"])[:2],
         })
+        results["history"] = history_set(args, redlock, redis, env)
 
         # acquire + release: two redlock calls against the same two calls by redis-cli.
         def redlock_pair():
@@ -382,6 +416,12 @@ def goals_of(results):
         e = results["exec"]
         goal("exec -- true wall vs flock FILE true",
              e["redlock exec NAME -- true"]["wall_ms"] / e["flock FILE true"]["wall_ms"], 1.5)
+    if "history" in results:
+        h = results["history"]
+        goal("exec wall, history vs --no-history", h["exec (history)"]["wall_ms"] / h["exec --no-history"]["wall_ms"],
+             1.1)
+        goal("scripts per exec, history minus --no-history",
+             h["exec (history)"]["scripts_per_run"] - h["exec --no-history"]["scripts_per_run"], 0, "")
     if "acquire_release" in results:
         a = results["acquire_release"]
         goal("acquire+release wall vs redis-cli",
@@ -422,6 +462,14 @@ def report(results, args):
         print(f"{section:<28} {'wall ms':>9} {'CPU ms':>9}")
         for k, v in results[section].items():
             print(f"  {k:<26} {v['wall_ms']:9.2f} {v['cpu_ms']:9.2f}")
+    if "history" in results:
+        h = results["history"]
+        print(f"\nrun history                  {'wall ms':>9} {'CPU ms':>9} {'scripts':>8}")
+        for k in ("exec (history)", "exec --no-history"):
+            v = h[k]
+            print(f"  {k:<26} {v['wall_ms']:9.2f} {v['cpu_ms']:9.2f} {v['scripts_per_run']:8.1f}")
+        print(f"  ledger of {h['ledger']['runs']} runs: {h['ledger']['bytes']} bytes, "
+              f"{h['ledger']['bytes_per_run']:.0f} per run")
     if results.get("contended"):
         print("\ncontended, one lock   handoffs/s   gap p50 ms   gap p99 ms   same again   cmds/handoff")
         print("                      redlock flock redlock flock redlock flock redlock flock")
