@@ -239,7 +239,10 @@ std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got,
   if (!take.claim.record_run) {
     return std::nullopt;
   }
-  return lock::RunEnd{lock::outcome_of_command(done.status, done.signalled, done.lost), done.status, owner, got.fence};
+  const lock::Outcome outcome = lock::outcome_of_command(done.status, done.signalled, done.lost, done.timed_out);
+  // A run --max-runtime ended is recorded with the status exec exits with.
+  const int exit = outcome == lock::Outcome::k_timed_out ? static_cast<int>(ExitStatus::k_timed_out) : done.status;
+  return lock::RunEnd{outcome, exit, owner, got.fence};
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ std::string outcome_text(const lock::Run& run) {
       return fmt::format("signalled ({})", *run.exit > 128 ? *run.exit - 128 : *run.exit);
     case lock::Outcome::k_lost:
       return "lost (74)";
+    case lock::Outcome::k_timed_out:
+      return "timed-out (124)";
     default:
       return name;
   }

@@ -93,9 +93,12 @@ std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string
   return r;
 }
 
-Outcome outcome_of_command(int status, bool signalled, bool lost) {
+Outcome outcome_of_command(int status, bool signalled, bool lost, bool timed_out) {
   if (lost) {
     return Outcome::k_lost;
+  }
+  if (timed_out) {
+    return Outcome::k_timed_out;
   }
   if (status == 0) {
     return Outcome::k_ok;

@@ -41,9 +41,10 @@ struct Run {
 // without a run id or with an outcome this redlock does not know.
 [[nodiscard]] std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string>>& fields);
 
-// The outcome of exec's run: the lock lost while CMD ran (`lost`), else by
-// CMD's status (0 ok; 128+N after signal N, when `signalled`; else failed).
-[[nodiscard]] Outcome outcome_of_command(int status, bool signalled, bool lost);
+// The outcome of exec's run: the lock lost while CMD ran (`lost`), else
+// ended by --max-runtime (`timed_out`), else by CMD's status (0 ok; 128+N
+// after signal N, when `signalled`; else failed).
+[[nodiscard]] Outcome outcome_of_command(int status, bool signalled, bool lost, bool timed_out = false);
 
 // Every server's runs (each newest first) as one list, newest first by
 // start: a run seen on several servers once, as the most servers recorded

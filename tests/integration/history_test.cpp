@@ -73,6 +73,16 @@ TEST(History, ALostLockIsRecordedAsLost) {
   EXPECT_EQ(h[0]["outcome"], "lost");
 }
 
+TEST(History, ARunEndedByMaxRuntimeIsTimedOut) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  EXPECT_EQ(run({"exec", "--max-runtime", "200ms", "job", "--", "sleep", "5"}, env).status, 124);
+  const json h = history(env, "job");
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0]["outcome"], "timed-out");
+  EXPECT_EQ(h[0]["exit"], 124);
+}
+
 TEST(History, NoneIsExitOne) {
   RedisServer redis;
   Result r = run({"history", "never"}, env_of(redis));

@@ -106,7 +106,7 @@ std::vector<Row> rows() {
        acquire,
        {k_held, k_fence5, running0},
        args(take("T1")),
-       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, ''}",
+       "{'busy', ~30000, 'h0', '10', 0, 0, 0, 'c0', 1, '', #, ''}",
        {k_held_after, k_fence5, running0}},
       {"AnOkRunWithinTheWindowSkips",
        acquire,

@@ -90,6 +90,8 @@ TEST(Ledger, TheCommandsStatusGivesTheOutcome) {
   EXPECT_EQ(outcome_of_command(137, true, false), Outcome::k_signalled);
   EXPECT_EQ(outcome_of_command(130, false, false), Outcome::k_failed) << "exit 130 is not a signal";
   EXPECT_EQ(outcome_of_command(0, false, true), Outcome::k_lost);
+  EXPECT_EQ(outcome_of_command(143, true, false, true), Outcome::k_timed_out);
+  EXPECT_EQ(outcome_of_command(143, true, true, true), Outcome::k_lost) << "a lock lost first is lost";
 }
 
 TEST(Ledger, EveryServersRunsComeTogetherOnceEach) {
