@@ -35,7 +35,7 @@ std::string local_time(long long ms) {
 }
 
 std::string outcome_text(const lock::Run& run) {
-  const std::string name = lock::outcome_name(run.outcome);
+  std::string name = lock::outcome_name(run.outcome);
   if (!run.exit) {
     return name;
   }

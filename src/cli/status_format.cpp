@@ -285,6 +285,29 @@ void add_run_row(const Verdict& v, std::vector<Row>& rows) {
   rows.push_back({"", line});
 }
 
+// The gauges of a name's runs (the run ledger), when it has them.
+std::optional<double> last_success_seconds(const Verdict& v) {
+  if (!v.runs.last_ok || !v.runs.last_ok->end_ms) {
+    return std::nullopt;
+  }
+  return static_cast<double>(*v.runs.last_ok->end_ms) / 1000;
+}
+
+std::optional<double> last_run_seconds(const Verdict& v) {
+  const auto took = v.runs.last ? v.runs.last->duration() : std::nullopt;
+  if (!took) {
+    return std::nullopt;
+  }
+  return static_cast<double>(took->count()) / 1000;
+}
+
+std::optional<double> last_run_exit_status(const Verdict& v) {
+  if (!v.runs.last || !v.runs.last->exit) {
+    return std::nullopt;
+  }
+  return static_cast<double>(*v.runs.last->exit);
+}
+
 }  // namespace
 
 std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters) {
@@ -352,27 +375,10 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
          return static_cast<double>(age_of(v, v.holders.front())) / 1000;
        }},
       {"redlock_last_success_timestamp_seconds", "When the last ok run of the name ended (Unix time, server clock).",
-       [](const Verdict& v) -> std::optional<double> {
-         if (!v.runs.last_ok || !v.runs.last_ok->end_ms) {
-           return std::nullopt;
-         }
-         return static_cast<double>(*v.runs.last_ok->end_ms) / 1000;
-       }},
-      {"redlock_last_run_duration_seconds", "How long the last run of the name took, once it ended.",
-       [](const Verdict& v) -> std::optional<double> {
-         const auto took = v.runs.last ? v.runs.last->duration() : std::nullopt;
-         if (!took) {
-           return std::nullopt;
-         }
-         return static_cast<double>(took->count()) / 1000;
-       }},
+       last_success_seconds},
+      {"redlock_last_run_duration_seconds", "How long the last run of the name took, once it ended.", last_run_seconds},
       {"redlock_last_run_exit_status", "The exit status of the last run of the name, once it ended.",
-       [](const Verdict& v) -> std::optional<double> {
-         if (!v.runs.last || !v.runs.last->exit) {
-           return std::nullopt;
-         }
-         return static_cast<double>(*v.runs.last->exit);
-       }},
+       last_run_exit_status},
   };
   std::string out;
   for (const auto& f : families) {

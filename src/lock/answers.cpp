@@ -53,6 +53,53 @@ AcquireVote read_hold(AcquireVote::Kind kind, const std::vector<Reply>& e) {
   return v;
 }
 
+// A grant or re-entry, and the run before it that never ended, when the
+// answer names one: {outcome, token, fence, count, ttl, host, pid, start}.
+AcquireVote read_grant(AcquireVote::Kind kind, const std::vector<Reply>& e) {
+  AcquireVote v = read_hold(kind, e);
+  if (e.size() >= 8) {
+    v.abandoned = RunSeen{e[5].text(), e[6].text(), reply_integer(e[7]), 0, 0};
+  }
+  return v;
+}
+
+// A busy answer: the holder's TTL, host and pid, the caller's place in
+// line, and (from newer scripts) who holds it in full, since when, and
+// whether the line was full.
+AcquireVote read_busy(const std::vector<Reply>& e) {
+  AcquireVote v;
+  v.kind = AcquireVote::Kind::k_busy;
+  v.ttl_left = Millis(std::max(0LL, reply_integer(e[1])));
+  v.host = e[2].text();
+  v.pid = e[3].text();
+  v.place = e.size() > 4 ? reply_integer(e[4]) : 0;  // fair waiting: a place in line
+  v.ahead = e.size() > 5 ? reply_integer(e[5]) : 0;
+  v.ticket = e.size() > 6 ? reply_integer(e[6]) : 0;
+  if (e.size() > 9) {  // who holds it, in full
+    v.cmd = e[7].text();
+    v.holders = reply_integer(e[8]);
+    v.kept = e[9].text() == "kept";
+  }
+  if (e.size() > 11) {
+    if (const long long held = reply_integer(e[10]); held >= 0) {
+      v.held = Millis(held);
+    }
+    v.line_full = e[11].text() == "full";
+  }
+  return v;
+}
+
+// A free lock not taken for the last ok run: {'skipped', host, pid, end, now}.
+std::optional<AcquireVote> read_skipped(const std::vector<Reply>& e) {
+  if (e.size() < 5) {
+    return std::nullopt;
+  }
+  AcquireVote v;
+  v.kind = AcquireVote::Kind::k_skipped;
+  v.last_ok = RunSeen{e[1].text(), e[2].text(), 0, reply_integer(e[3]), reply_integer(e[4])};
+  return v;
+}
+
 // A grant or re-entry whose fence cannot be used, from the server at `where`.
 redis::Failure bad_fence_failure(const std::string& where, const AcquireVote& v) {
   return redis::Failure{
@@ -147,41 +194,21 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
   const auto& e = reply.elements;
   AcquireVote v;
   if (outcome == "acquired" || outcome == "reentered") {
-    v = read_hold(outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered, e);
-    if (e.size() >= 8) {  // the run before this one never ended
-      v.abandoned = RunSeen{e[5].text(), e[6].text(), reply_integer(e[7]), 0, 0};
-    }
-    return v;
+    return read_grant(outcome == "acquired" ? AcquireVote::Kind::k_granted : AcquireVote::Kind::k_reentered, e);
   }
   if (outcome == "busy" && e.size() >= 4) {
-    v.kind = AcquireVote::Kind::k_busy;
-    v.ttl_left = Millis(std::max(0LL, reply_integer(e[1])));
-    v.host = e[2].text();
-    v.pid = e[3].text();
-    v.place = e.size() > 4 ? reply_integer(e[4]) : 0;  // fair waiting: a place in line
-    v.ahead = e.size() > 5 ? reply_integer(e[5]) : 0;
-    v.ticket = e.size() > 6 ? reply_integer(e[6]) : 0;
-    if (e.size() > 9) {  // who holds it, in full
-      v.cmd = e[7].text();
-      v.holders = reply_integer(e[8]);
-      v.kept = e[9].text() == "kept";
-    }
-    if (e.size() > 11) {
-      if (const long long held = reply_integer(e[10]); held >= 0) {
-        v.held = Millis(held);
-      }
-      v.line_full = e[11].text() == "full";
-    }
-  } else if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
+    return read_busy(e);
+  }
+  if (outcome == "skipped") {
+    return read_skipped(e);
+  }
+  if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
     v.held_mode = mode_named(e[1].text());
     v.held_limit = e[2].text();
   } else if (outcome == "foreign") {
     v.kind = AcquireVote::Kind::k_foreign;
     v.foreign_type = foreign_type_of(reply);
-  } else if (outcome == "skipped" && e.size() >= 5) {
-    v.kind = AcquireVote::Kind::k_skipped;
-    v.last_ok = RunSeen{e[1].text(), e[2].text(), 0, reply_integer(e[3]), reply_integer(e[4])};
   } else {
     return std::nullopt;
   }

@@ -106,12 +106,48 @@ Outcome outcome_of_command(int status, bool signalled, bool lost, bool timed_out
   return signalled ? Outcome::k_signalled : Outcome::k_failed;
 }
 
+namespace {
+
+// One run id's records across servers: each distinct end, how many servers
+// recorded it, and the largest fence any of them has.
+struct Seen {
+  std::vector<std::pair<Run, int>> records;
+  long long fence = 0;
+};
+
+void add_record(Seen& s, const Run& r) {
+  s.fence = std::max(s.fence, r.fence);
+  auto same = std::find_if(s.records.begin(), s.records.end(),
+                           [&](const auto& rec) { return rec.first.outcome == r.outcome && rec.first.exit == r.exit; });
+  if (same == s.records.end()) {
+    s.records.emplace_back(r, 1);
+    return;
+  }
+  ++same->second;
+  if (!same->first.start_ms) {
+    same->first.start_ms = r.start_ms;
+  }
+}
+
+// The record that stands for the run: its own end before "abandoned"
+// before "running", then the one most servers have (the first on a tie).
+Run chosen(const Seen& s) {
+  const auto best = std::max_element(s.records.begin(), s.records.end(), [](const auto& a, const auto& b) {
+    const int sa = settled(a.first.outcome);
+    const int sb = settled(b.first.outcome);
+    return sa != sb ? sa < sb : a.second < b.second;
+  });
+  Run r = best->first;
+  r.fence = s.fence;
+  for (const auto& rec : s.records) {
+    r.start_ms = r.start_ms ? r.start_ms : rec.first.start_ms;
+  }
+  return r;
+}
+
+}  // namespace
+
 std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers) {
-  // Per run id: each record of it, and how many servers agree on each.
-  struct Seen {
-    std::vector<std::pair<Run, int>> records;
-    long long fence = 0;
-  };
   std::map<std::string, Seen> seen;
   std::vector<std::string> order;
   for (const auto& runs : servers) {
@@ -120,38 +156,13 @@ std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers) {
       if (fresh) {
         order.push_back(r.id);
       }
-      Seen& s = it->second;
-      s.fence = std::max(s.fence, r.fence);
-      auto same = std::find_if(s.records.begin(), s.records.end(), [&](const auto& rec) {
-        return rec.first.outcome == r.outcome && rec.first.exit == r.exit;
-      });
-      if (same == s.records.end()) {
-        s.records.emplace_back(r, 1);
-      } else {
-        ++same->second;
-        if (!same->first.start_ms) {
-          same->first.start_ms = r.start_ms;
-        }
-      }
+      add_record(it->second, r);
     }
   }
   std::vector<Run> out;
   out.reserve(order.size());
   for (const std::string& id : order) {
-    const Seen& s = seen[id];
-    const auto best = std::max_element(s.records.begin(), s.records.end(), [](const auto& a, const auto& b) {
-      const int sa = settled(a.first.outcome);
-      const int sb = settled(b.first.outcome);
-      return sa != sb ? sa < sb : a.second < b.second;
-    });
-    Run r = best->first;
-    r.fence = s.fence;
-    if (!r.start_ms) {
-      for (const auto& rec : s.records) {
-        r.start_ms = r.start_ms ? r.start_ms : rec.first.start_ms;
-      }
-    }
-    out.push_back(std::move(r));
+    out.push_back(chosen(seen[id]));
   }
   // Newest first by start; a run with no known start by its end.
   const auto when = [](const Run& r) { return r.start_ms.value_or(r.end_ms.value_or(0)); };

@@ -249,6 +249,10 @@ class Locker {
                                               std::vector<redis::PipelinedCall>& calls) const;
   // Files server `i`'s answer to one call under its locks.
   void take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read);
+  // Reads the last runs of `count` names from `from` on server `i`, a
+  // round per name (status, on a Redis Cluster), into `seen[name][server]`.
+  void read_runs_one_by_one(size_t i, const std::vector<Keys>& keys, size_t from, size_t count,
+                            std::vector<std::vector<std::optional<LastRuns>>>& seen);
   // Reads server `i`'s locks not read yet, a round per lock and script.
   void read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read);
   // Server `i`'s answer for one lock, the line script's or inspect's.

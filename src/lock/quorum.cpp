@@ -35,6 +35,14 @@ struct Tally {
   std::vector<long long> tickets;  // busy, in line: the caller's ticket on each such server
 };
 
+// A server that skipped: the newest ok run any server named is the one said.
+void note_skipped(const AcquireVote& v, Tally& t, AcquireDecision& d) {
+  ++t.skipped;
+  if (t.skipped == 1 || v.last_ok.end_ms > d.last_ok.end_ms) {
+    d.last_ok = v.last_ok;
+  }
+}
+
 Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
   Tally t;
   for (const auto& v : votes) {
@@ -81,10 +89,7 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         d.foreign_type = v.foreign_type;
         break;
       case Kind::k_skipped:
-        ++t.skipped;
-        if (t.skipped == 1 || v.last_ok.end_ms > d.last_ok.end_ms) {
-          d.last_ok = v.last_ok;
-        }
+        note_skipped(v, t, d);
         break;
       case Kind::k_failed:
         d.failures.push_back(v.failure.value_or(redis::Failure{}));

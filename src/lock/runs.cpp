@@ -54,7 +54,59 @@ namespace {
 // How many names one call of the runs script reads.
 constexpr size_t k_runs_batch = 50;
 
+// Files one call's answer (`count` names from `from`) under server `i`;
+// false when it is not the runs script's answer.
+bool take_runs(std::vector<std::vector<std::optional<LastRuns>>>& seen, size_t i, size_t from, size_t count,
+               redis::Reply reply) {
+  auto parts = per_lock_replies(std::move(reply), "runs", count);
+  if (!parts || parts->size() != count) {
+    return false;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    seen[from + k][i] = read_runs_answer((*parts)[k]);
+  }
+  return true;
+}
+
+// One name's last runs from what each server said of it (nullopt: nothing).
+LastRuns merged_last(const std::vector<std::optional<LastRuns>>& servers) {
+  LastRuns out;
+  out.read = true;
+  std::vector<std::vector<Run>> runs;
+  for (const auto& s : servers) {
+    if (!s) {
+      continue;
+    }
+    out.now_ms = out.now_ms ? out.now_ms : s->now_ms;
+    std::vector<Run> some;
+    for (const auto& r : {s->last, s->last_ok}) {
+      if (r) {
+        some.push_back(*r);
+      }
+    }
+    runs.push_back(std::move(some));
+  }
+  const std::vector<Run> merged = merge_runs(runs);
+  if (!merged.empty()) {
+    out.last = merged.front();
+  }
+  out.last_ok = last_ok(merged);
+  return out;
+}
+
 }  // namespace
+
+void Locker::read_runs_one_by_one(size_t i, const std::vector<Keys>& keys, size_t from, size_t count,
+                                  std::vector<std::vector<std::optional<LastRuns>>>& seen) {
+  std::vector<bool> only(m_conns.size(), false);
+  only[i] = true;
+  for (size_t j = from; j < from + count; ++j) {
+    Answer a = round(to_args(std::span<const Keys>(&keys[j], 1), RunsArgs{}), script(ScriptName::k_runs), only)[i];
+    if (!a.failure) {
+      (void)take_runs(seen, i, j, 1, std::move(a.reply));
+    }
+  }
+}
 
 std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
   std::vector<Keys> keys;
@@ -66,66 +118,29 @@ std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
   // seen[j][i]: what server i said of name j.
   std::vector<std::vector<std::optional<LastRuns>>> seen(names.size(), std::vector<std::optional<LastRuns>>(n));
   std::vector<std::vector<redis::PipelinedCall>> calls(n);
-  std::vector<size_t> starts;
   for (size_t from = 0; from < keys.size(); from += k_runs_batch) {
     const size_t to = std::min(keys.size(), from + k_runs_batch);
-    starts.push_back(from);
     for (size_t i = 0; i < n; ++i) {
       calls[i].push_back(
           {&script(ScriptName::k_runs), to_args(std::span<const Keys>(keys.data() + from, to - from), RunsArgs{})});
     }
   }
   auto said = redis::run_pipelined(m_conns, calls, m_cancel);
-  const auto take = [&](size_t i, size_t from, size_t count, redis::Reply reply) {
-    auto parts = per_lock_replies(std::move(reply), "runs", count);
-    if (!parts || parts->size() != count) {
-      return false;
-    }
-    for (size_t k = 0; k < count; ++k) {
-      seen[from + k][i] = read_runs_answer((*parts)[k]);
-    }
-    return true;
-  };
   for (size_t i = 0; i < n; ++i) {
-    for (size_t b = 0; b < said[i].size() && b < starts.size(); ++b) {
-      const size_t from = starts[b];
+    for (size_t b = 0; b < said[i].size(); ++b) {
+      const size_t from = b * k_runs_batch;
       const size_t count = std::min(keys.size(), from + k_runs_batch) - from;
-      if (!said[i][b].failure && take(i, from, count, std::move(said[i][b].reply))) {
-        continue;
-      }
-      // A Redis Cluster (its names lie in several slots), or a refusal:
-      // one name a call, each following the cluster's redirections.
-      std::vector<bool> only(n, false);
-      only[i] = true;
-      for (size_t j = from; j < from + count; ++j) {
-        Answer a = round(to_args(std::span<const Keys>(&keys[j], 1), RunsArgs{}), script(ScriptName::k_runs), only)[i];
-        if (!a.failure) {
-          (void)take(i, j, 1, std::move(a.reply));
-        }
+      if (said[i][b].failure || !take_runs(seen, i, from, count, std::move(said[i][b].reply))) {
+        // A Redis Cluster (its names lie in several slots), or a refusal:
+        // one name a call, each following the cluster's redirections.
+        read_runs_one_by_one(i, keys, from, count, seen);
       }
     }
   }
-  std::vector<LastRuns> out(names.size());
-  for (size_t j = 0; j < names.size(); ++j) {
-    out[j].read = true;
-    std::vector<std::vector<Run>> runs;
-    for (size_t i = 0; i < n; ++i) {
-      if (const auto& s = seen[j][i]) {
-        out[j].now_ms = out[j].now_ms ? out[j].now_ms : s->now_ms;
-        std::vector<Run> some;
-        for (const auto& r : {s->last, s->last_ok}) {
-          if (r) {
-            some.push_back(*r);
-          }
-        }
-        runs.push_back(std::move(some));
-      }
-    }
-    const std::vector<Run> merged = merge_runs(runs);
-    if (!merged.empty()) {
-      out[j].last = merged.front();
-    }
-    out[j].last_ok = last_ok(merged);
+  std::vector<LastRuns> out;
+  out.reserve(names.size());
+  for (const auto& per_server : seen) {
+    out.push_back(merged_last(per_server));
   }
   return out;
 }

@@ -294,6 +294,12 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
   }
 }
 
+// In line on no server (or on some of several: --max-waiters wait), or
+// this period's run is done (--skip-if-ok-within): waiting changes nothing.
+bool nothing_to_wait_for(const Busy& busy) {
+  return busy.line_full || busy.skipped;
+}
+
 }  // namespace
 
 Cadence cadence_for(long long place) {
@@ -338,9 +344,7 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       return *got;
     }
     const Busy& busy = std::get<Busy>(outcome);
-    if (busy.line_full || busy.skipped) {
-      // In line on no server (or on some of several), or this period's run
-      // is done: nothing to wait for.
+    if (nothing_to_wait_for(busy)) {
       locker.leave(name, place.id);
       return busy;
     }
