@@ -46,7 +46,9 @@ TEST_F(StatusScale, TenThousandLocksAreListedInAFewHundredCommands) {
   Result as_json = counted({"status", "--json"});
   ASSERT_EQ(as_json.status, 0) << as_json.err;
   EXPECT_EQ(json::parse(as_json.out).size(), 10'000u);
-  EXPECT_LE(client_commands(redis), 420);
+  // JSON carries each lock's last runs: 200 calls of the runs script more,
+  // in the same round trip's pipeline as each other.
+  EXPECT_LE(client_commands(redis), 620);
 }
 
 TEST_F(StatusScale, TwentyLocksBesideAMillionKeysTakeFewCommandsAndNoScan) {
