@@ -300,6 +300,23 @@ bool nothing_to_wait_for(const Busy& busy) {
   return busy.line_full || busy.skipped;
 }
 
+// Sleeps until the next try (a release, the holder's expiry, a heartbeat);
+// false if a stop signal came. A subscriber that failed is dropped, after a
+// short pause, to be made anew: a server that keeps closing connections
+// must not make the waiter spin.
+bool sleep_until_next_try(std::unique_ptr<Subscribers>& subs, const std::string& name, const Busy& busy,
+                          const Place& place, std::optional<TimePoint> deadline, const Cancel& cancel,
+                          WaitListener* listener) {
+  if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel, listener)) {
+    return false;
+  }
+  if (subs->lost()) {
+    subs.reset();
+    return nap_for(random_millis(5, 50), cancel, listener);
+  }
+  return true;
+}
+
 }  // namespace
 
 Cadence cadence_for(long long place) {
@@ -361,16 +378,8 @@ WaitOutcome acquire_waiting(Locker& locker, const std::string& name, Millis ttl,
       subs = std::make_unique<Subscribers>(locker, keys_for(locker.options().prefix, name).channel, place.id);
       continue;
     }
-    if (!sleep_on_busy(*subs, name, busy, place, deadline, cancel, listener)) {
+    if (!sleep_until_next_try(subs, name, busy, place, deadline, cancel, listener)) {
       return Interrupted{place.id};
-    }
-    if (subs->lost()) {
-      // Subscribe anew after a short pause: a server that keeps closing
-      // connections must not make the waiter spin.
-      subs.reset();
-      if (!nap_for(random_millis(5, 50), cancel, listener)) {
-        return Interrupted{place.id};
-      }
     }
   }
 }
