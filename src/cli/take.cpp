@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <stdexcept>
 
 #include "cli/arguments.hpp"
@@ -17,6 +16,7 @@
 #include "lock/wait_loop.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
+#include "util/token.hpp"
 
 namespace redlock::cli {
 
@@ -54,9 +54,7 @@ int sleep_jitter(Millis jitter, SignalFd& signals) {
   if (jitter <= Millis(0)) {
     return 0;
   }
-  std::random_device seed;
-  std::uniform_int_distribution<long long> pick(0, jitter.count() - 1);
-  const Millis delay(pick(seed));
+  const Millis delay = random_millis(0, jitter.count() - 1);
   log_debug("waiting {} before the first try (--jitter {})", format_duration(delay), format_duration(jitter));
   const TimePoint until = Clock::now() + delay;
   while (true) {

@@ -12,12 +12,6 @@
 namespace redlock::lock {
 namespace {
 
-Millis random_millis(long long lo, long long hi) {
-  unsigned int r = 0;
-  random_bytes(&r, sizeof(r));
-  return Millis(lo + static_cast<long long>(r % static_cast<unsigned int>(hi - lo + 1)));
-}
-
 // One subscriber connection per server, listening for releases. A server
 // that cannot be subscribed to is left out: waiting then falls back on the
 // holder's TTL (or the heartbeat) for it.

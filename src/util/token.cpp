@@ -26,6 +26,12 @@ void random_bytes(void* out, size_t n) {
   }
 }
 
+Millis random_millis(long long lo, long long hi) {
+  unsigned long long r = 0;
+  random_bytes(&r, sizeof(r));
+  return Millis(lo + static_cast<long long>(r % static_cast<unsigned long long>(hi - lo + 1)));
+}
+
 std::string random_token() {
   std::array<unsigned char, k_token_bytes> bytes{};
   random_bytes(bytes.data(), bytes.size());
