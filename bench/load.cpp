@@ -55,7 +55,7 @@ std::atomic<long long> g_errors{0};
 std::atomic<long long> g_granted{0};
 
 lock::Owner owner() {
-  return lock::Owner{"load", static_cast<long long>(getpid()), "redlock_load"};
+  return lock::Owner{"load", static_cast<long long>(getpid()), "redlock_load", ""};
 }
 
 // One thread's share of the waiters: joins them one after another, then

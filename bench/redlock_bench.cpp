@@ -27,7 +27,7 @@ double measure(const std::vector<std::unique_ptr<test::RedisServer>>& servers, i
     endpoints.push_back(redis::parse_endpoint(s->url()));
   }
   lock::Locker locker(endpoints, lock::Options{});
-  lock::Owner owner{"bench", 1, "redlock_bench"};
+  lock::Owner owner{"bench", 1, "redlock_bench", ""};
   auto once = [&] {
     auto got = std::get<lock::Acquired>(locker.try_acquire("bench", Millis(10000), "", owner));
     (void)locker.release("bench", got.token);

@@ -1,30 +1,33 @@
 # bash completion for redlock(1)                           -*- shell-script -*-
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
-# from the server for release/renew/status/break/history/overdue, and an ordinary command after
+# from the server for release/renew/status/break/history/overdue/revoke/suspend/resume, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. Works with or without the
 # bash-completion package (which, when loaded, completes CMD's own arguments).
 # tests/unit/docs_sync_test.cpp fails when an option of the program is missing
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec history overdue help'
+_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --note --on-busy --grace --for --reason -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --max-waiters --stale-after --json' ;;
+        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --max-waiters --stale-after --note --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json --format --watch --interval --scan' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history -c' ;;
+        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history --note --on-busy -c' ;;
         history) echo '--limit --json' ;;
         overdue) echo '--max-age --json' ;;
+        revoke) echo '--grace' ;;
+        suspend) echo '--for --reason' ;;
+        resume) echo '' ;;
     esac
 }
 
@@ -167,6 +170,7 @@ _redlock() {
     if [[ -n $value_of ]]; then
         case $value_of in
             --on-lost) COMPREPLY=($(compgen -W 'term kill ignore' -- "$value_cur")) ;;
+            --on-busy) COMPREPLY=($(compgen -W 'fail replace' -- "$value_cur")) ;;
             --tls-ca | --tls-cert | --tls-key | --password-file)
                 compopt -o filenames 2>/dev/null
                 COMPREPLY=($(compgen -f -- "$value_cur"))
@@ -196,7 +200,7 @@ _redlock() {
         ((npos > 0)) && return 0
         COMPREPLY=($(compgen -W "${_redlock_subcommands% help}" -- "$cur"))
         ;;
-        release | renew | status | break | history | overdue)
+        release | renew | status | break | history | overdue | revoke | suspend | resume)
         [[ $sub != status && $sub != break ]] && ((npos > 0)) && return 0
         local name IFS=$'\n'
         for name in $(_redlock_lock_names); do

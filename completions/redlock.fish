@@ -9,7 +9,7 @@
 # subcommand or a lock name).
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
-    --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within \
+    --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --note --on-busy --grace --for --reason \
     --max-age --format --interval -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
@@ -38,7 +38,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec history overdue help
+                    if contains -- $t acquire release renew status break exec history overdue revoke suspend resume help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -76,7 +76,7 @@ function __redlock_wants_lock_name
     switch $parsed[1]
         case status break
             return 0
-        case release renew history overdue
+        case release renew history overdue revoke suspend resume
             test (count $parsed) -eq 1
         case '*'
             return 1
@@ -133,8 +133,11 @@ complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever 
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
 complete -c redlock -n __redlock_no_subcommand -a history -d 'show the last runs of a name across hosts'
 complete -c redlock -n __redlock_no_subcommand -a overdue -d 'exit 1 when the last ok run of a name is older than --max-age'
+complete -c redlock -n __redlock_no_subcommand -a revoke -d 'ask the holder to stop its command and give the lock back'
+complete -c redlock -n __redlock_no_subcommand -a suspend -d 'make new acquires and execs of a name busy until resumed'
+complete -c redlock -n __redlock_no_subcommand -a resume -d 'lift a suspension'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -165,6 +168,7 @@ complete -c redlock -n '__redlock_using acquire' -l unfair -d 'race for the lock
 complete -c redlock -n '__redlock_using acquire' -l jitter -x -d 'sleep a random time below this before the first try'
 complete -c redlock -n '__redlock_using acquire' -l max-waiters -x -d 'busy at once when this many wait in line'
 complete -c redlock -n '__redlock_using acquire' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
+complete -c redlock -n '__redlock_using acquire' -l note -x -d 'keep this text with the lock for status'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
 
 # release NAME
@@ -200,6 +204,8 @@ complete -c redlock -n '__redlock_using exec' -l unfair -d 'race for the lock in
 complete -c redlock -n '__redlock_using exec' -l jitter -x -d 'sleep a random time below this before the first try'
 complete -c redlock -n '__redlock_using exec' -l max-waiters -x -d 'busy at once when this many wait in line'
 complete -c redlock -n '__redlock_using exec' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
+complete -c redlock -n '__redlock_using exec' -l note -x -d 'keep this text with the lock for status'
+complete -c redlock -n '__redlock_using exec' -l on-busy -x -a 'fail\t"busy, or wait within --wait" replace\t"revoke the holder, then wait"' -d 'what to do when the lock is busy'
 complete -c redlock -n '__redlock_using exec' -l max-runtime -x -d 'end the command when it has run this long (exit 124)'
 complete -c redlock -n '__redlock_using exec' -l warn-after -x -d 'say so when the command still runs after this long'
 complete -c redlock -n '__redlock_using exec' -l skip-if-ok-within -x -d 'do not run when the last ok run ended within this long'
@@ -213,6 +219,12 @@ complete -c redlock -n '__redlock_using history' -l json -d 'print a JSON array 
 # overdue NAME --max-age D
 complete -c redlock -n '__redlock_using overdue' -l max-age -x -d 'how long ago the last ok run may have ended'
 complete -c redlock -n '__redlock_using overdue' -l json -d 'print the decision as JSON'
+
+# revoke NAME, suspend NAME, resume NAME
+complete -c redlock -n '__redlock_using revoke' -l grace -x -d 'SIGKILL the command this long after SIGTERM, and wait that long'
+complete -c redlock -n '__redlock_using suspend' -l for -x -d 'lift the suspension by itself after this long'
+complete -c redlock -n '__redlock_using suspend' -l reason -x -d 'why, shown to every run it stops'
+complete -c redlock -n '__redlock_using resume' -f -a '(__redlock_lock_names)' -d 'suspended name'
 
 # Lock names from the server
 complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 'lock'

@@ -51,6 +51,12 @@ ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, co
       return run_status(o.status, o.global, stop);
     case Subcommand::k_break:
       return run_break(o.brk, o.global, stop);
+    case Subcommand::k_revoke:
+      return run_revoke(o.revoke, o.global, stop);
+    case Subcommand::k_suspend:
+      return run_suspend(o.suspend, o.global, stop);
+    case Subcommand::k_resume:
+      return run_resume(o.resume, o.global, stop);
     case Subcommand::k_exec:
       return run_exec(o.exec, o.global, stop);
     case Subcommand::k_history:

@@ -50,6 +50,7 @@ struct TakeOptions {
   Millis jitter{0};                   // a random delay below this before the first try (0: none)
   int max_waiters = 0;                // busy at once when this many wait in line (0: no bound)
   std::optional<Millis> stale_after;  // a busy line even under -q when the holder has held it longer
+  std::string note;                   // --note: kept with the lock for status
 };
 
 struct AcquireOptions {
@@ -101,6 +102,7 @@ struct ExecOptions {
   std::optional<Millis> warn_after;         // one line on stderr when CMD still runs at this
   std::optional<Millis> skip_if_ok_within;  // busy when the last ok run ended within it
   bool no_history = false;                  // keep this run out of the run ledger
+  bool replace = false;                     // --on-busy replace: revoke the holder, then wait
   std::string shell_command;                // -c STRING
   std::vector<std::string> command;         // after --
   bool saw_double_dash = false;             // set by the caller from argv
@@ -121,6 +123,24 @@ struct OverdueOptions {
 };
 ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop);
 
+struct SuspendOptions {
+  std::string name;
+  std::optional<Millis> for_;  // --for: lapses by itself after this
+  std::string reason;
+};
+ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Cancel& stop);
+
+struct RevokeOptions {
+  std::string name;
+  std::optional<Millis> grace;  // --grace: how long the holder has (default: its own --kill-after)
+};
+ExitCode run_revoke(const RevokeOptions& o, const GlobalOptions& g, const Cancel& stop);
+
+struct ResumeOptions {
+  std::string name;
+};
+ExitCode run_resume(const ResumeOptions& o, const GlobalOptions& g, const Cancel& stop);
+
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
   GlobalOptions global;
@@ -132,13 +152,28 @@ struct AllOptions {
   ExecOptions exec;
   HistoryOptions history;
   OverdueOptions overdue;
+  SuspendOptions suspend;
+  ResumeOptions resume;
+  RevokeOptions revoke;
 };
 
 // The whole command-line definition (also read by the tests that keep the
 // man page and completions in step with it).
 [[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
 
-enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec, k_history, k_overdue };
+enum class Subcommand {
+  k_acquire,
+  k_release,
+  k_renew,
+  k_status,
+  k_break,
+  k_exec,
+  k_history,
+  k_overdue,
+  k_revoke,
+  k_suspend,
+  k_resume
+};
 
 // What reading argv decided: the subcommand to run with the options it
 // filled in, or an exit status when reading it ended the call (--help and

@@ -7,6 +7,7 @@
 
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/revoke.hpp"
 #include "cli/runs.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
@@ -194,8 +195,8 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
     }
   }
   locker.reset_cancel();
-  if (lost) {
-    return ExitStatus::k_lost;
+  if (lost || done.revoked) {
+    return ExitStatus::k_lost;  // a revoke ends exec as a lost lock does
   }
   if (done.timed_out) {
     return ExitStatus::k_timed_out;
@@ -239,10 +240,45 @@ std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got,
   if (!take.claim.record_run) {
     return std::nullopt;
   }
-  const lock::Outcome outcome = lock::outcome_of_command(done.status, done.signalled, done.lost, done.timed_out);
+  lock::Outcome outcome = lock::outcome_of_command(done.status, done.signalled, done.lost, done.timed_out);
+  if (done.revoked && !done.lost) {
+    outcome = lock::Outcome::k_revoked;
+  }
   // A run --max-runtime ended is recorded with the status exec exits with.
   const int exit = outcome == lock::Outcome::k_timed_out ? static_cast<int>(ExitStatus::k_timed_out) : done.status;
   return lock::RunEnd{outcome, exit, owner, got.fence};
+}
+
+// --on-busy replace: the holder is revoked (with --kill-after as its grace)
+// before the lock is taken, and `take` then waits long enough for the lock
+// to come free. Nothing to do with a token that re-enters (a nested exec
+// must not revoke the exec that runs it). An exit status if a stop signal
+// ended it.
+std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const lock::Owner& owner, SignalFd& signals,
+                                       const exec::Policy& policy) {
+  if (!take.reenter.empty()) {
+    return std::nullopt;
+  }
+  const Revoked r = revoke_holders(locker, take.name, owner, policy.kill_after, signals);
+  switch (r.kind) {
+    case Revoked::Kind::k_stopped:
+      log_warning("{}", r.said);
+      return ExitCode::for_signal(r.signal);
+    case Revoked::Kind::k_not_held:
+      return std::nullopt;
+    case Revoked::Kind::k_given_back:
+      log_notice("{} (--on-busy replace)", r.said);
+      break;
+    case Revoked::Kind::k_still_held:
+      log_warning("{} (--on-busy replace)", r.said);
+      break;
+  }
+  // The lock was given back to the line: wait for it a little at least.
+  constexpr Millis k_least_wait{5000};
+  if (take.wait && *take.wait < k_least_wait) {
+    take.wait = k_least_wait;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -250,6 +286,9 @@ std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got,
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop) {
   Take take = parse_take(o.take, o.shared);
   take_history(o, take.claim);
+  if (o.replace && take.claim.mode != lock::Claim::Mode::k_exclusive) {
+    throw UsageError("--on-busy replace revokes the holder of a plain lock; it does not go with --limit or --shared");
+  }
   check_hold_at_least(o.hold_at_least, take.claim);
   take.claim.min_hold = o.hold_at_least;
   exec::Policy policy{
@@ -270,6 +309,11 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   lock::Locker locker(r.endpoints, r.options, stop);
   const std::string& name = take.name;
   const lock::Owner owner = make_owner(getpid(), argv);
+  if (o.replace) {
+    if (const auto stopped = replace_holder(locker, take, owner, signals, policy)) {
+      return *stopped;
+    }
+  }
   auto taken = take_with_room(locker, take, owner, signals, policy);
   if (const auto* status = std::get_if<ExitCode>(&taken)) {
     return *status;
@@ -295,7 +339,8 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   exec::GroupGuard guard;  // reaped once the lock is released; outlives the renewer, which tells it renewals
   exec::LockerLease lease(locker, name, got.token, take.ttl);
   exec::Renewer renewer(lease, got.sent, got.valid_until);
-  const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard);
+  exec::RevokeListener revocation(locker, name, got.token);
+  const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard, &revocation);
   const ExitCode status = release_after(locker, take, got, done, signals, outer, run_end(take, got, done, owner));
   guard.stop();
   return status;

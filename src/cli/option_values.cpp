@@ -71,6 +71,16 @@ exec::OnLost parse_on_lost(const std::string& s) {
   throw UsageError(fmt::format("invalid --on-lost '{}': use term, kill or ignore", escape_for_terminal(s)));
 }
 
+bool parse_on_busy(const std::string& s) {
+  if (s == "fail") {
+    return false;
+  }
+  if (s == "replace") {
+    return true;
+  }
+  throw UsageError(fmt::format("invalid --on-busy '{}': use fail or replace", escape_for_terminal(s)));
+}
+
 Millis parse_bound(const std::string& text, const char* option) {
   const Millis d = parse_duration(text, option);
   if (d < Millis(1)) {

@@ -34,5 +34,7 @@ namespace redlock::cli {
 
 // exec --on-lost: term, kill or ignore.
 [[nodiscard]] exec::OnLost parse_on_lost(const std::string& s);
+// --on-busy: "fail" (false) or "replace" (true).
+[[nodiscard]] bool parse_on_busy(const std::string& s);
 
 }  // namespace redlock::cli

@@ -113,6 +113,9 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       sub, "--stale-after", [&o](const std::string& v) { o.stale_after = parse_bound(v, "--stale-after"); },
       "when busy, say so even with -q if the holder has held the lock longer than D: it may be stuck")
       ->type_name("D");
+  sub.add_option("--note", o.note,
+                 "keep TEXT with the lock for status (the leader's address, a version; at most 256 bytes)")
+      ->type_name("TEXT");
 }
 
 // A subcommand that acts on a lock held by a token (release, renew): its
@@ -229,6 +232,10 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       [&o](const std::string& v) { o.skip_if_ok_within = parse_bound(v, "--skip-if-ok-within"); },
       "do not run (busy, 75) when the last ok run of NAME, on any host, ended within D (cron: once per period)")
       ->type_name("D");
+  add_parsed_option(
+      *sub, "--on-busy", [&o](const std::string& v) { o.replace = parse_on_busy(v); },
+      "when the lock is busy: fail (the default) or replace (revoke the holder, then wait for the lock)")
+      ->type_name("POLICY");
   sub->add_flag("--no-history", o.no_history, "keep this run out of NAME's history (names unique per run)");
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
   sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
@@ -257,6 +264,45 @@ CLI::App* add_overdue(CLI::App& app, OverdueOptions& o) {
       ->type_name("D");
   sub->add_flag("--json", o.json, "print the decision as JSON");
   sub->footer("Example:\n  redlock overdue nightly-backup --max-age 26h || alert");
+  return sub;
+}
+
+// revoke NAME: a graceful break.
+CLI::App* add_revoke(CLI::App& app, RevokeOptions& o) {
+  auto* sub = app.add_subcommand(
+      "revoke", "ask the holder to stop its command and give the lock back (a graceful break, for operators)");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  add_parsed_option(
+      *sub, "--grace", [&o](const std::string& v) { o.grace = parse_bound(v, "--grace"); },
+      "SIGKILL the holder's command D after SIGTERM, and wait that long (default: its own --kill-after; "
+      "revoke waits 10s)")
+      ->type_name("D");
+  sub->footer(
+      "Exit status: 0 once the lock is given back (a holder that is not an exec is broken after the grace),\n"
+      "75 if it is still held after the grace (redlock break is the next step), 1 if it was not held.\n"
+      "Example:\n  redlock revoke nightly-report --grace 30s");
+  return sub;
+}
+
+// suspend NAME and resume NAME: an operator's hold on new runs.
+CLI::App* add_suspend(CLI::App& app, SuspendOptions& o) {
+  auto* sub = app.add_subcommand(
+      "suspend", "make new acquires and execs of a name busy (75) until resumed; a running holder goes on");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  add_parsed_option(
+      *sub, "--for", [&o](const std::string& v) { o.for_ = parse_bound(v, "--for"); },
+      "lift the suspension by itself after D (default: until redlock resume)")
+      ->type_name("D");
+  sub->add_option("--reason", o.reason, "why, shown to every run it stops and by status (at most 256 bytes)")
+      ->type_name("TEXT");
+  sub->footer("Example:\n  redlock suspend nightly-report --for 2h --reason 'database maintenance'");
+  return sub;
+}
+
+CLI::App* add_resume(CLI::App& app, ResumeOptions& o) {
+  auto* sub = app.add_subcommand("resume", "lift a suspension: acquires and execs of the name run again");
+  sub->add_option("NAME", o.name, "the lock's name")->required();
+  sub->footer("Example:\n  redlock resume nightly-report");
   return sub;
 }
 
@@ -299,6 +345,9 @@ constexpr SubcommandDef k_subcommands[] = {
     {"exec", Subcommand::k_exec, [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
     {"history", Subcommand::k_history, [](CLI::App& app, AllOptions& o) { return add_history(app, o.history); }},
     {"overdue", Subcommand::k_overdue, [](CLI::App& app, AllOptions& o) { return add_overdue(app, o.overdue); }},
+    {"revoke", Subcommand::k_revoke, [](CLI::App& app, AllOptions& o) { return add_revoke(app, o.revoke); }},
+    {"suspend", Subcommand::k_suspend, [](CLI::App& app, AllOptions& o) { return add_suspend(app, o.suspend); }},
+    {"resume", Subcommand::k_resume, [](CLI::App& app, AllOptions& o) { return add_resume(app, o.resume); }},
 };
 
 }  // namespace

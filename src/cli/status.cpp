@@ -45,7 +45,7 @@ std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::strin
   for (size_t i = 0; i < names.size(); ++i) {
     Verdict v = lock::judge(names[i], views[i]);
     // A listed name whose lock expired between the listing and its reading is simply gone.
-    if (!asked.empty() || v.state != State::k_free) {
+    if (!asked.empty() || v.shown()) {
       verdicts.push_back(std::move(v));
     }
   }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/runs.hpp"
+#include "lock/layout.hpp"
 #include "util/duration.hpp"
 #include "util/text.hpp"
 
@@ -49,10 +50,47 @@ nlohmann::json fence_json(long long fence) {
   return fence > 0 ? nlohmann::json(fence) : nlohmann::json(nullptr);
 }
 
+// The revoke pending for holder `h`, if any.
+const lock::PendingRevoke* revoke_of(const Verdict& v, const lock::HolderView& h) {
+  if (h.kept) {
+    return nullptr;
+  }
+  const std::string run = lock::run_of(h.token);
+  for (const auto& r : v.revokes) {
+    if (r.run == run) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+nlohmann::json revoke_json(const lock::PendingRevoke* r) {
+  if (r == nullptr) {
+    return nullptr;
+  }
+  return {{"host", r->host},
+          {"pid", r->pid},
+          {"since_ms", r->since_ms},
+          {"grace_ms", r->grace_ms > 0 ? nlohmann::json(r->grace_ms) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json suspension_json(const std::optional<lock::Suspension>& s) {
+  if (!s) {
+    return nullptr;
+  }
+  return {{"reason", s->reason},
+          {"host", s->host},
+          {"pid", s->pid},
+          {"since_ms", s->since_ms},
+          {"until_ms", s->until_ms > 0 ? nlohmann::json(s->until_ms) : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json holder_json(const Verdict& v, const lock::HolderView& h) {
   nlohmann::json j = {{"host", h.host},
                       {"pid", h.pid},
                       {"cmd", h.cmd},
+                      {"note", h.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(h.note)},
+                      {"revoke", revoke_json(revoke_of(v, h))},
                       {"since_ms", h.since_ms},
                       {"age_ms", age_of(v, h)},
                       {"ttl_ms", h.ttl_ms},
@@ -81,6 +119,8 @@ nlohmann::json to_json(const Verdict& v) {
   nlohmann::json j = {{"name", v.name}, {"state", state_name(v.state)}, {"held", v.state == State::k_held}};
   if (v.state == State::k_foreign) {
     j["type"] = v.foreign_type;
+  } else {
+    j["suspended"] = suspension_json(v.suspension);
   }
   if (v.state == State::k_held) {
     j["mode"] = lock::mode_name(v.mode);
@@ -136,7 +176,8 @@ std::string state_label(const Verdict& v) {
     return "foreign(" + v.foreign_type + ")";
   }
   if (v.state == State::k_free) {
-    return state_name(v.state);  // also a semaphore or shared lock nobody holds on a quorum
+    // also a semaphore or shared lock nobody holds on a quorum
+    return v.suspension ? "suspended" : state_name(v.state);
   }
   if (v.mode == lock::Claim::Mode::k_semaphore) {
     return fmt::format("held {}/{}", v.holders.size(), v.limit);
@@ -148,6 +189,31 @@ std::string state_label(const Verdict& v) {
     return "held(min-hold)";  // its holder finished; kept for --hold-at-least
   }
   return state_name(v.state);
+}
+
+// What operators did to the lock, a line each under it: a suspension, a
+// revoke pending for a holder, and what holders noted (--note).
+void add_mark_rows(const Verdict& v, std::vector<Row>& rows) {
+  if (const auto& s = v.suspension) {
+    const std::string until = s->until_ms > 0 ? fmt::format("until {}", local_time(s->until_ms)) : "until resumed";
+    rows.push_back({"  SUSPENDED", fmt::format("by {} pid {} at {}, {}{}", escape_for_terminal(s->host),
+                                               escape_for_terminal(s->pid), local_time(s->since_ms), until,
+                                               s->reason.empty() ? "" : ": " + escape_for_terminal(s->reason))});
+  }
+  for (const auto& h : v.holders) {
+    if (const lock::PendingRevoke* r = revoke_of(v, h)) {
+      rows.push_back(
+          {"  revoking", fmt::format("{} pid {}, asked by {} pid {} {} ago{}", escape_for_terminal(h.host), h.pid,
+                                     escape_for_terminal(r->host), escape_for_terminal(r->pid),
+                                     format_duration(Millis(std::max(0LL, v.now_ms - r->since_ms))),
+                                     r->grace_ms > 0 ? fmt::format(" (grace {})", format_duration(Millis(r->grace_ms)))
+                                                     : std::string())});
+    }
+    if (!h.note.empty()) {
+      rows.push_back(
+          {"  note", fmt::format("{} pid {}: {}", escape_for_terminal(h.host), h.pid, escape_for_terminal(h.note))});
+    }
+  }
 }
 
 // One row per holder, or one of dashes for a lock nobody holds.
@@ -315,6 +381,7 @@ std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers
   rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "WAITING", "COMMAND"});
   for (const auto& v : verdicts) {
     add_holder_rows(v, rows);
+    add_mark_rows(v, rows);
     if (with_waiters) {
       add_run_row(v, rows);
       add_waiter_rows(v, rows);
@@ -373,6 +440,14 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
            return std::nullopt;
          }
          return static_cast<double>(age_of(v, v.holders.front())) / 1000;
+       }},
+      // Only for the names they concern: ten thousand zeros are no news.
+      {"redlock_lock_suspended", "1 while the name is suspended (redlock suspend); absent otherwise.",
+       [](const Verdict& v) { return v.suspension ? std::optional<double>(1) : std::nullopt; }},
+      {"redlock_lock_revoke_pending",
+       "How many of the lock's holders were asked to give it back (redlock revoke); absent when none.",
+       [](const Verdict& v) {
+         return v.revokes.empty() ? std::nullopt : std::optional<double>(static_cast<double>(v.revokes.size()));
        }},
       {"redlock_last_success_timestamp_seconds", "When the last ok run of the name ended (Unix time, server clock).",
        last_success_seconds},

@@ -42,6 +42,8 @@ Take parse_take(const TakeOptions& o, bool shared) {
     throw UsageError("--max-waiters bounds the line of waiters, which --unfair does not join");
   }
   t.claim.max_waiters = o.max_waiters;
+  validate_text(o.note, "--note", k_max_note_bytes);
+  t.note = redact_secrets(o.note);
   return t;
 }
 
@@ -73,6 +75,17 @@ int sleep_jitter(Millis jitter, SignalFd& signals) {
   }
 }
 
+// A suspended name: why, by whom, since and until when.
+void report_suspended(const std::string& name, const lock::Suspension& s) {
+  const std::string reason = s.reason.empty() ? std::string() : ": " + escape_for_terminal(s.reason);
+  const std::string until = s.until_ms > 0
+                                ? fmt::format("until {} ({} from now)", local_time(s.until_ms),
+                                              format_duration(Millis(std::max(0LL, s.until_ms - s.now_ms))))
+                                : fmt::format("until resumed (redlock resume {})", escape_for_terminal(name));
+  log_notice("{} is suspended{} (by {}, pid {}, at {}); nothing is run {}", escape_for_terminal(name), reason,
+             escape_for_terminal(s.host), escape_for_terminal(s.pid), local_time(s.since_ms), until);
+}
+
 // The message for a busy lock; returns the status (75, or --conflict-exit-code).
 // It names the holder with its command (from the busy answer itself), and
 // after a wait does not suggest --wait again.
@@ -84,6 +97,10 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   const bool stale = take.stale_after && busy.held && *busy.held > *take.stale_after;
   if (verbosity() < (stale ? Verbosity::k_quiet : Verbosity::k_normal)) {
     return conflict_exit_code;  // -q: busy is not news
+  }
+  if (const auto& s = busy.suspended) {
+    report_suspended(name, *s);
+    return conflict_exit_code;
   }
   if (const auto& ok = busy.skipped) {
     log_notice("{} already ran ok on {} (pid {}) {} ago, at {}: not run again within --skip-if-ok-within",
@@ -169,7 +186,9 @@ ExitCode status_without_lock(const TakeOutcome& outcome) {
   throw std::logic_error("status_without_lock: the lock was taken");
 }
 
-TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals) {
+TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& asking, SignalFd& signals) {
+  lock::Owner owner = asking;
+  owner.note = take.note;
   if (const int sig = sleep_jitter(take.jitter, signals)) {
     log_warning("interrupted by SIG{} before the first try for {} (--jitter); nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
@@ -222,7 +241,7 @@ lock::Owner make_owner(long long pid, const std::vector<std::string>& argv) {
   if (gethostname(host, sizeof(host) - 1) != 0) {
     std::strcpy(host, "unknown");
   }
-  return lock::Owner{host, pid, recorded_command(argv)};
+  return lock::Owner{host, pid, recorded_command(argv), ""};
 }
 
 std::vector<std::string> process_argv(long long pid) {

@@ -16,6 +16,9 @@
 
 namespace redlock::cli {
 
+// The longest --note (and --reason of suspend), in bytes.
+inline constexpr size_t k_max_note_bytes = 256;
+
 // TakeOptions validated (UsageError otherwise), with --shared from exec.
 struct Take {
   std::string name;
@@ -27,6 +30,7 @@ struct Take {
   bool fair = true;                   // wait in line (not --unfair)
   Millis jitter{0};                   // a random delay below this before the first try
   std::optional<Millis> stale_after;  // a holder that has held it longer may be stuck: said even under -q
+  std::string note;                   // kept with a new hold (secrets redacted)
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 

@@ -15,6 +15,7 @@
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 namespace redlock::exec {
 namespace {
@@ -40,9 +41,10 @@ enum class Hold {
 class Supervisor {
  public:
   Supervisor(pid_t child, Renewer& renewer, const Policy& policy, SignalFd& signals, int tty, Continued& continued,
-             const GroupGuard& guard)
+             const GroupGuard& guard, Revocation* revocation)
       : m_child(child),
         m_renewer(renewer),
+        m_revocation(revocation),
         m_policy(policy),
         m_signals(signals),
         m_tty(tty),
@@ -54,6 +56,7 @@ class Supervisor {
       const auto now = Clock::now();
       TimePoint wake = now + std::chrono::hours(24);
       check_renewer(now, wake);
+      check_listener(now, wake);
       check_validity(now, wake);
       act_on_loss(now);
       check_runtime(now, wake);
@@ -98,6 +101,35 @@ class Supervisor {
     }
   }
 
+  // The revoke listener starts once CMD has run a moment: a command that
+  // ends in milliseconds never makes its connections (a revoke made before
+  // it starts is read from the lock's mark).
+  void check_listener(TimePoint now, TimePoint& wake) {
+    if (m_revocation == nullptr || m_revocation->started() || m_reaped) {
+      return;
+    }
+    if (now >= m_started + k_listen_after) {
+      m_revocation->start();
+    } else {
+      wake = std::min(wake, m_started + k_listen_after);
+    }
+  }
+
+  // A revoke: CMD's group is ended as on a loss, with the revoke's grace,
+  // while the lock is still held and renewed; the release follows.
+  void act_on_revoke(TimePoint now) {
+    const RevokeNotice n = m_revocation->notice();
+    const Millis grace = n.grace.value_or(m_policy.kill_after);
+    m_done.revoked = true;
+    log_warning(
+        "the lock was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
+        "lock (exit status 74)",
+        escape_for_terminal(n.host), escape_for_terminal(n.pid), format_duration(grace));
+    if (!m_reaped) {
+      terminate(now, grace);
+    }
+  }
+
   // No confirmed renewal by validity - kill_after counts as lost.
   void check_validity(TimePoint now, TimePoint& wake) {
     if (m_hold != Hold::k_held) {
@@ -132,7 +164,7 @@ class Supervisor {
     switch (m_policy.on_lost) {
       case OnLost::k_term:
         log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", m_lost_reason);
-        terminate(now);
+        terminate(now, m_policy.kill_after);
         break;
       case OnLost::k_kill:
         log_warning("lost the lock: {}; killing the command (exit status 74)", m_lost_reason);
@@ -175,7 +207,7 @@ class Supervisor {
         "the command ran for {} (--max-runtime {}); sending SIGTERM to it (SIGKILL after --kill-after), "
         "then releasing the lock (exit status 124)",
         format_duration(ran), format_duration(*m_policy.max_runtime));
-    terminate(now);
+    terminate(now, m_policy.kill_after);
   }
 
   void check_kill_deadline(TimePoint now, TimePoint& wake) {
@@ -183,18 +215,19 @@ class Supervisor {
       return;
     }
     if (now >= m_kill_at) {
-      log_warning("the command did not stop within --kill-after; sending SIGKILL to its process group");
+      log_warning("the command did not stop within {}; sending SIGKILL to its process group",
+                  m_done.revoked ? "the revoke's grace" : "--kill-after");
       kill_group();
     } else {
       wake = std::min(wake, m_kill_at);
     }
   }
 
-  void terminate(TimePoint now) {
+  void terminate(TimePoint now, Millis kill_after) {
     kill(-m_child, SIGTERM);
     kill(-m_child, SIGCONT);  // a stopped process must wake up to die
     if (m_kill_at == k_none && !m_killed) {
-      m_kill_at = now + m_policy.kill_after;
+      m_kill_at = now + kill_after;
     }
     end_escaped(SIGTERM);
   }
@@ -237,11 +270,18 @@ class Supervisor {
   // Waits for a signal, the renewer's verdict, or `wake`; forwards signals.
   void wait_until(TimePoint wake) {
     const bool held = m_hold == Hold::k_held;
-    pollfd fds[3] = {{m_signals.fd(), POLLIN, 0}, {m_continued.fd(), POLLIN, 0}, {m_renewer.lost_fd(), POLLIN, 0}};
+    const bool listening = held && !m_done.revoked && m_revocation != nullptr && m_revocation->started();
+    pollfd fds[4] = {{m_signals.fd(), POLLIN, 0},
+                     {m_continued.fd(), POLLIN, 0},
+                     {m_renewer.lost_fd(), POLLIN, 0},
+                     {listening ? m_revocation->fd() : -1, POLLIN, 0}};
     const auto ms = std::chrono::ceil<Millis>(wake - Clock::now()).count();
-    const int n = ::poll(fds, held ? 3 : 2, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
+    const int n = ::poll(fds, held ? 4 : 2, static_cast<int>(std::clamp<long long>(ms, 0, 3600LL * 1000)));
     if (n < 0 && errno != EINTR) {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
+    }
+    if (listening && (fds[3].revents & POLLIN)) {
+      act_on_revoke(Clock::now());
     }
     if ((fds[1].revents & POLLIN) && m_continued.take()) {
       resume();
@@ -298,7 +338,7 @@ class Supervisor {
       if (m_killed) {
         end_escaped(SIGKILL);
       } else {
-        terminate(Clock::now());
+        terminate(Clock::now(), m_policy.kill_after);
       }
       return;
     }
@@ -311,7 +351,7 @@ class Supervisor {
     if (m_killed) {
       end_escaped(SIGKILL);
     } else {
-      terminate(Clock::now());
+      terminate(Clock::now(), m_policy.kill_after);
     }
   }
 
@@ -366,11 +406,14 @@ class Supervisor {
   // SIGKILL deadline after a SIGTERM; max() while none is due. (A
   // std::optional here trips GCC 12's -Wmaybe-uninitialized at -O2.)
   static constexpr TimePoint k_none = TimePoint::max();
+  // How long CMD runs before the revoke listener starts.
+  static constexpr Millis k_listen_after{50};
 
   pid_t m_child;
   TimePoint m_started = Clock::now();  // when CMD was started, give or take the constructor
   bool m_warned = false;               // --warn-after's line was said
   Renewer& m_renewer;
+  Revocation* m_revocation;  // nullptr: nobody listens for a revoke
   const Policy& m_policy;
   SignalFd& m_signals;
   int m_tty;                     // the controlling terminal, -1 for none
@@ -390,7 +433,8 @@ class Supervisor {
 
 }  // namespace
 
-Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals, GroupGuard& guard) {
+Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals, GroupGuard& guard,
+                   Revocation* revocation) {
   // Descendants that leave CMD's group become redlock's children when their
   // parents die, instead of init's: redlock can end them before the release.
   if (!adopt_orphans()) {
@@ -414,7 +458,7 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   } else if (guard.start(child.pid, renewer.validity_end(), hard_deadline)) {
     renewer.on_renewed([&guard](TimePoint end) { guard.extend(end); });
   }
-  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard).run();
+  Finished done = Supervisor(child.pid, renewer, policy, signals, tty.get(), continued, guard, revocation).run();
   done.started = child.started;
   guard.done();  // the group is gone
   if (guard.fired_hard() && !done.timed_out) {

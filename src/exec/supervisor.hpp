@@ -6,6 +6,7 @@
 
 #include "exec/guard.hpp"
 #include "exec/renewer.hpp"
+#include "exec/revocation.hpp"
 #include "exec/spawn.hpp"
 #include "util/signals.hpp"
 
@@ -26,6 +27,7 @@ struct Finished {
   bool started = true;     // CMD was run at all (false: 126/127 from redlock, nothing of it ran)
   bool timed_out = false;  // CMD was ended for running past policy.max_runtime (already reported)
   bool signalled = false;  // CMD was ended by a signal (status is 128+N)
+  bool revoked = false;    // CMD was ended because the lock was revoked (already reported)
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,
@@ -34,6 +36,9 @@ struct Finished {
 // - stop signals received through `signals` go to CMD's process group;
 // - when the renewer reports the lock lost, or no renewal has been confirmed
 //   by validity_end - kill_after, CMD's group gets `policy.on_lost`;
+// - when `revocation` (if given) hears a revoke, CMD's group gets SIGTERM
+//   (SIGKILL after the revoke's grace, or kill_after), while the lock is
+//   still renewed; the caller then gives it back;
 // - at policy.max_runtime CMD's group gets SIGTERM (SIGKILL after
 //   kill_after), as on a loss, and the guard SIGKILLs it at max_runtime +
 //   kill_after even if redlock is stopped; at policy.warn_after one line
@@ -48,6 +53,6 @@ struct Finished {
 //   unlocked, short of what another service started for it.
 // `signals` must already block SIGCHLD and the forwarded signals.
 [[nodiscard]] Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, SignalFd& signals,
-                                 GroupGuard& guard);
+                                 GroupGuard& guard, Revocation* revocation = nullptr);
 
 }  // namespace redlock::exec

@@ -100,6 +100,21 @@ std::optional<AcquireVote> read_skipped(const std::vector<Reply>& e) {
   return v;
 }
 
+// A suspended name: {'suspended', reason, host, pid, since, until, now}.
+std::optional<AcquireVote> read_suspended(const std::vector<Reply>& e) {
+  if (e.size() < 7) {
+    return std::nullopt;
+  }
+  AcquireVote v;
+  v.kind = AcquireVote::Kind::k_suspended;
+  v.suspension =
+      Suspension{e[1].text(), e[2].text(), e[3].text(), reply_integer(e[4]), reply_integer(e[5]), reply_integer(e[6])};
+  if (v.suspension.until_ms <= 0) {
+    v.suspension.until_ms = -1;
+  }
+  return v;
+}
+
 // A grant or re-entry whose fence cannot be used, from the server at `where`.
 redis::Failure bad_fence_failure(const std::string& where, const AcquireVote& v) {
   return redis::Failure{
@@ -201,6 +216,9 @@ std::optional<AcquireVote> read_acquire_answer(const Reply& reply) {
   }
   if (outcome == "skipped") {
     return read_skipped(e);
+  }
+  if (outcome == "suspended") {
+    return read_suspended(e);
   }
   if ((outcome == "mismatch" || outcome == "upgrade") && e.size() >= 3) {
     v.kind = outcome == "mismatch" ? AcquireVote::Kind::k_mismatch : AcquireVote::Kind::k_upgrade;
@@ -342,11 +360,17 @@ std::optional<ServerView> read_inspect_answer(const Reply& reply) {
   view.type = e[0].text();
   view.now_ms = reply_integer(e[1]);
   view.ttl_ms = reply_integer(e[3]);
-  std::vector<std::pair<std::string, std::string>> fields;
-  for (size_t k = 0; k + 1 < e[4].elements.size(); k += 2) {
-    fields.emplace_back(e[4].elements[k].text(), e[4].elements[k + 1].text());
-  }
-  read_holders(view, fields);
+  const auto pairs = [&e](size_t at) {
+    std::vector<std::pair<std::string, std::string>> fields;
+    if (at < e.size()) {
+      for (size_t k = 0; k + 1 < e[at].elements.size(); k += 2) {
+        fields.emplace_back(e[at].elements[k].text(), e[at].elements[k + 1].text());
+      }
+    }
+    return fields;
+  };
+  read_holders(view, pairs(4));
+  read_marks(view, pairs(5), pairs(6));
   return view;
 }
 

@@ -32,6 +32,9 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
               lock + ":waiters",
               lock + ":writers",
               lock + ":runs",
+              lock + ":suspended",
+              lock + ":revoke",
+              lock + ":revoke",
               index_key(prefix)};
 }
 

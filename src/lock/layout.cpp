@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/number.hpp"
+#include "util/sha1.hpp"
 #include "util/text.hpp"
 
 namespace redlock::lock {
@@ -76,6 +77,7 @@ void read_shared(ServerView& v, const std::map<std::string, std::string>& fields
       h.host = json_text(j, "host");
       h.pid = json_integer(j, "pid");
       h.cmd = json_text(j, "cmd");
+      h.note = json_text(j, "note");
       h.since_ms = json_integer(j, "since");
       // An expiry no server clock could give (it overflows the time
       // left) is not something redlock wrote.
@@ -166,11 +168,51 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
   h.host = field("host");
   h.pid = to_ll(field("pid"));
   h.cmd = field("cmd");
+  h.note = field("note");
   h.since_ms = to_ll(field("since_ms"));
   h.ttl_ms = v.ttl_ms;
   h.fence = parse_fence(field("fence")).value_or(0);
   h.count = to_ll(field("count"));
   v.holders.push_back(std::move(h));
+}
+
+std::string run_of(const std::string& token) {
+  return sha1_hex(token).substr(0, 16);
+}
+
+void read_marks(ServerView& v, const std::vector<std::pair<std::string, std::string>>& suspension,
+                const std::vector<std::pair<std::string, std::string>>& revoke) {
+  const std::map<std::string, std::string> s(suspension.begin(), suspension.end());
+  const auto at = [](const std::map<std::string, std::string>& m, const char* key) {
+    auto it = m.find(key);
+    return it == m.end() ? std::string() : it->second;
+  };
+  if (at(s, "schema") == k_schema) {
+    Suspension out{at(s, "reason"),          at(s, "host"), at(s, "pid"), to_ll(at(s, "since_ms")),
+                   to_ll(at(s, "until_ms")), v.now_ms};
+    if (out.until_ms <= 0) {
+      out.until_ms = -1;
+    }
+    v.suspension = std::move(out);
+  }
+  const std::map<std::string, std::string> r(revoke.begin(), revoke.end());
+  if (at(r, "schema") != k_schema) {
+    return;
+  }
+  for (const auto& [key, value] : r) {
+    if (key.rfind("r:", 0) != 0 || key.size() == 2) {
+      continue;
+    }
+    try {
+      const auto j = nlohmann::json::parse(value);
+      if (j.is_object()) {
+        v.revokes.push_back({key.substr(2), json_text(j, "host"), json_text(j, "pid"), json_integer(j, "since_ms"),
+                             json_integer(j, "grace_ms")});
+      }
+    } catch (const nlohmann::json::exception&) {
+      // not what redlock writes: no revoke is shown for it
+    }
+  }
 }
 
 std::vector<WaiterView> read_waiters(const std::vector<std::pair<std::string, std::string>>& fields, long long now_ms) {

@@ -51,6 +51,16 @@ inline constexpr long long k_max_fence = 9'007'199'254'740'991;
 // never a number someone could take for one. Never throws on input.
 void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::string>>& fields);
 
+// The suspension and the pending revokes of a lock, from the fields of its
+// marks (inspect-4n.lua): what is not redlock's is left out.
+void read_marks(ServerView& v, const std::vector<std::pair<std::string, std::string>>& suspension,
+                const std::vector<std::pair<std::string, std::string>>& revoke);
+
+// The run id of the hold of `token`: the first 16 hex digits of its SHA-1
+// (lua/includes/ledger.lua's run_of), the same on every server, and never
+// the token itself.
+[[nodiscard]] std::string run_of(const std::string& token);
+
 // The live waiters of a line of waiters (the line script's pairs),
 // first come first: its 'w:<id>' JSON entries whose heartbeat has not lapsed
 // at server time `now_ms`. A hash without the schema marker, or an entry

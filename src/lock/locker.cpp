@@ -199,7 +199,8 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .ticket = place.ticket,
                          .max_waiters = claim.max_waiters,
                          .record_run = claim.record_run,
-                         .skip_ok_within = claim.skip_ok_within};
+                         .skip_ok_within = claim.skip_ok_within,
+                         .note = owner.note};
   auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
@@ -273,6 +274,11 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       Busy skipped;
       skipped.skipped = d.last_ok;
       return skipped;
+    }
+    case AcquireDecision::Verdict::k_suspended: {
+      Busy suspended;
+      suspended.suspended = d.suspension;
+      return suspended;
     }
     case AcquireDecision::Verdict::k_busy:
     case AcquireDecision::Verdict::k_lost_race:
@@ -428,8 +434,19 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
 }
 
 Broken Locker::break_lock(const std::string& name) {
+  return break_runs(name, {});
+}
+
+Broken Locker::break_runs(const std::string& name, const std::vector<std::string>& runs) {
   const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round(to_args(keys, BreakArgs{}), lock::script(ScriptName::k_break), {});
+  std::string only;
+  for (const auto& run : runs) {
+    only += (only.empty() ? "" : " ") + (run.empty() ? std::string("-") : run);
+  }
+  if (!runs.empty() && only.empty()) {
+    only = "-";
+  }
+  auto answers = round(to_args(keys, BreakArgs{only}), lock::script(ScriptName::k_break), {});
   const std::vector<BreakVote> votes = tally<BreakVote>(answers, m_names, "break", read_break_answer);
   Broken out;
   for (const BreakVote& v : votes) {

@@ -31,6 +31,7 @@ struct Owner {
   std::string host;
   long long pid = 0;
   std::string cmd;
+  std::string note;  // --note: kept with a new hold ("" for none)
 };
 
 // Where an acquire stands with respect to the line of waiters.
@@ -79,6 +80,9 @@ struct Busy {
   // Free, but not taken: the last ok run ended within Claim::skip_ok_within
   // (on a majority of servers). Waiting again would not change that.
   std::optional<RunSeen> skipped;
+  // Not taken: the name is suspended (redlock suspend); nor would waiting
+  // change that. The waiter is out of line.
+  std::optional<Suspension> suspended;
 };
 
 using AcquireOutcome = std::variant<Acquired, Busy>;
@@ -119,6 +123,28 @@ struct History {
 struct Broken {
   BreakDecision decision;
   std::vector<std::string> servers;
+};
+
+// What suspend did: until when the name is suspended (server ms; -1: until
+// resumed), by the first server's clock, and that clock.
+struct SuspendedUntil {
+  long long until_ms = -1;
+  long long now_ms = 0;
+};
+
+// What revoke asked: the holders of the lock at that instant (by their
+// run ids: the first 16 hex digits of the SHA-1 of the token, "" for a lock
+// kept under no token) and how many clients the message reached (holders
+// running exec listen; 0: none of them is one).
+struct Revoking {
+  struct Asked {
+    std::string run;
+    std::string host, pid, cmd;
+    long long since_ms = 0;
+  };
+  std::vector<Asked> holders;  // empty: the lock was free on every server
+  long long listeners = 0;     // on every server together
+  long long now_ms = 0;        // the first answering server's clock
 };
 
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
@@ -181,6 +207,23 @@ class Locker {
   // and wakes its waiters; the fence counter is left alone. Too few servers
   // answering is an Error (69/77), like a failed round.
   [[nodiscard]] Broken break_lock(const std::string& name);
+  // Suspends `name` on every server, by `by`, for `for_` (0: until
+  // resumed): acquire then refuses newcomers; holders go on. Fewer than a
+  // majority of servers taking it is an Error, as is a marker that is not
+  // redlock's (76). Suspending a suspended name replaces the suspension.
+  [[nodiscard]] SuspendedUntil suspend(const std::string& name, const std::string& reason, const Owner& by,
+                                       Millis for_);
+  // Lifts the suspension of `name` on every server: whether any server had
+  // it suspended. Errors as for suspend.
+  [[nodiscard]] bool resume(const std::string& name);
+  // Asks the holders of `name` on every server to stop and give it back
+  // within `grace` (0: each its own --kill-after), by `by`: a mark that
+  // names their runs, and a message on the revoke channel. Fewer than a
+  // majority of servers answering is an Error; so is a foreign key (76).
+  [[nodiscard]] Revoking revoke(const std::string& name, const Owner& by, Millis grace);
+  // break_lock of only the holders whose runs are in `runs` ("" for a lock
+  // kept under no token): a holder that came since is left alone.
+  [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs);
   // Every server's view of each of `names`, in their order: its holders,
   // and the head of its line of waiters. Many locks a call, the calls to a
   // server pipelined: a few round trips for thousands of locks (on a Redis

@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <map>
 
+#include "lock/layout.hpp"
+
 namespace redlock::lock {
 
 size_t majority(size_t n) {
@@ -91,6 +93,11 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
       case Kind::k_skipped:
         note_skipped(v, t, d);
         break;
+      case Kind::k_suspended:
+        if (!d.suspension) {
+          d.suspension = v.suspension;
+        }
+        break;
       case Kind::k_failed:
         d.failures.push_back(v.failure.value_or(redis::Failure{}));
         break;
@@ -166,6 +173,10 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
     d.verdict = Verdict::k_mismatch;
   } else if (t.upgrade) {
     d.verdict = Verdict::k_upgrade;
+  } else if (d.suspension) {
+    // Whatever else the others said, the lock was not had, and waiting
+    // for a suspended name would not change that.
+    d.verdict = Verdict::k_suspended;
   } else if (t.skipped >= majority(n)) {
     // This period's run is done: a majority of the ledgers say so, and any
     // quorum that could grant shares a server with them.
@@ -339,6 +350,29 @@ Claim claim_of(Claim::Mode mode, long long limit) {
 
 }  // namespace
 
+namespace {
+
+// The suspension any server has, and the revokes pending for the holders
+// found (a mark names runs; one of a past holder is not shown).
+void note_marks(StatusVerdict& v) {
+  for (const auto& s : v.views) {
+    if (!v.suspension && s.suspension) {
+      v.suspension = s.suspension;
+    }
+    for (const auto& r : s.revokes) {
+      const bool holds = std::any_of(v.holders.begin(), v.holders.end(),
+                                     [&r](const HolderView& h) { return !h.kept && run_of(h.token) == r.run; });
+      const bool known =
+          std::any_of(v.revokes.begin(), v.revokes.end(), [&r](const PendingRevoke& x) { return x.run == r.run; });
+      if (holds && !known) {
+        v.revokes.push_back(r);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 StatusVerdict judge(std::string name, std::vector<ServerView> views) {
   StatusVerdict v;
   v.name = std::move(name);
@@ -392,6 +426,7 @@ StatusVerdict judge(std::string name, std::vector<ServerView> views) {
     }
   }
   v.waiting = std::max(v.waiting, static_cast<long long>(v.waiters.size()));
+  note_marks(v);
   if (!v.holders.empty()) {
     v.state = StatusVerdict::State::k_held;
   } else if (foreign >= majority(n)) {

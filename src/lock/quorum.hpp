@@ -39,6 +39,16 @@ struct RunSeen {
   long long now_ms = 0;    // skipped: the server's clock
 };
 
+// A name suspended (redlock suspend) as a server's marker says: acquire
+// refuses newcomers until it lapses or is resumed.
+struct Suspension {
+  std::string reason;
+  std::string host, pid;    // who suspended it
+  long long since_ms = 0;   // since when (server time)
+  long long until_ms = -1;  // until when (server time); -1: until resumed
+  long long now_ms = 0;     // the server's clock when it answered
+};
+
 // One server's answer to the acquire script, decoded by the I/O layer.
 struct AcquireVote {
   enum class Kind {
@@ -49,6 +59,7 @@ struct AcquireVote {
     k_upgrade,    // the caller's token holds a reader's share and asked for more
     k_foreign,    // the key is not redlock's: left alone
     k_skipped,    // free, but the last ok run ended within the skip window: nothing taken
+    k_suspended,  // the name is suspended: nothing taken
     k_failed,     // no usable answer (unreachable, refused, error reply, replicas short)
   };
   Kind kind = Kind::k_failed;
@@ -70,6 +81,7 @@ struct AcquireVote {
   std::optional<redis::Failure> failure;  // failed: why
   RunSeen last_ok;                        // skipped: the last ok run
   std::optional<RunSeen> abandoned;       // granted: the run before it that never ended
+  Suspension suspension;                  // suspended: the server's marker
   // Mismatch / upgrade: the mode NAME is held in.
   Claim::Mode held_mode = Claim::Mode::k_exclusive;
   // Failed: what the server did all the same (granted or reentered, with a
@@ -89,6 +101,7 @@ struct AcquireDecision {
     k_upgrade,      // re-entry of a reader's share as exclusive: usage error
     k_foreign,      // a quorum of servers hold a foreign key
     k_skipped,      // a majority of servers found an ok run within the skip window
+    k_suspended,    // not held, and a server said the name is suspended
     k_unavailable,  // too few usable answers for any quorum
   };
   Verdict verdict = Verdict::k_unavailable;
@@ -122,6 +135,7 @@ struct AcquireDecision {
   std::vector<redis::Failure> failures;  // unavailable: every server's reason
   RunSeen last_ok;                       // skipped: the newest last ok run any server named
   std::optional<RunSeen> abandoned;      // granted: a run before this one that never ended
+  std::optional<Suspension> suspension;  // suspended: the first server's marker
 };
 
 // Decides an acquire from every server's vote. `reentering` says whether the
@@ -216,6 +230,16 @@ struct HolderView {
   // finished (at finished_ms, server time) and no token holds the lock.
   bool kept = false;
   long long finished_ms = 0;
+  std::string note{};  // --note ("" for none)
+};
+
+// A revoke asked of one hold (revoke-2.lua's mark), pending while the hold
+// lasts.
+struct PendingRevoke {
+  std::string run;  // the hold's run id (lock::run_of of its token)
+  std::string host, pid;
+  long long since_ms = 0;  // when it was asked (server time)
+  long long grace_ms = 0;  // 0: the holder's own --kill-after
 };
 
 // One waiter in a lock's line (fair waiting), for `status`.
@@ -239,12 +263,14 @@ struct ServerView {
   std::optional<std::string> error;  // unreachable / error text
   std::string type;                  // "none", "hash", or a foreign type
   bool foreign = false;
-  long long now_ms = 0;             // server TIME
-  long long ttl_ms = -2;            // the key's PTTL
-  long long limit = 1;              // a semaphore's limit
-  std::vector<HolderView> holders;  // live holders
-  std::vector<WaiterView> waiters;  // the head of the live line of waiters, first come first
-  long long waiting = 0;            // how many are alive in the whole line
+  long long now_ms = 0;                  // server TIME
+  long long ttl_ms = -2;                 // the key's PTTL
+  long long limit = 1;                   // a semaphore's limit
+  std::vector<HolderView> holders;       // live holders
+  std::vector<WaiterView> waiters;       // the head of the live line of waiters, first come first
+  long long waiting = 0;                 // how many are alive in the whole line
+  std::optional<Suspension> suspension;  // the name is suspended (held or not)
+  std::vector<PendingRevoke> revokes;    // revokes asked of holds (maybe past ones)
   // While held: the mode it is held in.
   Claim::Mode mode = Claim::Mode::k_exclusive;
   [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
@@ -263,7 +289,12 @@ struct StatusVerdict {
   std::vector<WaiterView> waiters;  // the head of the line on any server, first come first
   long long waiting = 0;            // how many wait in line (the longest server's line)
   std::vector<ServerView> views;
-  LastRuns runs;  // its last run and last ok run (Locker::last_runs; none for a foreign key)
+  LastRuns runs;                         // its last run and last ok run (Locker::last_runs; none for a foreign key)
+  std::optional<Suspension> suspension;  // suspended, as the first server that says so has it
+  // Revokes pending for holders in `holders` (matched by run), one each.
+  std::vector<PendingRevoke> revokes;
+  // Neither held nor foreign, but with something to show: a suspension.
+  [[nodiscard]] bool shown() const { return state != State::k_free || suspension.has_value(); }
 };
 
 // One server's answer to the break script.

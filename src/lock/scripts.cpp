@@ -14,14 +14,14 @@ namespace {
 
 // The scripts in ScriptName's order. What each one guarantees, and why it
 // must be atomic, is in the header of its file in src/lock/lua/.
-constexpr std::array<const lua::Embedded*, 10> k_embedded = {
-    &lua::k_acquire, &lua::k_renew, &lua::k_inspect, &lua::k_raise_fence, &lua::k_break,
-    &lua::k_release, &lua::k_leave, &lua::k_line,    &lua::k_history,     &lua::k_runs};
+constexpr std::array<const lua::Embedded*, 12> k_embedded = {
+    &lua::k_acquire, &lua::k_renew, &lua::k_inspect, &lua::k_raise_fence, &lua::k_break,   &lua::k_release,
+    &lua::k_leave,   &lua::k_line,  &lua::k_history, &lua::k_runs,        &lua::k_suspend, &lua::k_revoke};
 
 // How many of each script's last KEYS it can do without: the index of held
 // locks (includes/index.lua), which a Redis Cluster refuses beside a lock's
 // keys, as does a server whose user's ACL does not cover it.
-constexpr std::array<int, 10> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0};
+constexpr std::array<int, 12> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
@@ -36,9 +36,11 @@ constexpr Sha1Hex k_leave_sha1 = sha1(lua::k_leave.text);
 constexpr Sha1Hex k_line_sha1 = sha1(lua::k_line.text);
 constexpr Sha1Hex k_history_sha1 = sha1(lua::k_history.text);
 constexpr Sha1Hex k_runs_sha1 = sha1(lua::k_runs.text);
-constexpr std::array<const Sha1Hex*, 10> k_sha1s = {
-    &k_acquire_sha1, &k_renew_sha1, &k_inspect_sha1, &k_raise_fence_sha1, &k_break_sha1,
-    &k_release_sha1, &k_leave_sha1, &k_line_sha1,    &k_history_sha1,     &k_runs_sha1};
+constexpr Sha1Hex k_suspend_sha1 = sha1(lua::k_suspend.text);
+constexpr Sha1Hex k_revoke_sha1 = sha1(lua::k_revoke.text);
+constexpr std::array<const Sha1Hex*, 12> k_sha1s = {
+    &k_acquire_sha1, &k_renew_sha1, &k_inspect_sha1, &k_raise_fence_sha1, &k_break_sha1,   &k_release_sha1,
+    &k_leave_sha1,   &k_line_sha1,  &k_history_sha1, &k_runs_sha1,        &k_suspend_sha1, &k_revoke_sha1};
 
 // The start of a call's arguments: the number of keys, then the keys. The
 // count is the one in the script's file name, which embed.cmake has checked
@@ -80,10 +82,10 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
   const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
   return with_argv(
       keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.runs,
-                              keys.index),
+                              keys.suspended, keys.index),
       {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode), std::to_string(limit),
        ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease), a.wait_left ? ms(*a.wait_left) : "-1",
-       a.ticket, std::to_string(a.max_waiters), a.record_run ? "run" : "", ms(a.skip_ok_within)});
+       a.ticket, std::to_string(a.max_waiters), a.record_run ? "run" : "", ms(a.skip_ok_within), a.note});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
@@ -99,17 +101,22 @@ std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {
 }
 
 std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& /*a*/) {
-  return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence);
+  return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence, &Keys::suspended, &Keys::revoke);
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
   return with_argv(keys_of<lua::k_raise_fence>(keys.lock, keys.fence), {a.token, std::to_string(a.fence)});
 }
 
-std::vector<std::string> to_args(const Keys& keys, const BreakArgs& /*a*/) {
+std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a) {
   return with_argv(
       keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
-      {keys.channel});
+      {keys.channel, a.runs});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const RevokeArgs& a) {
+  return with_argv(keys_of<lua::k_revoke>(keys.lock, keys.revoke),
+                   {a.host, std::to_string(a.pid), ms(a.grace), keys.revoke_channel});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const LeaveArgs& a) {
@@ -130,9 +137,14 @@ std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& /*
   return keys_per_lock<lua::k_runs>(locks, &Keys::runs);
 }
 
+std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a) {
+  return with_argv(keys_of<lua::k_suspend>(keys.lock, keys.suspended, keys.index),
+                   {a.resume ? "resume" : "suspend", a.reason, a.host, std::to_string(a.pid), ms(a.for_)});
+}
+
 const Script& script(ScriptName name) {
-  static const std::array<Script, 10> all = [] {
-    std::array<Script, 10> scripts{};
+  static const std::array<Script, k_embedded.size()> all = [] {
+    std::array<Script, k_embedded.size()> scripts{};
     for (size_t i = 0; i < scripts.size(); ++i) {
       scripts[i] = Script{k_embedded[i]->name, k_embedded[i]->text,
                           std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size()), k_optional_keys[i]};

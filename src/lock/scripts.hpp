@@ -28,7 +28,9 @@ enum class ScriptName {
   k_leave,
   k_line,
   k_history,
-  k_runs
+  k_runs,
+  k_suspend,
+  k_revoke
 };
 [[nodiscard]] const Script& script(ScriptName name);
 
@@ -48,6 +50,13 @@ struct Keys {
   // The run ledger (src/lock/lua/includes/ledger.lua): exec's runs of the
   // name, newest last, kept after the lock is gone.
   std::string runs;  // <prefix>{NAME}:runs   stream, one entry per run
+  // Operators' marks on the name: a suspension (acquire refuses newcomers;
+  // src/lock/lua/includes/suspension.lua) and a pending revoke of its
+  // holders (revoke-3.lua), which holders running exec hear of at once on
+  // the revoke channel.
+  std::string suspended;       // <prefix>{NAME}:suspended  hash
+  std::string revoke;          // <prefix>{NAME}:revoke     hash run id -> who asked
+  std::string revoke_channel;  // <prefix>{NAME}:revoke     channel
   // The held locks under the prefix (src/lock/lua/includes/index.lua), for
   // status: the scripts that change a lock's lease keep its entry, where
   // the server lets them name this key beside the lock's (not on a Redis
@@ -60,7 +69,7 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-8.lua: take the lock, or re-enter it.
+// acquire-9.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
@@ -79,6 +88,7 @@ struct AcquireArgs {
   int max_waiters = 0;              // a newcomer is busy at once when this many wait (0: no bound)
   bool record_run = false;          // a new hold starts a run in the ledger
   Millis skip_ok_within{0};         // refuse when the last ok run ended this recently (0: never)
+  std::string note{};               // kept with a new hold for status ("" for none)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
@@ -114,7 +124,7 @@ struct RenewArgs {
 // take that many keys for each lock, and answer for as many of the locks as
 // fit in one reply, from the first (their file's header says how many).
 
-// inspect-2n.lua: read everything status shows of each lock (no ARGV).
+// inspect-4n.lua: read everything status shows of each lock (no ARGV).
 struct InspectArgs {};
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& a);
 
@@ -125,8 +135,12 @@ struct RaiseFenceArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a);
 
-// break-7.lua: free the lock, whoever holds it (the channel is its only ARGV).
-struct BreakArgs {};
+// break-7.lua: free the lock, whoever holds it, or only some holders.
+struct BreakArgs {
+  // The run ids of the only holders to remove, space-separated, '-' for a
+  // lock kept under no token; "" for every holder.
+  std::string runs{};
+};
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a);
 
 // leave-6.lua: a waiter leaves the line.
@@ -150,5 +164,23 @@ struct HistoryArgs {
 // runs-1n.lua: the last run and the last ok run of each name, for status (no ARGV).
 struct RunsArgs {};
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& a);
+
+// suspend-3.lua: suspend the name, or resume it.
+struct SuspendArgs {
+  bool resume = false;
+  std::string reason{};
+  std::string host{};  // who suspends it
+  long long pid = 0;
+  Millis for_{0};  // how long it lasts (0: until resumed)
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a);
+
+// revoke-2.lua: ask the holders to stop and give the lock back.
+struct RevokeArgs {
+  std::string host{};  // who asks
+  long long pid = 0;
+  Millis grace{0};  // how long a holder has to stop (0: its own --kill-after)
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const RevokeArgs& a);
 
 }  // namespace redlock::lock

@@ -282,9 +282,15 @@ std::vector<std::string> Locker::list(bool scan) {
   std::vector<redis::Failure> failures;
   std::vector<std::vector<std::string>> clusters(m_conns.size());  // node IDs, for a Cluster node
   const auto add = [&](const std::vector<std::string>& keys) {
+    // A suspended name is listed by its suspension's key (suspend-3.lua).
+    constexpr std::string_view k_suspended = ":suspended";
     for (const auto& key : keys) {
       if (auto name = name_of_key(prefix, key)) {
         names.push_back(std::move(*name));
+      } else if (key.ends_with(k_suspended)) {
+        if (auto marked = name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
+          names.push_back(std::move(*marked));
+        }
       }
     }
   };

@@ -289,9 +289,10 @@ bool sleep_on_busy(Subscribers& subs, const std::string& name, const Busy& busy,
 }
 
 // In line on no server (or on some of several: --max-waiters wait), or
-// this period's run is done (--skip-if-ok-within): waiting changes nothing.
+// this period's run is done (--skip-if-ok-within), or the name is
+// suspended (until an operator says otherwise): waiting changes nothing.
 bool nothing_to_wait_for(const Busy& busy) {
-  return busy.line_full || busy.skipped;
+  return busy.line_full || busy.skipped || busy.suspended;
 }
 
 // Sleeps until the next try (a release, the holder's expiry, a heartbeat);

@@ -70,6 +70,23 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// Whether UTF-8 `s` holds a C0 or C1 control character or DEL.
+bool has_control(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.
+    bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xa0;
+    if (is_control(c) || c1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void validate_name(std::string_view name) {
   if (name.empty()) {
     throw UsageError("invalid lock name: it is empty (a name is 1 to 512 bytes)");
@@ -81,14 +98,21 @@ void validate_name(std::string_view name) {
   if (!is_valid_utf8(name)) {
     throw UsageError("invalid lock name: it is not valid UTF-8");
   }
-  for (size_t i = 0; i < name.size(); ++i) {
-    auto c = static_cast<unsigned char>(name[i]);
-    // C1 controls (U+0080..U+009F, "\xc2\x80".."\xc2\x9f") are control characters too.
-    bool c1 = c == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) < 0xa0;
-    if (is_control(c) || c1) {
-      throw UsageError(
-          fmt::format("invalid lock name '{}': it contains a control character", escape_for_terminal(name)));
-    }
+  if (has_control(name)) {
+    throw UsageError(fmt::format("invalid lock name '{}': it contains a control character", escape_for_terminal(name)));
+  }
+}
+
+void validate_text(std::string_view text, std::string_view option, size_t max_bytes) {
+  if (text.size() > max_bytes) {
+    throw UsageError(fmt::format("{}: {} bytes is too long (at most {})", option, text.size(), max_bytes));
+  }
+  if (!is_valid_utf8(text)) {
+    throw UsageError(fmt::format("{}: the text is not valid UTF-8", option));
+  }
+  if (has_control(text)) {
+    throw UsageError(fmt::format("{} '{}': it contains a control character (it must fit on one line)", option,
+                                 escape_for_terminal(text)));
   }
 }
 

@@ -13,6 +13,11 @@ inline constexpr size_t k_max_name_bytes = 512;
 // tag). Throws UsageError with the reason.
 void validate_name(std::string_view name);
 
+// Checks a free text an operator gives (--note, --reason): at most
+// `max_bytes` of valid UTF-8 with no control characters, so that every
+// line status prints stays one line. Throws UsageError naming `option`.
+void validate_text(std::string_view text, std::string_view option, size_t max_bytes);
+
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates).
 [[nodiscard]] bool is_valid_utf8(std::string_view s);
 

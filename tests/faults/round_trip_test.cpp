@@ -135,6 +135,10 @@ TEST_P(StopDuringRoundTrip, EndsExecsFinalReleaseAtOnceAndTheReleaseStillHappens
              env);
   ASSERT_TRUE(eventually([&] { return file_exists(started); }, Seconds(10))) << exec.err_so_far();
   ASSERT_TRUE(key_exists(redis, lock_key("job")));
+  // Its revoke listener has subscribed and read the lock's revoke mark (its
+  // HGET): the request found unread below is the release's, not the
+  // listener's.
+  ASSERT_TRUE(eventually([&] { return redis.calls("hget") >= 1; }, Seconds(10))) << exec.err_so_far();
   redis.pause();
   write_file(go, "");  // CMD ends; exec's release meets a stopped server
   ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << exec.err_so_far();

@@ -1,4 +1,4 @@
-// The run ledger (includes/ledger.lua) row by row: acquire-8.lua starting
+// The run ledger (includes/ledger.lua) row by row: acquire-9.lua starting
 // a run, naming an abandoned one and refusing within a skip window;
 // release-8.lua ending a run; history-1.lua reading them.
 

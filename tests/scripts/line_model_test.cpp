@@ -150,7 +150,7 @@ class Sut {
     }
   }
 
-  // What status reads (inspect-2n.lua, line-3n.lua) is what the model holds,
+  // What status reads (inspect-4n.lua, line-3n.lua) is what the model holds,
   // and the first k_near places have near leases.
   void check_state(const Model& m) {
     std::map<std::string, long long> holders;
@@ -164,7 +164,7 @@ class Sut {
       return;
     }
     const Value& lock = locks.items[1];
-    if (lock.items.size() != 5 || lock.items[0].text != (holders.empty() ? "none" : "hash")) {
+    if (lock.items.size() != 7 || lock.items[0].text != (holders.empty() ? "none" : "hash")) {
       differs("the lock reads " + show(lock) + ", the model says " + (holders.empty() ? "free" : "held"));
       return;
     }

@@ -1,4 +1,4 @@
-// inspect-2n.lua, break-7.lua, leave-6.lua and line-3n.lua, row by row.
+// inspect-4n.lua, break-7.lua, leave-6.lua and line-3n.lua, row by row.
 
 #include <gtest/gtest.h>
 
@@ -39,20 +39,20 @@ std::vector<Row> rows() {
        inspect,
        {k_fence5},
        args_of_a(lock::InspectArgs{}),
-       "{'locks', {'none', '#', '5', -2, {}}}",
+       "{'locks', {'none', '#', '5', -2, {}, {}, {}}}",
        {k_fence5}},
       {"AHeldLockShowsEveryField",
        inspect,
        {k_held, k_fence5},
        args_of_a(lock::InspectArgs{}),
        "{'locks', {'hash', '#', '5', ~30000, {'schema', 'redlock/1', 'token', 'T0', 'count', '1', 'fence', '5', "
-       "'host', 'h0', 'pid', '10', 'cmd', 'c0', 'since_ms', '#', 'ttl_ms', '30000'}}}",
+       "'host', 'h0', 'pid', '10', 'cmd', 'c0', 'since_ms', '#', 'ttl_ms', '30000'}, {}, {}}}",
        {k_held_after, k_fence5}},
       {"AForeignKeyIsShownForWhatItIs",
        inspect,
        {"t:{a} = list x", "t:{a}:fence = list y"},
        args_of_a(lock::InspectArgs{}),
-       "{'locks', {'list', '#', '', -2, {}}}",
+       "{'locks', {'list', '#', '', -2, {}, {}, {}}}",
        {"t:{a} = list x", "t:{a}:fence = list y"}},
       {"SeveralLocksAreReadInOneCallInTheirOrder",
        inspect,
@@ -60,8 +60,9 @@ std::vector<Row> rows() {
         "9000)",
         k_fence5},
        args_of_a_b(lock::InspectArgs{}),
-       "{'locks', {'none', '#', '5', -2, {}}, {'hash', '#', '', ~9000, {'schema', 'redlock/1', 'token', 'T1', "
-       "'count', '1', 'fence', '7', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'since_ms', '#', 'ttl_ms', '9000'}}}",
+       "{'locks', {'none', '#', '5', -2, {}, {}, {}}, {'hash', '#', '', ~9000, {'schema', 'redlock/1', 'token', 'T1', "
+       "'count', '1', 'fence', '7', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'since_ms', '#', 'ttl_ms', '9000'}, {}, "
+       "{}}}",
        {"t:{b} = hash cmd=c1 count=1 fence=7 host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=9000 "
         "(px ~9000)",
         k_fence5}},
@@ -71,7 +72,7 @@ std::vector<Row> rows() {
        {"t:{a} = hash schema=redlock/1 mode=semaphore limit=2 h:T0=" + std::string(300'000, 'x') + " (px 30000)",
         "t:{b} = hash schema=redlock/1 token=T1 count=1 (px 9000)"},
        args_of_a_b(lock::InspectArgs{}),
-       "{'locks', {'hash', '#', '', ~30000, {*}}}",
+       "{'locks', {'hash', '#', '', ~30000, {*}, {}, {}}}",
        {"t:{a} = hash *", "t:{b} = hash count=1 schema=redlock/1 token=T1 (px ~9000)"}},
 
       {"BreakingAPlainLockNamesItsHolder",

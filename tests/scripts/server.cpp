@@ -94,11 +94,11 @@ class Client {
   std::unique_ptr<redisContext, FreeContext> m_ctx;
 };
 
-constexpr lock::ScriptName k_scripts[] = {lock::ScriptName::k_acquire, lock::ScriptName::k_renew,
-                                          lock::ScriptName::k_inspect, lock::ScriptName::k_raise_fence,
-                                          lock::ScriptName::k_break,   lock::ScriptName::k_release,
-                                          lock::ScriptName::k_leave,   lock::ScriptName::k_line,
-                                          lock::ScriptName::k_history, lock::ScriptName::k_runs};
+constexpr lock::ScriptName k_scripts[] = {
+    lock::ScriptName::k_acquire,     lock::ScriptName::k_renew,   lock::ScriptName::k_inspect,
+    lock::ScriptName::k_raise_fence, lock::ScriptName::k_break,   lock::ScriptName::k_release,
+    lock::ScriptName::k_leave,       lock::ScriptName::k_line,    lock::ScriptName::k_history,
+    lock::ScriptName::k_runs,        lock::ScriptName::k_suspend, lock::ScriptName::k_revoke};
 
 }  // namespace
 

@@ -9,7 +9,8 @@ source "$src/tests/shell/lib/redis.bash"
 source "$src/tests/shell/lib/check.bash"
 tmp=$(mktemp -d)
 waiter=
-trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
+revoker=
+trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; [ -n "$revoker" ] && kill "$revoker" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
 # A Redlock needs servers of its own (one server named three times is
 # refused): the last one started is the default server.
 start_redis "$tmp" || exit 1
@@ -35,13 +36,24 @@ for _ in $(seq 1 100); do
   [ "$(redis-cli -p "$REDIS_PORT" zcard 'redlock:{queued}:line')" -ge 1 ] && break
   sleep 0.05
 done
+# A note, a suspension, and a revoke pending (a script's hold, which revoke
+# breaks only after its grace).
+"$bin" acquire --ttl 1m --note 'web-3:8080' noted >/dev/null
+"$bin" suspend paused --for 1h --reason maintenance >/dev/null
+"$bin" acquire --ttl 1m revoking >/dev/null
+"$bin" revoke revoking --grace 1m >/dev/null 2>&1 &
+revoker=$!
+for _ in $(seq 1 100); do
+  [ "$(redis-cli -p "$REDIS_PORT" exists 'redlock:{revoking}:revoke')" -ge 1 ] && break
+  sleep 0.05
+done
 {
   tok=$("$bin" acquire --ttl 1m held)
   "$bin" acquire --json --ttl 1m fresh
   "$bin" renew --json --token "$tok" held
   "$bin" exec --hold-at-least 1m kept -- true
   redis-cli -p "$REDIS_PORT" set redlock:{odd} x >/dev/null
-  "$bin" status --json held kept odd free queued
+  "$bin" status --json held kept odd free queued noted paused revoking
   "$bin" -r "$REDIS_URL" -r "$second" -r "$third" acquire --json three
   "$bin" exec ran -- true
   "$bin" history --json ran
@@ -51,7 +63,7 @@ done
 fields=$(keys <"$tmp/out.json" | sort -u)
 for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
   finished_ms holders servers url error waiters position until_ms left_ms run outcome exit start_ms end_ms \
-  duration_ms overdue max_age_ms last_ok; do
+  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms; do
   grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
 done
 for f in $fields; do

@@ -198,7 +198,9 @@ TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow
         "fence": 42,
         "host": "web-3",
         "kept": false,
+        "note": null,
         "pid": 4411,
+        "revoke": null,
         "since_ms": 1699999988000,
         "ttl_ms": 18000
       }
@@ -207,7 +209,9 @@ TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow
     "kept": false,
     "mode": "exclusive",
     "name": "deploy",
+    "note": null,
     "pid": 4411,
+    "revoke": null,
     "servers": [
       {
         "fence": 42,
@@ -221,6 +225,7 @@ TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow
     ],
     "since_ms": 1699999988000,
     "state": "held",
+    "suspended": null,
     "ttl_ms": 18000,
     "waiters": [
       {
@@ -261,6 +266,7 @@ TEST(StatusJson, AFreeLockAndAForeignKeyAndAnUnreachableServer) {
       }
     ],
     "state": "free",
+    "suspended": null,
     "waiters": []
   },
   {
@@ -328,6 +334,11 @@ TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNo
             "# HELP redlock_lock_age_seconds How long the lock has been held (its oldest holder's).\n"
             "# TYPE redlock_lock_age_seconds gauge\n"
             "redlock_lock_age_seconds{name=\"pool\"} 1.5\n"
+            "# HELP redlock_lock_suspended 1 while the name is suspended (redlock suspend); absent otherwise.\n"
+            "# TYPE redlock_lock_suspended gauge\n"
+            "# HELP redlock_lock_revoke_pending How many of the lock's holders were asked to give it back (redlock "
+            "revoke); absent when none.\n"
+            "# TYPE redlock_lock_revoke_pending gauge\n"
             "# HELP redlock_last_success_timestamp_seconds When the last ok run of the name ended (Unix time, "
             "server clock).\n"
             "# TYPE redlock_last_success_timestamp_seconds gauge\n"
@@ -405,7 +416,7 @@ TEST(StatusPrometheus, ANameRedlockWouldRefuseIsSpeltAsTheTableShowsItAndMarked)
 TEST(StatusPrometheus, NoLocksIsTheHelpAndTypeLinesAlone) {
   const std::string out = status_prometheus({});
   EXPECT_EQ(out.find('{'), std::string::npos) << out;
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 16);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 20);
 }
 
 }  // namespace

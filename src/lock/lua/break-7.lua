@@ -16,6 +16,10 @@
 --          left out on a Redis Cluster)
 --
 -- ARGV[1]  channel  the release channel, <prefix>{NAME}:released
+-- ARGV[2]  runs     '' (every holder), or the run ids (includes/ledger.lua)
+--                   of the only holders to remove, space-separated, with
+--                   '-' for a lock kept under no token (revoke, after its
+--                   grace: a holder that came since is left alone)
 --
 -- Replies:
 --   {'broken', mode, limit, now_ms, {{token, host, pid, cmd, since_ms,
@@ -25,8 +29,21 @@
 --@include check_key.lua
 --@include line.lua
 --@include index.lua
+--@include ledger.lua
 
 local channel = ARGV[1]
+local only = nil
+if (ARGV[2] or '') ~= '' then
+  only = {}
+  for run in string.gmatch(ARGV[2], '%S+') do only[run] = true end
+end
+-- Whether the holder of `token` is one to remove ('' : the lock kept
+-- under no token).
+local function chosen(token)
+  if not only then return true end
+  if token == '' then return only['-'] == true end
+  return only[run_of(token)] == true
+end
 index_at(KEYS[7])
 
 if t == 'none' then
@@ -34,23 +51,26 @@ if t == 'none' then
   return {'free'}
 end
 local out = {}
+local kept_others = false  -- holders of a semaphore's or readers' that stay
 if multi then
   local all = redis.call('HGETALL', KEYS[1])
   for i = 1, #all, 2 do
     if string.sub(all[i], 1, 2) == 'h:' then
       local v = cjson.decode(all[i + 1])
-      if v.expiry > now then
+      if v.expiry > now and chosen(string.sub(all[i], 3)) then
         out[#out + 1] = {string.sub(all[i], 3), v.host or '', tostring(v.pid or ''), v.cmd or '',
                          string.format('%d', v.since or 0), tostring(v.fence or ''), tostring(v.count or 1)}
+      elseif v.expiry > now then
+        kept_others = true
       end
     end
   end
-else
+elseif chosen(h[1]) then
   local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
   out[1] = {h[1], h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or '', h[2]}
 end
 if #out == 0 then
-  redis.call('DEL', KEYS[1])
+  if not kept_others and not (only and not multi) then redis.call('DEL', KEYS[1]) end
   index_sync()
   return {'free'}
 end
@@ -58,8 +78,20 @@ if line_bad() then
   redis.call('PUBLISH', channel, 'released')
 else
   if prune() > 0 then moved() end
-  wake({count = 0})
+  -- Who may come in: everyone, unless holders of a semaphore's or
+  -- readers' stay (then as many places as were freed).
+  local st = {count = 0}
+  if kept_others then
+    st = lock_state()
+    st.count = st.count - #out
+  end
+  wake(st)
 end
-redis.call('DEL', KEYS[1])
+if kept_others then
+  for _, o in ipairs(out) do redis.call('HDEL', KEYS[1], 'h:' .. o[1]) end
+  keep_alive(holders())
+else
+  redis.call('DEL', KEYS[1])
+end
 index_sync()
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}

@@ -9,17 +9,21 @@
 -- holders) stays within what a client reads at once: the caller asks again
 -- for the locks it did not get.
 --
--- KEYS  two per lock, for as many locks as asked, in order:
---   KEYS[2i-1]  the lock's hash, <prefix>{NAME}
---   KEYS[2i]    its fence counter, <prefix>{NAME}:fence
+-- KEYS  four per lock, for as many locks as asked, in order:
+--   KEYS[4i-3]  the lock's hash, <prefix>{NAME}
+--   KEYS[4i-2]  its fence counter, <prefix>{NAME}:fence
+--   KEYS[4i-1]  its suspension, <prefix>{NAME}:suspended
+--   KEYS[4i]    its revoke mark, <prefix>{NAME}:revoke
 --
 -- No ARGV.
 --
 -- Replies {'locks', lock, ...}: the first locks asked for, in order, each
--- {type, now_ms, fence, pttl, fields}: the type of the lock's key ('none'
--- when free), the server's clock in milliseconds, the fence counter (''
--- when absent or not a string), the key's PTTL (-2 unless a hash) and the
--- hash's fields as {field, value, ...} ({} unless a hash).
+-- {type, now_ms, fence, pttl, fields, suspension, revoke}: the type of the
+-- lock's key ('none' when free), the server's clock in milliseconds, the
+-- fence counter ('' when absent or not a string), the key's PTTL (-2 unless
+-- a hash), the hash's fields as {field, value, ...} ({} unless a hash), and
+-- the suspension's and the revoke mark's fields likewise ({} unless a
+-- hash).
 
 local k_budget = 262144
 
@@ -27,16 +31,23 @@ local clock = redis.call('TIME')
 local now_ms = string.format('%d', clock[1] * 1000 + math.floor(clock[2] / 1000))
 local out = {'locks'}
 local bytes = 0
-for at = 1, #KEYS - 1, 2 do
+-- A mark's fields, if it is a hash.
+local function fields_of(key)
+  if redis.call('TYPE', key)['ok'] ~= 'hash' then return {} end
+  return redis.call('HGETALL', key)
+end
+for at = 1, #KEYS - 3, 4 do
   local t = redis.call('TYPE', KEYS[at])['ok']
   local fence = redis.pcall('GET', KEYS[at + 1])
   if type(fence) ~= 'string' then fence = '' end
-  local lock = {t, now_ms, fence, -2, {}}
+  local lock = {t, now_ms, fence, -2, {}, fields_of(KEYS[at + 2]), fields_of(KEYS[at + 3])}
   local size = 64 + #fence
   if t == 'hash' then
     lock[4] = redis.call('PTTL', KEYS[at])
     lock[5] = redis.call('HGETALL', KEYS[at])
-    for _, v in ipairs(lock[5]) do size = size + #v + 8 end
+  end
+  for i = 5, 7 do
+    for _, v in ipairs(lock[i]) do size = size + #v + 8 end
   end
   if #out > 1 and bytes + size > k_budget then break end
   out[#out + 1] = lock

@@ -24,6 +24,9 @@
 -- a grant is refused ('skipped') when the last ok run ended within it:
 -- checked here, in the same atomic step as the grant, so that two hosts
 -- never both decide to run.
+-- A suspended name (redlock suspend) is taken by nobody new: only its
+-- holder's re-entry passes; a waiter in line leaves it. Checked in the same
+-- step as the grant, so that no acquire slips in after the suspension.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter, <prefix>{NAME}:fence
@@ -31,7 +34,8 @@
 --              (<prefix>{NAME}:line and so on; includes/line.lua)
 -- KEYS[7]  its run ledger, <prefix>{NAME}:runs (includes/ledger.lua; read
 --          and written only with a history or a skip window)
--- KEYS[8]  the index of held locks, <prefix>index (includes/index.lua;
+-- KEYS[8]  its suspension, <prefix>{NAME}:suspended (includes/suspension.lua)
+-- KEYS[9]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
 --
 -- ARGV[1]   token         the token a new holder gets
@@ -59,6 +63,7 @@
 -- ARGV[16]  history       'run' (a new hold starts a run in the ledger) or ''
 -- ARGV[17]  skip_ok_ms    refuse the grant when the last ok run ended less
 --                         than this long ago ('0': never)
+-- ARGV[18]  note          kept with a new hold for status ('' for none)
 --
 -- Replies:
 --   {'acquired'|'reentered', token, fence, count, ttl ms}, and after an
@@ -75,6 +80,9 @@
 --    waiting acquire's first line names the holder from it, with no round
 --    trip of its own)
 --   {'mismatch'|'upgrade', mode, limit}   the lock is held in another mode
+--   {'suspended', reason, host, pid, since (server ms), until (server ms;
+--    -1: until resumed), server time (ms)}   nothing taken; a waiter that
+--    gave its id is out of line
 --   {'foreign', what}     the lock's key or the line's is not redlock's
 --   an error reply        a fence counter redlock cannot increase, or an
 --                         ACL that would not let the lock be given back:
@@ -84,6 +92,7 @@
 --@include fence.lua
 --@include index.lua
 --@include ledger.lua
+--@include suspension.lua
 
 local token = ARGV[1]
 local ttl_ms = ARGV[2]
@@ -102,7 +111,8 @@ local ticket = ARGV[14]
 local max_waiters = tonumber(ARGV[15]) or 0
 local history = ARGV[16] or ''
 local skip_ok_ms = tonumber(ARGV[17]) or 0
-index_at(KEYS[8])
+local note = ARGV[18] or ''
+index_at(KEYS[9])
 ledger_at(KEYS[7])
 local ledgered = history ~= '' or skip_ok_ms > 0
 
@@ -139,6 +149,9 @@ if ledgered then
   local bad = ledger_bad()
   if bad then return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'} end
 end
+suspension_at(KEYS[8])
+local suspended = suspension()
+if suspended and suspended[1] == 'foreign' then return suspended end
 local ttl = tonumber(ttl_ms)
 local hold = tonumber(min_hold_ms) or 0
 local fair = fairness == 'fair'
@@ -208,6 +221,16 @@ local function dequeue()
   drop(waiter)
   moved()
 end
+-- Suspended: nobody new takes the lock, and a waiter in line leaves it
+-- (its wait is over).
+local function refuse_suspended()
+  if fair and waiter ~= '' and entry_of_waiter(waiter) then
+    drop(waiter)
+    moved()
+  end
+  return suspended
+end
+if suspended and reenter == '' then return refuse_suspended() end
 -- The first holder of a semaphore or shared lock, named in a busy answer.
 local holding = nil
 if multi then
@@ -269,6 +292,8 @@ elseif t == 'hash' then
   local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
   return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', more[1] or '', 1, kept, tonumber(more[2])})
 end
+-- A token to re-enter that holds nothing here is a newcomer.
+if suspended then return refuse_suspended() end
 if fair then
   -- Over several servers a waiter is in every line on every try, even where
   -- the lock is free: a grant here that the others outvote and that is
@@ -352,6 +377,7 @@ if mode == 'exclusive' then
   if t == 'none' then
     redis.call('HSET', KEYS[1], 'schema', k_schema, 'token', token, 'count', 1, 'fence', fence_text,
                'host', host, 'pid', pid, 'cmd', cmd, 'since_ms', since, 'ttl_ms', ttl_ms)
+    if note ~= '' then redis.call('HSET', KEYS[1], 'note', note) end
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
     index_sync()
@@ -360,6 +386,7 @@ if mode == 'exclusive' then
 end
 local holder = {count = 1, fence = fence_text, expiry = now + ttl, since = now, ttl = ttl,
                 host = host, pid = tonumber(pid), cmd = cmd}
+if note ~= '' then holder.note = note end
 redis.call('HSET', KEYS[1], 'schema', k_schema, 'mode', mode, 'limit', limit,
            'h:' .. token, cjson.encode(holder))
 local pttl = redis.call('PTTL', KEYS[1])

@@ -1,0 +1,149 @@
+// revoke NAME: a graceful break. The holders are asked to stop (an exec
+// hears it at once and ends its command), and revoke waits for the lock to
+// be given back; a holder that is not an exec is broken after the grace.
+
+#include "cli/revoke.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "cli/commands.hpp"
+#include "cli/servers.hpp"
+#include "cli/take.hpp"
+#include "lock/layout.hpp"
+#include "util/log.hpp"
+#include "util/signals.hpp"
+#include "util/text.hpp"
+
+namespace redlock::cli {
+
+namespace {
+
+// How long revoke waits without --grace: the holders stop after their own
+// --kill-after (5s by default, at most a third of their TTL).
+constexpr Millis k_default_wait{10'000};
+// And beyond the grace: for a command killed at its end to be reaped and
+// its lock given back.
+constexpr Millis k_release_margin{1'000};
+constexpr Millis k_poll{200};
+
+// "web-3 pid 4411 (./deploy.sh)", or "no holder" for a lock kept for its
+// minimum hold.
+std::string describe(const lock::Revoking::Asked& a) {
+  if (a.run.empty()) {
+    return "nobody (it is kept for --hold-at-least)";
+  }
+  std::string who = fmt::format("{} pid {}", escape_for_terminal(a.host), escape_for_terminal(a.pid));
+  if (!a.cmd.empty()) {
+    who += fmt::format(" ({})", escape_command(a.cmd));
+  }
+  return who;
+}
+
+std::string describe_all(const std::vector<lock::Revoking::Asked>& asked) {
+  std::vector<std::string> each;
+  for (const auto& a : asked) {
+    each.push_back(describe(a));
+  }
+  return spoken_list(each);
+}
+
+// The runs among `runs` that still hold `name`, as a quorum sees it.
+std::vector<std::string> still_holding(lock::Locker& locker, const std::string& name,
+                                       const std::vector<std::string>& runs) {
+  const std::vector<std::vector<lock::ServerView>> views = locker.inspect({name});
+  const lock::StatusVerdict v = lock::judge(name, views.at(0));
+  std::vector<std::string> out;
+  for (const lock::HolderView& h : v.holders) {
+    const std::string run = h.kept ? std::string() : lock::run_of(h.token);
+    if (std::find(runs.begin(), runs.end(), run) != runs.end()) {
+      out.push_back(run);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock::Owner& by,
+                       std::optional<Millis> grace, SignalFd& signals) {
+  const std::string shown = escape_for_terminal(name);
+  const lock::Revoking asked = locker.revoke(name, by, grace.value_or(Millis(0)));
+  say_held_warnings();
+  if (asked.holders.empty()) {
+    return {Revoked::Kind::k_not_held, 0, fmt::format("{} is not held: nothing to revoke", shown)};
+  }
+  std::vector<std::string> runs;
+  for (const auto& a : asked.holders) {
+    runs.push_back(a.run);
+  }
+  const std::string who = describe_all(asked.holders);
+  log_debug("asked {} to give {} back; {} listening", who, shown, asked.listeners);
+  const TimePoint start = Clock::now();
+  const TimePoint deadline = start + grace.value_or(k_default_wait) + k_release_margin;
+  const auto took = [&start] { return format_duration(std::chrono::ceil<Millis>(Clock::now() - start)); };
+  locker.set_cancel(signals.cancel());
+  while (true) {
+    if (still_holding(locker, name, runs).empty()) {
+      locker.reset_cancel();
+      return {Revoked::Kind::k_given_back, 0, fmt::format("revoked {}: {} gave it back after {}", shown, who, took())};
+    }
+    if (Clock::now() >= deadline) {
+      break;
+    }
+    if (!signals.cancel().sleep_until(std::min(deadline, Clock::now() + k_poll))) {
+      const int sig = signals.take();
+      locker.reset_cancel();
+      return {Revoked::Kind::k_stopped, sig,
+              fmt::format("interrupted by SIG{} while waiting for {} to be given back; {} was asked to stop and may "
+                          "still do so",
+                          sigabbrev_np(sig), shown, who)};
+    }
+  }
+  locker.reset_cancel();
+  if (asked.listeners == 0) {
+    // Nobody listened: the holder is a script's acquire (or an exec of a
+    // version before revoke), which only a break can stop.
+    const lock::Broken b = locker.break_runs(name, runs);
+    if (b.decision.verdict == lock::BreakDecision::Verdict::k_broken) {
+      return {Revoked::Kind::k_given_back, 0,
+              fmt::format("revoked {}: {} runs no exec that listens and did not give it back within {}; broke it",
+                          shown, who, took())};
+    }
+    return {Revoked::Kind::k_given_back, 0, fmt::format("revoked {}: {} gave it back after {}", shown, who, took())};
+  }
+  return {Revoked::Kind::k_still_held, 0,
+          fmt::format("{} is still held by {} after {}, though it was asked to stop; redlock break {} frees it", shown,
+                      who, took(), shown)};
+}
+
+ExitCode run_revoke(const RevokeOptions& o, const GlobalOptions& g, const Cancel& stop) {
+  validate_name(o.name);
+  Resolved r = resolve(g);
+  SignalFd signals({SIGINT, SIGTERM, SIGHUP});
+  lock::Locker locker(r.endpoints, r.options, stop);
+  const Revoked done = revoke_holders(locker, o.name, make_owner(getpid(), {}), o.grace, signals);
+  switch (done.kind) {
+    case Revoked::Kind::k_given_back:
+      if (!write_stdout(done.said + "\n")) {
+        log_warning("could not write to standard output; the lock was revoked as asked");
+        return ExitStatus::k_output;
+      }
+      return ExitStatus::k_ok;
+    case Revoked::Kind::k_not_held:
+      log_warning("{}", done.said);
+      return ExitStatus::k_no;
+    case Revoked::Kind::k_stopped:
+      log_warning("{}", done.said);
+      return ExitCode::for_signal(done.signal);
+    case Revoked::Kind::k_still_held:
+      break;
+  }
+  log_warning("{}", done.said);
+  return ExitStatus::k_busy;
+}
+
+}  // namespace redlock::cli

@@ -1,0 +1,170 @@
+#include "exec/revocation.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "lock/keys.hpp"
+#include "lock/layout.hpp"
+#include "redis/fanout.hpp"
+#include "util/cancel.hpp"
+#include "util/log.hpp"
+
+namespace redlock::exec {
+namespace {
+
+// How soon a failed subscriber is made again.
+constexpr Millis k_resubscribe{1000};
+
+std::vector<redis::Connection*> live(const std::vector<std::unique_ptr<redis::Connection>>& conns) {
+  std::vector<redis::Connection*> out;
+  for (const auto& c : conns) {
+    if (!c->failure() && !c->closed()) {
+      out.push_back(c.get());
+    }
+  }
+  return out;
+}
+
+std::string text_of(const nlohmann::json& j) {
+  if (j.is_string()) {
+    return j.get<std::string>();
+  }
+  if (j.is_number_integer()) {
+    return std::to_string(j.get<long long>());
+  }
+  return "";
+}
+
+}  // namespace
+
+RevokeListener::RevokeListener(const lock::Locker& locker, const std::string& name, const std::string& token)
+    : m_locker(locker),
+      m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      m_revoked(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  const lock::Keys keys = lock::keys_for(locker.options().prefix, name);
+  m_channel = keys.revoke_channel;
+  m_mark = keys.revoke;
+  m_run = lock::run_of(token);
+}
+
+RevokeListener::~RevokeListener() {
+  if (m_thread.joinable()) {
+    uint64_t one = 1;
+    (void)!write(m_stop.get(), &one, sizeof(one));
+    m_thread.join();
+  }
+}
+
+void RevokeListener::start() {
+  if (!m_thread.joinable()) {
+    m_thread = std::thread([this] { loop(); });
+  }
+}
+
+RevokeNotice RevokeListener::notice() const {
+  std::lock_guard<std::mutex> guard(m_mutex);
+  return m_notice;
+}
+
+bool RevokeListener::take_notice(const std::string& text, bool from_mark) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return false;
+  }
+  if (!from_mark) {
+    const auto runs = j.find("runs");
+    if (runs == j.end() || !runs->is_array() ||
+        std::none_of(runs->begin(), runs->end(), [this](const nlohmann::json& r) { return text_of(r) == m_run; })) {
+      return false;
+    }
+  }
+  RevokeNotice n;
+  n.host = j.contains("host") ? text_of(j["host"]) : "";
+  n.pid = j.contains("pid") ? text_of(j["pid"]) : "";
+  if (const auto grace = j.find("grace_ms"); grace != j.end() && grace->is_number_integer()) {
+    if (const long long ms = grace->get<long long>(); ms > 0) {
+      n.grace = Millis(ms);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> guard(m_mutex);
+    m_notice = std::move(n);
+  }
+  uint64_t one = 1;
+  (void)!write(m_revoked.get(), &one, sizeof(one));
+  return true;
+}
+
+bool RevokeListener::listen_once() {
+  const Cancel stop(m_stop.get());
+  const auto& options = m_locker.options();
+  std::vector<std::unique_ptr<redis::Connection>> subs;
+  std::vector<std::unique_ptr<redis::Connection>> reads;
+  for (const auto& ep : m_locker.endpoints()) {
+    subs.push_back(std::make_unique<redis::Connection>(ep, options.timeouts, options.tls, stop));
+    subs.back()->queue({"SUBSCRIBE", m_channel});
+  }
+  (void)redis::run_all(live(subs), stop);
+  for (auto& c : subs) {
+    (void)c->take_replies();
+  }
+  if (stop.requested()) {
+    return true;
+  }
+  // A revoke before the subscription is in the mark.
+  for (const auto& ep : m_locker.endpoints()) {
+    reads.push_back(std::make_unique<redis::Connection>(ep, options.timeouts, options.tls, stop));
+    reads.back()->queue({"HGET", m_mark, "r:" + m_run});
+  }
+  (void)redis::run_all(live(reads), stop);
+  for (auto& c : reads) {
+    for (const auto& r : c->take_replies()) {
+      if (r.type == redis::Reply::Type::k_string && take_notice(r.str, true)) {
+        return true;
+      }
+    }
+  }
+  reads.clear();
+  while (true) {
+    std::vector<redis::Connection*> listening = live(subs);
+    if (listening.empty()) {
+      return false;
+    }
+    const redis::RunResult r = redis::wait_any(listening, std::nullopt, stop);
+    if (r == redis::RunResult::k_cancelled || stop.requested()) {
+      return true;
+    }
+    for (auto* c : listening) {
+      for (const auto& msg : c->take_replies()) {
+        if (msg.is_array() && msg.elements.size() >= 3 && msg.elements[0].str == "message" &&
+            take_notice(msg.elements[2].str, false)) {
+          return true;
+        }
+      }
+    }
+  }
+}
+
+void RevokeListener::loop() {
+  // As the renewer's: job-control stops and SIGCONT are the supervisor's.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGTSTP);
+  sigaddset(&stops, SIGCONT);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  const Cancel stop(m_stop.get());
+  while (!listen_once()) {
+    log_debug("listening for a revoke failed; subscribing again in {}", format_duration(k_resubscribe));
+    if (!stop.sleep_until(Clock::now() + k_resubscribe)) {
+      return;
+    }
+  }
+}
+
+}  // namespace redlock::exec

@@ -1,0 +1,80 @@
+#pragma once
+
+// A revoke of the lock exec holds (redlock revoke), heard at once: the
+// supervisor ends the command when it comes, as on a lost lock but while
+// the lock is still renewed, and exec then gives the lock back.
+// RevokeListener is the real one, over the lock's servers; tests of the
+// supervisor may give their own.
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "lock/locker.hpp"
+#include "util/duration.hpp"
+#include "util/fd.hpp"
+
+namespace redlock::exec {
+
+// Who revoked the lock, and the grace they gave (nullopt: exec's own
+// --kill-after).
+struct RevokeNotice {
+  std::string host;
+  std::string pid;
+  std::optional<Millis> grace;
+};
+
+class Revocation {
+ public:
+  Revocation() = default;
+  virtual ~Revocation() = default;
+  Revocation(const Revocation&) = delete;
+  Revocation& operator=(const Revocation&) = delete;
+
+  // Starts listening (once); a revoke made before is heard too.
+  virtual void start() = 0;
+  [[nodiscard]] virtual bool started() const = 0;
+  // Readable once the lock was revoked.
+  [[nodiscard]] virtual int fd() const = 0;
+  // Who revoked it (once fd() became readable).
+  [[nodiscard]] virtual RevokeNotice notice() const = 0;
+};
+
+// Listens on the lock's revoke channel on every server from a thread of its
+// own, one subscriber connection per server, for a message naming this
+// hold's run (lock::run_of of its token); once subscribed it reads the
+// lock's revoke mark, for a revoke that came before. A subscriber that
+// fails (a restart, a failover) is made again a second later.
+class RevokeListener final : public Revocation {
+ public:
+  // `locker` (its endpoints and options) outlives the listener.
+  RevokeListener(const lock::Locker& locker, const std::string& name, const std::string& token);
+  ~RevokeListener() override;
+
+  void start() override;
+  [[nodiscard]] bool started() const override { return m_thread.joinable(); }
+  [[nodiscard]] int fd() const override { return m_revoked.get(); }
+  [[nodiscard]] RevokeNotice notice() const override;
+
+ private:
+  void loop();
+  // Subscribes and listens until the connections fail (false) or a revoke
+  // or the stop comes (true).
+  bool listen_once();
+  // Takes `text` (a message or the mark's entry) as a revoke of this run.
+  bool take_notice(const std::string& text, bool from_mark);
+
+  const lock::Locker& m_locker;
+  std::string m_channel;
+  std::string m_mark;
+  std::string m_run;
+  Fd m_stop;
+  Fd m_revoked;
+  std::thread m_thread;
+  mutable std::mutex m_mutex;
+  RevokeNotice m_notice;
+};
+
+}  // namespace redlock::exec

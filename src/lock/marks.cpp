@@ -1,0 +1,157 @@
+// Locker's marks on a name that operators set: a suspension (suspend-3.lua),
+// which acquire honours in the same step as a grant, and a revoke
+// (revoke-2.lua), which the holders' execs hear of at once.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lock/answers.hpp"
+#include "lock/keys.hpp"
+#include "lock/layout.hpp"
+#include "lock/locker.hpp"
+#include "util/exit_status.hpp"
+
+namespace redlock::lock {
+namespace {
+
+// One server's answer to the suspend script.
+struct MarkVote {
+  enum class Kind { k_suspended, k_resumed, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long until_ms = -1;  // suspended
+  long long now_ms = 0;     // suspended
+  bool was = false;         // resumed: it was suspended there
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+std::optional<MarkVote> read_mark_answer(const redis::Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  MarkVote v;
+  if (outcome == "suspended" && e.size() >= 3) {
+    v.kind = MarkVote::Kind::k_suspended;
+    v.until_ms = reply_integer(e[1]);
+    v.now_ms = reply_integer(e[2]);
+  } else if (outcome == "resumed" && e.size() >= 2) {
+    v.kind = MarkVote::Kind::k_resumed;
+    v.was = reply_integer(e[1]) != 0;
+  } else if (outcome == "foreign" && e.size() >= 2) {
+    v.kind = MarkVote::Kind::k_foreign;
+    v.foreign_type = e[1].text();
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A mark counts once a majority of servers have it (any quorum that could
+// grant the lock then shares a server with it); a foreign key anywhere is
+// reported and left alone.
+std::vector<MarkVote> mark_votes(const std::string& name, const std::vector<Answer>& answers,
+                                 const std::vector<std::string>& servers) {
+  std::vector<MarkVote> votes = tally<MarkVote>(answers, servers, "suspend", read_mark_answer);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    if (votes[i].kind == MarkVote::Kind::k_foreign) {
+      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + servers[i]));
+    }
+  }
+  return votes;
+}
+
+// One server's answer to the revoke script.
+struct RevokeVote {
+  enum class Kind { k_revoking, k_free, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long listeners = 0;
+  long long now_ms = 0;
+  std::vector<Revoking::Asked> asked;
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  RevokeVote v;
+  if (outcome == "revoking" && e.size() >= 4 && e[3].is_array()) {
+    v.kind = RevokeVote::Kind::k_revoking;
+    v.listeners = std::max(0LL, reply_integer(e[1]));
+    v.now_ms = reply_integer(e[2]);
+    for (const auto& a : e[3].elements) {
+      if (!a.is_array() || a.elements.size() < 5) {
+        return std::nullopt;
+      }
+      v.asked.push_back({a.elements[0].text(), a.elements[1].text(), a.elements[2].text(), a.elements[3].text(),
+                         reply_integer(a.elements[4])});
+    }
+  } else if (outcome == "free") {
+    v.kind = RevokeVote::Kind::k_free;
+  } else if (outcome == "foreign" && e.size() >= 2) {
+    v.kind = RevokeVote::Kind::k_foreign;
+    v.foreign_type = e[1].text();
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
+Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const RevokeArgs args{.host = by.host, .pid = by.pid, .grace = grace};
+  const auto answers = round(to_args(keys, args), lock::script(ScriptName::k_revoke), {});
+  const std::vector<RevokeVote> votes = tally<RevokeVote>(answers, m_names, "revoke", read_revoke_answer);
+  for (size_t i = 0; i < votes.size(); ++i) {
+    if (votes[i].kind == RevokeVote::Kind::k_foreign) {
+      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + m_names[i]));
+    }
+  }
+  require_majority(failures_of(votes));
+  Revoking out;
+  for (const RevokeVote& v : votes) {
+    if (v.kind != RevokeVote::Kind::k_revoking) {
+      continue;
+    }
+    if (out.now_ms == 0) {
+      out.now_ms = v.now_ms;
+    }
+    out.listeners += v.listeners;
+    for (const auto& a : v.asked) {
+      const bool known = std::any_of(out.holders.begin(), out.holders.end(),
+                                     [&a](const Revoking::Asked& h) { return h.run == a.run; });
+      if (!known) {
+        out.holders.push_back(a);
+      }
+    }
+  }
+  return out;
+}
+
+SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by, Millis for_) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const SuspendArgs args{.reason = reason, .host = by.host, .pid = by.pid, .for_ = for_};
+  const std::vector<MarkVote> votes =
+      mark_votes(name, round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_names);
+  require_majority(failures_of(votes));
+  SuspendedUntil out;
+  for (const MarkVote& v : votes) {
+    if (v.kind == MarkVote::Kind::k_suspended) {
+      out = SuspendedUntil{v.until_ms, v.now_ms};
+      break;
+    }
+  }
+  return out;
+}
+
+bool Locker::resume(const std::string& name) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const std::vector<MarkVote> votes = mark_votes(
+      name, round(to_args(keys, SuspendArgs{.resume = true}), lock::script(ScriptName::k_suspend), {}), m_names);
+  require_majority(failures_of(votes));
+  return std::any_of(votes.begin(), votes.end(), [](const MarkVote& v) { return v.was; });
+}
+
+}  // namespace redlock::lock
