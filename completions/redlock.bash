@@ -8,7 +8,7 @@
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec history overdue help'
+_redlock_subcommands='acquire release renew status break exec history overdue doctor help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
@@ -25,6 +25,7 @@ _redlock_subcommand_opts() {
         exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history -c' ;;
         history) echo '--limit --json' ;;
         overdue) echo '--max-age --json' ;;
+        doctor) echo '--ttl --json' ;;
     esac
 }
 

@@ -38,7 +38,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec history overdue help
+                    if contains -- $t acquire release renew status break exec history overdue doctor help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -133,8 +133,9 @@ complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever 
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
 complete -c redlock -n __redlock_no_subcommand -a history -d 'show the last runs of a name across hosts'
 complete -c redlock -n __redlock_no_subcommand -a overdue -d 'exit 1 when the last ok run of a name is older than --max-age'
+complete -c redlock -n __redlock_no_subcommand -a doctor -d 'check the servers before trusting them'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue doctor' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -213,6 +214,10 @@ complete -c redlock -n '__redlock_using history' -l json -d 'print a JSON array 
 # overdue NAME --max-age D
 complete -c redlock -n '__redlock_using overdue' -l max-age -x -d 'how long ago the last ok run may have ended'
 complete -c redlock -n '__redlock_using overdue' -l json -d 'print the decision as JSON'
+
+# doctor
+complete -c redlock -n '__redlock_using doctor' -l ttl -x -d 'the TTL the jobs use, to judge round trips against'
+complete -c redlock -n '__redlock_using doctor' -l json -d 'print the checks as a JSON array'
 
 # Lock names from the server
 complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 'lock'

@@ -121,6 +121,12 @@ struct OverdueOptions {
 };
 ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop);
 
+struct DoctorOptions {
+  Millis ttl{30'000};  // the TTL the jobs use, for the round-trip and Sentinel checks
+  bool json = false;
+};
+ExitCode run_doctor(const DoctorOptions& o, const GlobalOptions& g, const Cancel& stop);
+
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
   GlobalOptions global;
@@ -132,13 +138,14 @@ struct AllOptions {
   ExecOptions exec;
   HistoryOptions history;
   OverdueOptions overdue;
+  DoctorOptions doctor;
 };
 
 // The whole command-line definition (also read by the tests that keep the
 // man page and completions in step with it).
 [[nodiscard]] std::unique_ptr<CLI::App> build_app(AllOptions& o);
 
-enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec, k_history, k_overdue };
+enum class Subcommand { k_acquire, k_release, k_renew, k_status, k_break, k_exec, k_history, k_overdue, k_doctor };
 
 // What reading argv decided: the subcommand to run with the options it
 // filled in, or an exit status when reading it ended the call (--help and

@@ -260,6 +260,19 @@ CLI::App* add_overdue(CLI::App& app, OverdueOptions& o) {
   return sub;
 }
 
+// doctor: audits the deployment.
+CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
+  auto* sub = app.add_subcommand(
+      "doctor", "check the servers before trusting them: reach, rights, eviction, persistence, replicas, clocks");
+  add_parsed_option(
+      *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
+      "the TTL your jobs use, to judge round trips and Sentinel's timing against (default 30s)")
+      ->type_name("D");
+  sub->add_flag("--json", o.json, "print the checks as a JSON array");
+  sub->footer("Exit status: 0 when no check failed, 1 when one did.\nExample:\n  redlock doctor");
+  return sub;
+}
+
 }  // namespace
 
 namespace {
@@ -299,6 +312,7 @@ constexpr SubcommandDef k_subcommands[] = {
     {"exec", Subcommand::k_exec, [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
     {"history", Subcommand::k_history, [](CLI::App& app, AllOptions& o) { return add_history(app, o.history); }},
     {"overdue", Subcommand::k_overdue, [](CLI::App& app, AllOptions& o) { return add_overdue(app, o.overdue); }},
+    {"doctor", Subcommand::k_doctor, [](CLI::App& app, AllOptions& o) { return add_doctor(app, o.doctor); }},
 };
 
 }  // namespace
