@@ -27,14 +27,15 @@ namespace redlock::cli {
 struct GlobalOptions {
   std::vector<std::string> redis;  // --redis, repeatable
   std::optional<std::string> prefix;
-  Millis connect_timeout{1000};
-  Millis timeout{1000};
+  // Unset: the configuration file's, else 1s (cli/servers.cpp).
+  std::optional<Millis> connect_timeout;
+  std::optional<Millis> timeout;
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::string password_file;
-  int min_replicas = 0;
-  int quiet = 0;        // -q: once silences busy and waiting; twice (-qq) everything
-  bool silent = false;  // --silent: -qq
+  std::optional<int> min_replicas;  // unset: the configuration file's, else 0
+  int quiet = 0;                    // -q: once silences busy and waiting; twice (-qq) everything
+  bool silent = false;              // --silent: -qq
   bool verbose = false;
 };
 
