@@ -269,7 +269,9 @@ CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
       "the TTL your jobs use, to judge round trips and Sentinel's timing against (default 30s)")
       ->type_name("D");
   sub->add_flag("--json", o.json, "print the checks as a JSON array");
-  sub->footer("Exit status: 0 when no check failed, 1 when one did.\nExample:\n  redlock doctor");
+  sub->footer(
+      "Exit status: 0 when no check failed, 1 when one did.\nExample:\n  redlock doctor --ttl 2m   # the TTL the jobs "
+      "use");
   return sub;
 }
 

@@ -175,7 +175,7 @@ TEST(Checks, EachFindingGetsItsLevel) {
        Level::k_ok},
       {"clock ahead", [](ServerFacts& s) { s.clock_offset = Millis(5000); }, {}, "clock", Level::k_warn},
       {"clock behind", [](ServerFacts& s) { s.clock_offset = Millis(-2500); }, {}, "clock", Level::k_warn},
-      {"slow round trip", [](ServerFacts& s) { s.rtt = std::chrono::milliseconds(400); }, {}, "rtt", Level::k_warn},
+      {"slow round trip", [](ServerFacts& s) { s.rtt = std::chrono::milliseconds(600); }, {}, "rtt", Level::k_warn},
       {"round trip of a third of the TTL",
        [](ServerFacts& s) { s.rtt = std::chrono::milliseconds(400); },
        {.ttl = Millis(1200)},
