@@ -19,7 +19,7 @@ namespace redlock::cli {
 namespace {
 
 // A configuration file is a few lines: anything longer is not one.
-constexpr size_t k_max_config_bytes = 64 * 1024;
+constexpr size_t k_max_config_bytes = size_t{64} * 1024;
 
 constexpr const char* k_keys =
     "redis, prefix, password-file, connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name, insecure, "

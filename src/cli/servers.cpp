@@ -216,11 +216,9 @@ redis::TlsOptions resolve_tls(const GlobalOptions& g, const ConfigFile& file, Re
   return tls;
 }
 
-}  // namespace
-
-Resolved resolve(const GlobalOptions& g) {
-  const ConfigFile file = read_config();
-  Resolved r;
+// The endpoints from --redis, else $REDLOCK_URL, else the configuration
+// file, else the default; and where they were named.
+void choose_endpoints(const GlobalOptions& g, const ConfigFile& file, Resolved& r) {
   const auto add = [&r](const std::vector<std::string>& lists) {
     for (const auto& urls : lists) {
       auto list = redis::parse_endpoint_list(urls);
@@ -240,6 +238,14 @@ Resolved resolve(const GlobalOptions& g) {
     add({"redis://127.0.0.1:6379"});
     r.servers_from = "the default: no --redis, $REDLOCK_URL or configuration file";
   }
+}
+
+}  // namespace
+
+Resolved resolve(const GlobalOptions& g) {
+  const ConfigFile file = read_config();
+  Resolved r;
+  choose_endpoints(g, file, r);
   redis::refuse_repeated(r.endpoints);
   log_debug("servers: {} (from {})", display_endpoints(r.endpoints), escape_for_terminal(r.servers_from));
   // The files named here may be FIFOs that nobody writes to yet: waiting on

@@ -150,6 +150,7 @@ std::vector<ServerFacts> named(const std::vector<redis::Endpoint>& endpoints) {
 std::vector<std::unique_ptr<Connection>> connections(const std::vector<redis::Endpoint>& endpoints,
                                                      const Options& options, const Cancel& cancel) {
   std::vector<std::unique_ptr<Connection>> conns;
+  conns.reserve(endpoints.size());
   for (const auto& ep : endpoints) {
     conns.push_back(std::make_unique<Connection>(ep, options.timeouts, options.tls, cancel));
   }
