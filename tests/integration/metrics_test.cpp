@@ -44,7 +44,7 @@ TEST(Metrics, PrometheusCarriesTheEvictionAndPersistenceFindings) {
   EXPECT_EQ(r.err, "") << "the finding is a gauge, not a warning";
 }
 
-TEST(Status, NoLongerWarnsOfEvictionAndNamesTheServerWhenEmpty) {
+TEST(StatusFindings, NoLongerWarnsOfEvictionAndNamesTheServerWhenEmpty) {
   RedisServer risky(RedisServer::Options{.extra = {"--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"}});
   Result r = run({"status"}, {{"REDLOCK_URL", risky.url()}});
   EXPECT_EQ(r.status, 0) << r.err;
