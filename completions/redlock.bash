@@ -8,7 +8,7 @@
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume help'
+_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume doctor help'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
@@ -28,6 +28,7 @@ _redlock_subcommand_opts() {
         revoke) echo '--grace' ;;
         suspend) echo '--for --reason' ;;
         resume) echo '' ;;
+        doctor) echo '--ttl --json' ;;
     esac
 }
 

@@ -38,7 +38,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec history overdue revoke suspend resume help
+                    if contains -- $t acquire release renew status break exec history overdue revoke suspend resume doctor help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -136,8 +136,9 @@ complete -c redlock -n __redlock_no_subcommand -a overdue -d 'exit 1 when the la
 complete -c redlock -n __redlock_no_subcommand -a revoke -d 'ask the holder to stop its command and give the lock back'
 complete -c redlock -n __redlock_no_subcommand -a suspend -d 'make new acquires and execs of a name busy until resumed'
 complete -c redlock -n __redlock_no_subcommand -a resume -d 'lift a suspension'
+complete -c redlock -n __redlock_no_subcommand -a doctor -d 'check the servers before trusting them'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume doctor' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -225,6 +226,9 @@ complete -c redlock -n '__redlock_using revoke' -l grace -x -d 'SIGKILL the comm
 complete -c redlock -n '__redlock_using suspend' -l for -x -d 'lift the suspension by itself after this long'
 complete -c redlock -n '__redlock_using suspend' -l reason -x -d 'why, shown to every run it stops'
 complete -c redlock -n '__redlock_using resume' -f -a '(__redlock_lock_names)' -d 'suspended name'
+# doctor
+complete -c redlock -n '__redlock_using doctor' -l ttl -x -d 'the TTL the jobs use, to judge round trips against'
+complete -c redlock -n '__redlock_using doctor' -l json -d 'print the checks as a JSON array'
 
 # Lock names from the server
 complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 'lock'

@@ -27,14 +27,15 @@ namespace redlock::cli {
 struct GlobalOptions {
   std::vector<std::string> redis;  // --redis, repeatable
   std::optional<std::string> prefix;
-  Millis connect_timeout{1000};
-  Millis timeout{1000};
+  // Unset: the configuration file's, else 1s (cli/servers.cpp).
+  std::optional<Millis> connect_timeout;
+  std::optional<Millis> timeout;
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::string password_file;
-  int min_replicas = 0;
-  int quiet = 0;        // -q: once silences busy and waiting; twice (-qq) everything
-  bool silent = false;  // --silent: -qq
+  std::optional<int> min_replicas;  // unset: the configuration file's, else 0
+  int quiet = 0;                    // -q: once silences busy and waiting; twice (-qq) everything
+  bool silent = false;              // --silent: -qq
   bool verbose = false;
 };
 
@@ -140,6 +141,11 @@ struct ResumeOptions {
   std::string name;
 };
 ExitCode run_resume(const ResumeOptions& o, const GlobalOptions& g, const Cancel& stop);
+struct DoctorOptions {
+  Millis ttl{30'000};  // the TTL the jobs use, for the round-trip and Sentinel checks
+  bool json = false;
+};
+ExitCode run_doctor(const DoctorOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
@@ -155,6 +161,7 @@ struct AllOptions {
   SuspendOptions suspend;
   ResumeOptions resume;
   RevokeOptions revoke;
+  DoctorOptions doctor;
 };
 
 // The whole command-line definition (also read by the tests that keep the
@@ -172,7 +179,8 @@ enum class Subcommand {
   k_overdue,
   k_revoke,
   k_suspend,
-  k_resume
+  k_resume,
+  k_doctor
 };
 
 // What reading argv decided: the subcommand to run with the options it

@@ -306,6 +306,21 @@ CLI::App* add_resume(CLI::App& app, ResumeOptions& o) {
   return sub;
 }
 
+// doctor: audits the deployment.
+CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
+  auto* sub = app.add_subcommand(
+      "doctor", "check the servers before trusting them: reach, rights, eviction, persistence, replicas, clocks");
+  add_parsed_option(
+      *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
+      "the TTL your jobs use, to judge round trips and Sentinel's timing against (default 30s)")
+      ->type_name("D");
+  sub->add_flag("--json", o.json, "print the checks as a JSON array");
+  sub->footer(
+      "Exit status: 0 when no check failed, 1 when one did.\nExample:\n  redlock doctor --ttl 2m   # the TTL the jobs "
+      "use");
+  return sub;
+}
+
 }  // namespace
 
 namespace {
@@ -348,6 +363,7 @@ constexpr SubcommandDef k_subcommands[] = {
     {"revoke", Subcommand::k_revoke, [](CLI::App& app, AllOptions& o) { return add_revoke(app, o.revoke); }},
     {"suspend", Subcommand::k_suspend, [](CLI::App& app, AllOptions& o) { return add_suspend(app, o.suspend); }},
     {"resume", Subcommand::k_resume, [](CLI::App& app, AllOptions& o) { return add_resume(app, o.resume); }},
+    {"doctor", Subcommand::k_doctor, [](CLI::App& app, AllOptions& o) { return add_doctor(app, o.doctor); }},
 };
 
 }  // namespace

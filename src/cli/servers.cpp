@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "cli/config_file.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 #include "util/log.hpp"
@@ -77,15 +78,23 @@ struct Fallback {
   std::string file;  // absolute; empty for a variable or a pipe (read once)
 };
 
-// --password-file, else $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE.
-Fallback fallback_password(const GlobalOptions& g) {
+// --password-file, else $REDLOCK_PASSWORD, else $REDLOCK_PASSWORD_FILE,
+// else the configuration file's password-file.
+Fallback fallback_password(const GlobalOptions& g, const ConfigFile& file) {
   const std::string variable = env("REDLOCK_PASSWORD");
   const bool option = !g.password_file.empty();
-  const std::string path = option ? g.password_file : variable.empty() ? env("REDLOCK_PASSWORD_FILE") : "";
+  const std::string variable_file = env("REDLOCK_PASSWORD_FILE");
+  const std::string path = option                  ? g.password_file
+                           : !variable.empty()     ? ""
+                           : variable_file.empty() ? file.password_file
+                                                   : variable_file;
   if (path.empty()) {
     return {variable.empty() ? std::nullopt : std::optional(variable), ""};
   }
-  Fallback f{read_password_file(path, option ? "--password-file" : "$REDLOCK_PASSWORD_FILE"), ""};
+  const std::string from = option                   ? "--password-file"
+                           : !variable_file.empty() ? "$REDLOCK_PASSWORD_FILE"
+                                                    : "password-file in " + file.path;
+  Fallback f{read_password_file(path, from.c_str()), ""};
   // A nested redlock reads the same file, whatever directory CMD is in.
   if (char* absolute = realpath(path.c_str(), nullptr)) {
     struct stat st {};
@@ -150,8 +159,8 @@ void pass_password_on(const Fallback& fallback, Resolved& r) {
 // The passwords: each endpoint's from its URL, else the fallback
 // (sentinels' from ?sentinel_password=, else $REDLOCK_SENTINEL_PASSWORD);
 // and what CMD needs to pass them on to a nested redlock.
-void resolve_password(const GlobalOptions& g, Resolved& r) {
-  const Fallback fallback = fallback_password(g);
+void resolve_password(const GlobalOptions& g, const ConfigFile& file, Resolved& r) {
+  const Fallback fallback = fallback_password(g, file);
   const std::string sentinel_password = env("REDLOCK_SENTINEL_PASSWORD");
   for (auto& ep : r.endpoints) {
     if (!ep.password && fallback.password) {
@@ -165,24 +174,29 @@ void resolve_password(const GlobalOptions& g, Resolved& r) {
 }
 
 // TLS for rediss:// endpoints: each option, else the variable a calling
-// exec set ($REDLOCK_TLS_CA...). What was used is passed on to exec's CMD
-// the same way (files as absolute paths), so that a nested redlock verifies
-// the servers and presents its certificate as this one does.
-redis::TlsOptions resolve_tls(const GlobalOptions& g, Resolved& r) {
+// exec set ($REDLOCK_TLS_CA...), else the configuration file's. What was
+// used is passed on to exec's CMD the same way (files as absolute paths),
+// so that a nested redlock verifies the servers and presents its
+// certificate as this one does.
+redis::TlsOptions resolve_tls(const GlobalOptions& g, const ConfigFile& file, Resolved& r) {
   struct Setting {
     const std::string& option;
     const char* variable;
+    const std::string& configured;
     bool file;
   };
   redis::TlsOptions tls;
   const std::pair<Setting, std::string*> settings[] = {
-      {{g.tls_ca, "REDLOCK_TLS_CA", true}, &tls.ca_file},
-      {{g.tls_cert, "REDLOCK_TLS_CERT", true}, &tls.cert_file},
-      {{g.tls_key, "REDLOCK_TLS_KEY", true}, &tls.key_file},
-      {{g.tls_server_name, "REDLOCK_TLS_SERVER_NAME", false}, &tls.server_name},
+      {{g.tls_ca, "REDLOCK_TLS_CA", file.tls_ca, true}, &tls.ca_file},
+      {{g.tls_cert, "REDLOCK_TLS_CERT", file.tls_cert, true}, &tls.cert_file},
+      {{g.tls_key, "REDLOCK_TLS_KEY", file.tls_key, true}, &tls.key_file},
+      {{g.tls_server_name, "REDLOCK_TLS_SERVER_NAME", file.tls_server_name, false}, &tls.server_name},
   };
   for (const auto& [setting, value] : settings) {
     *value = setting.option.empty() ? env(setting.variable) : setting.option;
+    if (value->empty()) {
+      *value = setting.configured;
+    }
     if (value->empty()) {
       continue;
     }
@@ -195,43 +209,65 @@ redis::TlsOptions resolve_tls(const GlobalOptions& g, Resolved& r) {
     }
     r.credentials_env.emplace_back(setting.variable, passed);
   }
-  tls.insecure = g.insecure || env("REDLOCK_TLS_INSECURE") == "1";
+  tls.insecure = g.insecure || env("REDLOCK_TLS_INSECURE") == "1" || file.insecure;
   if (tls.insecure) {
     r.credentials_env.emplace_back("REDLOCK_TLS_INSECURE", "1");
   }
   return tls;
 }
 
+// The endpoints from --redis, else $REDLOCK_URL, else the configuration
+// file, else the default; and where they were named.
+void choose_endpoints(const GlobalOptions& g, const ConfigFile& file, Resolved& r) {
+  const auto add = [&r](const std::vector<std::string>& lists) {
+    for (const auto& urls : lists) {
+      auto list = redis::parse_endpoint_list(urls);
+      r.endpoints.insert(r.endpoints.end(), list.begin(), list.end());
+    }
+  };
+  if (!g.redis.empty()) {
+    add(g.redis);
+    r.servers_from = "--redis";
+  } else if (std::string urls = env("REDLOCK_URL"); !urls.empty()) {
+    add({urls});
+    r.servers_from = "$REDLOCK_URL";
+  } else if (!file.redis.empty()) {
+    add(file.redis);
+    r.servers_from = fmt::format("{}:{}", file.path, file.redis_line);
+  } else {
+    add({"redis://127.0.0.1:6379"});
+    r.servers_from = "the default: no --redis, $REDLOCK_URL or configuration file";
+  }
+}
+
 }  // namespace
 
 Resolved resolve(const GlobalOptions& g) {
+  const ConfigFile file = read_config();
   Resolved r;
-  if (!g.redis.empty()) {
-    for (const auto& url : g.redis) {
-      auto list = redis::parse_endpoint_list(url);
-      r.endpoints.insert(r.endpoints.end(), list.begin(), list.end());
-    }
-  } else if (std::string urls = env("REDLOCK_URL"); !urls.empty()) {
-    r.endpoints = redis::parse_endpoint_list(urls);
-  } else {
-    r.endpoints = {redis::parse_endpoint("redis://127.0.0.1:6379")};
-  }
+  choose_endpoints(g, file, r);
   redis::refuse_repeated(r.endpoints);
+  log_debug("servers: {} (from {})", display_endpoints(r.endpoints), escape_for_terminal(r.servers_from));
   // The files named here may be FIFOs that nobody writes to yet: waiting on
   // them (in open or read, some inside OpenSSL) must not outlast a stop.
   ExitOnStop stops_end_reading;
-  resolve_password(g, r);
+  resolve_password(g, file, r);
   const bool any_tls = std::any_of(r.endpoints.begin(), r.endpoints.end(), [](const auto& ep) { return ep.tls; });
   if (any_tls) {
-    const redis::TlsOptions tls = resolve_tls(g, r);
+    const redis::TlsOptions tls = resolve_tls(g, file, r);
     r.options.tls = redis::TlsContext::create(tls);
     if (tls.insecure) {
       log_warning("{}: TLS certificates are not verified; anyone on the path can impersonate Redis",
-                  g.insecure ? "--insecure" : "REDLOCK_TLS_INSECURE=1");
+                  g.insecure                           ? std::string("--insecure")
+                  : env("REDLOCK_TLS_INSECURE") == "1" ? std::string("REDLOCK_TLS_INSECURE=1")
+                                                       : "insecure in " + file.path);
     }
   }
-  r.options.prefix = g.prefix ? *g.prefix : (std::getenv("REDLOCK_PREFIX") ? env("REDLOCK_PREFIX") : "redlock:");
-  const char* prefix_from = g.prefix ? "--prefix" : "$REDLOCK_PREFIX";
+  const bool prefix_variable = std::getenv("REDLOCK_PREFIX") != nullptr;
+  r.options.prefix = g.prefix ? *g.prefix : prefix_variable ? env("REDLOCK_PREFIX") : file.prefix.value_or("redlock:");
+  const std::string prefix_from = g.prefix          ? "--prefix"
+                                  : prefix_variable ? "$REDLOCK_PREFIX"
+                                                    : "prefix in " + file.path;
   if (!is_valid_utf8(r.options.prefix) || r.options.prefix.size() > 512) {
     throw UsageError(fmt::format("invalid {}: it must be valid UTF-8 of at most 512 bytes", prefix_from));
   }
@@ -246,9 +282,9 @@ Resolved resolve(const GlobalOptions& g) {
                     "Redis hash tag",
                     prefix_from, escape_for_terminal(r.options.prefix)));
   }
-  r.options.timeouts.connect = g.connect_timeout;
-  r.options.timeouts.command = g.timeout;
-  r.options.min_replicas = g.min_replicas;
+  r.options.timeouts.connect = g.connect_timeout.value_or(file.connect_timeout.value_or(Millis(1000)));
+  r.options.timeouts.command = g.timeout.value_or(file.timeout.value_or(Millis(1000)));
+  r.options.min_replicas = g.min_replicas.value_or(file.min_replicas.value_or(0));
   return r;
 }
 

@@ -14,12 +14,15 @@
 namespace redlock::cli {
 
 // Everything the lock core needs, validated (no network traffic yet):
-// endpoints from --redis / $REDLOCK_URL / the default, the password from the
-// URL, --password-file, $REDLOCK_PASSWORD or $REDLOCK_PASSWORD_FILE, prefix,
-// timeouts and TLS. A stop signal while a file named there is read (a FIFO
+// endpoints from --redis / $REDLOCK_URL / the configuration file
+// (cli/config_file.hpp) / the default, the password from the URL,
+// --password-file, $REDLOCK_PASSWORD, $REDLOCK_PASSWORD_FILE or the file's
+// password-file, prefix, timeouts and TLS: flags, then the environment,
+// then the file. A stop signal while a file named there is read (a FIFO
 // nobody writes to) ends redlock at once with 128+N.
 struct Resolved {
   std::vector<redis::Endpoint> endpoints;
+  std::string servers_from;  // where they were named: "--redis", "$REDLOCK_URL", "FILE:LINE", the default
   lock::Options options;
   // What a nested redlock (under exec) needs to authenticate as this one
   // did, never inside $REDLOCK_URL: variables to set in CMD's environment,

@@ -9,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
 #include "cli/status_format.hpp"
+#include "lock/audit.hpp"
+#include "lock/checks.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -74,7 +76,13 @@ struct Shown {
   ExitCode status = ExitStatus::k_ok;  // 0; 1 when an asked-for lock is free; 76 for a foreign key
 };
 
-Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& verdicts, const std::string& prefix,
+// Where the locks are looked for, for people: the prefix and the servers.
+struct Where {
+  std::string prefix;
+  std::string servers;  // without passwords
+};
+
+Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& verdicts, const Where& where,
            bool many_servers) {
   Shown shown;
   if (format == Format::k_json) {
@@ -82,7 +90,8 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
   } else if (format == Format::k_prometheus) {
     shown.output = status_prometheus(verdicts);
   } else if (verdicts.empty()) {
-    shown.empty = fmt::format("no locks under the prefix '{}'", escape_for_terminal(prefix));
+    shown.empty = fmt::format("no locks under the prefix '{}' on {}", escape_for_terminal(where.prefix),
+                              escape_for_terminal(where.servers));
   } else {
     shown.output = status_table(verdicts, many_servers, !o.names.empty());
   }
@@ -138,7 +147,7 @@ void say_free(const std::vector<Verdict>& verdicts) {
 // ends it with 0, even while a reader that stopped reading (less) keeps a
 // write waiting. Redis trouble is shown and tried again at the next turn.
 ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Format format, Millis interval,
-               lock::Locker& locker, const std::string& prefix) {
+               lock::Locker& locker, const Where& where) {
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   StoppableStdout out;
@@ -147,7 +156,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
     try {
       const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
       say_held_warnings();
-      const Shown shown = show(o, format, verdicts, prefix, locker.size() > 1);
+      const Shown shown = show(o, format, verdicts, where, locker.size() > 1);
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
       if (stopped(stops)) {
@@ -164,6 +173,7 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
         what += ' ';
         what += escape_for_terminal(name);
       }
+      what += " on " + escape_for_terminal(where.servers);
       block = fmt::format("\033[H\033[2JEvery {}: {}    {}\n\n{}", format_duration(interval), what, when, block);
     } else if (!first) {
       block = fmt::format("\n{}", block);  // insert() would trip a false -Wrestrict of GCC 12
@@ -184,6 +194,39 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
   }
 }
 
+// status --format prometheus: always a whole exposition, the servers'
+// families (redlock_up and what may lose locks) included when the locks
+// cannot be read; the exit status still says why they could not.
+ExitCode prometheus(const StatusOptions& o, const std::vector<std::string>& names, const Resolved& r,
+                    lock::Locker& locker, const Cancel& stop) {
+  std::vector<ServerGauges> servers;
+  for (const auto& facts : lock::probe(r.endpoints, r.options, stop)) {
+    servers.push_back({facts.server, !facts.failure, lock::evicts_locks(facts), lock::restart_forgets_locks(facts)});
+  }
+  std::vector<Verdict> verdicts;
+  std::optional<Error> failure;
+  try {
+    verdicts = snapshot(locker, names, o.scan, true);
+  } catch (const Error& e) {
+    failure = e;
+  }
+  const Where where{r.options.prefix, display_endpoints(r.endpoints)};
+  const Shown shown = show(o, Format::k_prometheus, verdicts, where, locker.size() > 1);
+  if (!write_stdout(shown.output + servers_prometheus(servers))) {
+    log_warning("could not write the status to standard output");
+    return ExitStatus::k_output;
+  }
+  if (failure) {
+    log_warning("{}", failure->what());
+    return failure->status();
+  }
+  warn_foreign(verdicts);
+  if (shown.status == ExitStatus::k_no) {
+    say_free(verdicts);
+  }
+  return shown.status;
+}
+
 }  // namespace
 
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop) {
@@ -195,17 +238,15 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   const Millis interval = o.interval.value_or(Millis(2000));
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
+  const Where where{r.options.prefix, display_endpoints(r.endpoints)};
   if (o.watch) {
-    return watch(o, names, format, interval, locker, r.options.prefix);
+    return watch(o, names, format, interval, locker, where);
+  }
+  if (format == Format::k_prometheus) {
+    return prometheus(o, names, r, locker, stop);
   }
   const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
-  const Shown shown = show(o, format, verdicts, r.options.prefix, locker.size() > 1);
-  // A warning of its own; but a failure (76: keys redlock did not write)
-  // gets only the one line that says so.
-  for (const auto& risk : locker.eviction_risks()) {
-    log_at(shown.status == ExitStatus::k_protocol ? Verbosity::k_verbose : Verbosity::k_quiet,
-           "{} with a maxmemory limit: it can evict a held lock (set maxmemory-policy noeviction)", risk);
-  }
+  const Shown shown = show(o, format, verdicts, where, locker.size() > 1);
   if (!shown.empty.empty()) {
     log_warning("{}", shown.empty);
   }

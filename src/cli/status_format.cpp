@@ -470,4 +470,53 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
   return out;
 }
 
+namespace {
+
+// A label value: backslash, double quote and newline escaped, as the
+// exposition format asks.
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string servers_prometheus(const std::vector<ServerGauges>& servers) {
+  struct Family {
+    const char* name;
+    const char* help;
+    std::function<std::optional<bool>(const ServerGauges&)> value;
+  };
+  const std::vector<Family> families = {
+      {"redlock_up", "1 when the server answered, 0 when it could not be reached or refused redlock.",
+       [](const ServerGauges& s) { return std::optional<bool>(s.up); }},
+      {"redlock_server_evicts_locks",
+       "1 when the server can evict a held lock (a maxmemory limit with a policy other than noeviction).",
+       [](const ServerGauges& s) { return s.evicts_locks; }},
+      {"redlock_server_restart_forgets_locks",
+       "1 when a restart or crash of the server can forget held locks (not appendonly yes, appendfsync always).",
+       [](const ServerGauges& s) { return s.restart_forgets_locks; }},
+  };
+  std::string out;
+  for (const auto& f : families) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", f.name, f.help, f.name);
+    for (const auto& s : servers) {
+      if (const auto value = f.value(s)) {
+        out += fmt::format("{}{{server=\"{}\"}} {}\n", f.name, label_value(s.server), *value ? 1 : 0);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace redlock::cli

@@ -4,6 +4,7 @@
 // table, the JSON document and the Prometheus metrics. No I/O, no clock:
 // the ages and TTLs come from the verdicts (server time).
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,19 @@ namespace redlock::cli {
 // The Prometheus text exposition format: one family at a time, each with its
 // HELP and TYPE lines; foreign keys have no samples.
 [[nodiscard]] std::string status_prometheus(const std::vector<lock::StatusVerdict>& verdicts);
+
+// What the metrics say of one server: whether it answered, and whether it
+// can evict a held lock or forget one in a restart (nullopt: not known).
+struct ServerGauges {
+  std::string server;  // its URL, without a password
+  bool up = false;
+  std::optional<bool> evicts_locks;
+  std::optional<bool> restart_forgets_locks;
+};
+
+// The servers' families of the Prometheus exposition: redlock_up (1 or 0,
+// always one sample per server), redlock_server_evicts_locks and
+// redlock_server_restart_forgets_locks (where known).
+[[nodiscard]] std::string servers_prometheus(const std::vector<ServerGauges>& servers);
 
 }  // namespace redlock::cli

@@ -465,18 +465,4 @@ std::optional<LastRuns> read_runs_answer(const Reply& reply) {
   return LastRuns{run_in(reply.elements[1]), run_in(reply.elements[2]), reply_integer(reply.elements[0])};
 }
 
-std::string evicting_policy(const std::vector<Reply>& replies) {
-  // CONFIG GET answers {name, value}.
-  const auto value = [&](size_t k) {
-    const bool ok = k < replies.size() && replies[k].is_array() && replies[k].elements.size() == 2;
-    return ok ? replies[k].elements[1].text() : std::string();
-  };
-  const std::string limit = value(0);
-  std::string policy = value(1);
-  if (!limit.empty() && limit != "0" && !policy.empty() && policy != "noeviction") {
-    return policy;
-  }
-  return "";
-}
-
 }  // namespace redlock::lock

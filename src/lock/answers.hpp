@@ -178,10 +178,4 @@ struct HistoryVote {
 // One server's answer for one name to the runs script (status). Nullopt for a reply of another shape.
 [[nodiscard]] std::optional<LastRuns> read_runs_answer(const redis::Reply& reply);
 
-// A server's answers to CONFIG GET maxmemory and CONFIG GET
-// maxmemory-policy: the policy when it may evict a held lock (a memory
-// limit with any policy but noeviction), "" when it may not or the replies
-// do not say.
-[[nodiscard]] std::string evicting_policy(const std::vector<redis::Reply>& replies);
-
 }  // namespace redlock::lock

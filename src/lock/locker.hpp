@@ -235,12 +235,6 @@ class Locker {
   // Cluster, a server no redlock since 0.2 has held a lock on) and with
   // `scan`, from SCAN (never KEYS), which reads the whole keyspace.
   [[nodiscard]] std::vector<std::string> list(bool scan = false);
-  // Servers that may evict a held lock under memory pressure: a maxmemory
-  // limit with any policy but noeviction (allkeys-* evicts any key,
-  // volatile-* the keys with a TTL, which every lock has). One line each,
-  // "<url> has maxmemory-policy <policy>". Servers that do not answer, or
-  // whose ACL refuses CONFIG, are left out.
-  [[nodiscard]] std::vector<std::string> eviction_risks();
 
   // Until reset_cancel(), `cancel` replaces the constructor's: when it
   // comes, it abandons any round in flight, and the servers still owed an

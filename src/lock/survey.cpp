@@ -223,28 +223,6 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   return a;
 }
 
-std::vector<std::string> Locker::eviction_risks() {
-  std::vector<redis::Connection*> conns;
-  for (auto& c : m_conns) {
-    c->queue({"CONFIG", "GET", "maxmemory"});
-    c->queue({"CONFIG", "GET", "maxmemory-policy"});
-    conns.push_back(c.get());
-  }
-  redis::run_all(conns, m_cancel);
-  std::vector<std::string> out;
-  for (auto& c : m_conns) {
-    if (c->failure()) {
-      c->reset();
-      continue;
-    }
-    const std::string policy = evicting_policy(c->take_replies());
-    if (!policy.empty()) {
-      out.push_back(fmt::format("{} has maxmemory-policy {}", c->endpoint().display(), policy));
-    }
-  }
-  return out;
-}
-
 std::optional<std::vector<std::string>> Locker::read_index(size_t i) {
   const std::string key = index_key(m_options.prefix);
   std::vector<std::string> keys;

@@ -50,6 +50,16 @@ TEST(ClusterTopology, StatusWithoutANameListsTheLocksOfEveryMaster) {
   }
 }
 
+TEST(ClusterTopology, DoctorFindsEverySlotAssigned) {
+  Cluster& c = cluster();
+  Result r = run({"doctor"}, Env{{"REDLOCK_URL", c.url(0)}});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok    cluster       " + c.url(0) + ": every one of the 16384 slots is assigned"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("ok    acl "), std::string::npos) << r.out;
+}
+
 TEST(ClusterTopology, UrlsOfOneClusterAreRefusedNotCountedAsVoters) {
   Cluster& c = cluster();
   const std::string name = c.name_on("voters", 1);

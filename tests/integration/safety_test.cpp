@@ -1,7 +1,7 @@
 // Regression tests for holes in the lock's promises: semaphores over several
-// servers, nested leases, upgrades, minority re-entries, fences across an
-// empty restart, and servers that may evict a lock (a timed-out acquire:
-// tests/faults/server_soak_test.cpp).
+// servers, nested leases, upgrades, minority re-entries and fences across an
+// empty restart. Servers that may evict a lock: doctor_test.cpp finds them,
+// tests/faults/server_soak_test.cpp has a lock evicted.
 
 #include <gtest/gtest.h>
 
@@ -193,15 +193,4 @@ TEST(Fences, KeepIncreasingAcrossAnEmptyRestart) {
     redis.stop();
     redis.start();  // empty: the counter is gone
   }
-}
-
-TEST(Eviction, StatusWarnsWhenAServerMayEvictAHeldLock) {
-  RedisServer risky(RedisServer::Options{.extra = {"--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru"}});
-  Result r = run({"status", "x"}, {{"REDLOCK_URL", risky.url()}});
-  EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find("maxmemory-policy allkeys-lru"), std::string::npos) << r.err;
-  RedisServer safe(RedisServer::Options{.extra = {"--maxmemory", "100mb", "--maxmemory-policy", "noeviction"}});
-  Result s = run({"status", "x"}, {{"REDLOCK_URL", safe.url()}});
-  EXPECT_EQ(s.status, 1) << s.err;
-  EXPECT_EQ(s.err.find("maxmemory"), std::string::npos) << s.err;
 }

@@ -116,6 +116,20 @@ TEST(Sentinel, TheLockLandsOnTheMasterTheSentinelNames) {
   EXPECT_EQ(st.status, 0) << st.err;
 }
 
+TEST(Sentinel, DoctorComparesDownAfterMillisecondsWithTheTtl) {
+  RedisServer master;
+  Sentinel sentinel(master.port());  // down-after-milliseconds 500
+  Env env{{"REDLOCK_URL", sentinel_url(sentinel)}};
+  Result quick = run({"doctor"}, env);
+  EXPECT_EQ(quick.status, 0) << quick.out << quick.err;
+  EXPECT_NE(quick.out.find("warn  sentinel      " + sentinel_url(sentinel) +
+                           ": down-after-milliseconds 500ms is shorter than the TTL (30s)"),
+            std::string::npos)
+      << quick.out;
+  Result slow = run({"doctor", "--ttl", "400ms"}, env);
+  EXPECT_NE(slow.out.find("ok    sentinel      "), std::string::npos) << slow.out;
+}
+
 TEST(Sentinel, AnUnreachableSentinelIsSkipped) {
   RedisServer master;
   Sentinel sentinel(master.port());

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The JSON of acquire --json, renew --json, status --json, history --json
-# and overdue --json is a stable
+# The JSON of acquire --json, renew --json, status --json, history --json,
+# overdue --json and doctor --json is a stable
 # interface: every field they print is documented in redlock(1), section
 # JSON OUTPUT. Usage: json_fields.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
@@ -58,12 +58,13 @@ done
   "$bin" exec ran -- true
   "$bin" history --json ran
   "$bin" overdue --json --max-age 1h ran
+  "$bin" doctor --json
 } >"$tmp/out.json" 2>"$tmp/err"
 [ -s "$tmp/out.json" ] || fail "no JSON printed: $(cat "$tmp/err")"
 fields=$(keys <"$tmp/out.json" | sort -u)
 for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
   finished_ms holders servers url error waiters position until_ms left_ms run outcome exit start_ms end_ms \
-  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms; do
+  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms check level server detail advice; do
   grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
 done
 for f in $fields; do

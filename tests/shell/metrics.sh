@@ -46,7 +46,7 @@ from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1], encoding="utf-8").read()
 assert "\x1b" not in text, "a raw escape character"
 samples = [(s.name, s.labels["name"], s.labels.get("name_escaped", ""))
-           for f in text_string_to_metric_families(text) for s in f.samples]
+           for f in text_string_to_metric_families(text) for s in f.samples if "server" not in s.labels]
 assert len(samples) == len(set(samples)), "a series twice"
 names = {(name, escaped) for _, name, escaped in samples}
 for odd in ('odd\\xff"\\\\\\nname', 'odd\\xfe"\\\\\\nname', 'esc\\x1b[2Jx'):
@@ -58,7 +58,7 @@ PY
 status=$?
 [ "$status" -eq 1 ] || fail "status --format prometheus with a free lock named exited $status, not 1: $(cat "$tmp/err")"
 
-"$py" - "$tmp/metrics" <<'PY' || fail "the metrics do not parse as Prometheus text, or have the wrong numbers: $(cat "$tmp/metrics")"
+"$py" - "$tmp/metrics" "$REDIS_URL" <<'PY' || fail "the metrics do not parse as Prometheus text, or have the wrong numbers: $(cat "$tmp/metrics")"
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
@@ -67,7 +67,7 @@ for family in text_string_to_metric_families(text):
     assert family.type == "gauge", family
     assert family.documentation, family.name
     for s in family.samples:
-        got[(s.name, s.labels["name"])] = s.value
+        got[(s.name, s.labels.get("name", s.labels.get("server")))] = s.value
 want = {
     ("redlock_lock_held", 'nightly "report"'): 1, ("redlock_lock_holders", 'nightly "report"'): 1,
     ("redlock_lock_waiters", 'nightly "report"'): 1, ("redlock_lock_held", "pool"): 1,
@@ -79,6 +79,19 @@ for key, value in want.items():
 assert 0 < got[("redlock_lock_ttl_seconds", 'nightly "report"')] <= 60
 assert got[("redlock_lock_age_seconds", "pool")] >= 0
 assert ("redlock_lock_ttl_seconds", "free") not in got
+assert got[("redlock_up", sys.argv[2])] == 1, got
+assert got[("redlock_server_evicts_locks", sys.argv[2])] == 0, got
+PY
+# Redis down: still a whole exposition that parses, with redlock_up 0, and 69.
+down="redis://127.0.0.1:1"  # nothing listens on port 1
+"$bin" -r "$down" --connect-timeout 300ms status --format prometheus >"$tmp/down" 2>"$tmp/err-down"
+status=$?
+[ "$status" -eq 69 ] || fail "status --format prometheus with Redis down exited $status, not 69"
+"$py" - "$tmp/down" "$down" <<'PY' || fail "the metrics with Redis down do not parse: $(cat "$tmp/down")"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+up = [s for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples if s.name == "redlock_up"]
+assert [(s.labels["server"], s.value) for s in up] == [(sys.argv[2], 0)], up
 PY
 # Every metric is documented in redlock(1).
 for m in $(grep -o '^redlock_[a-z_]*' "$tmp/metrics" | sort -u); do

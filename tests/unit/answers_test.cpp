@@ -427,17 +427,5 @@ TEST(Tally, AQuorumFailureOfServersThatAnsweredGivesNoHintAboutRunningThem) {
   EXPECT_FALSE(replicas.answered());
 }
 
-TEST(Tally, AServerMayEvictALockOnlyWithAMemoryLimitAndAnEvictingPolicy) {
-  const auto config = [](const std::string& limit, const std::string& policy) {
-    return std::vector<Reply>{arr({str("maxmemory"), str(limit)}), arr({str("maxmemory-policy"), str(policy)})};
-  };
-  EXPECT_EQ(evicting_policy(config("1000000", "allkeys-lru")), "allkeys-lru");
-  EXPECT_EQ(evicting_policy(config("1000000", "volatile-ttl")), "volatile-ttl");
-  EXPECT_EQ(evicting_policy(config("1000000", "noeviction")), "");
-  EXPECT_EQ(evicting_policy(config("0", "allkeys-lru")), "") << "no limit: nothing is evicted";
-  EXPECT_EQ(evicting_policy({arr({str("maxmemory"), str("1000")})}), "") << "the policy was not said";
-  EXPECT_EQ(evicting_policy({str("ERR"), str("ERR")}), "");
-}
-
 }  // namespace
 }  // namespace redlock::lock

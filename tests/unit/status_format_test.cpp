@@ -419,5 +419,18 @@ TEST(StatusPrometheus, NoLocksIsTheHelpAndTypeLinesAlone) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 20);
 }
 
+TEST(StatusPrometheus, EveryServerHasRedlockUpAndTheFindingsWhereKnown) {
+  const std::string out = servers_prometheus(
+      {{"redis://a:6379", true, true, false}, {"redis://b\"x:6379", false, std::nullopt, std::nullopt}});
+  EXPECT_NE(out.find("# TYPE redlock_up gauge\nredlock_up{server=\"redis://a:6379\"} 1\n"
+                     "redlock_up{server=\"redis://b\\\"x:6379\"} 0\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("redlock_server_evicts_locks{server=\"redis://a:6379\"} 1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("redlock_server_restart_forgets_locks{server=\"redis://a:6379\"} 0\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("evicts_locks{server=\"redis://b"), std::string::npos) << "not known: no sample" << out;
+  EXPECT_NE(out.find("# TYPE redlock_server_restart_forgets_locks gauge\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace redlock::cli

@@ -1,0 +1,282 @@
+#include "lock/audit.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "lock/keys.hpp"
+#include "lock/lua_scripts.hpp"  // made from src/lock/lua/ at build time
+#include "redis/connection.hpp"
+#include "redis/fanout.hpp"
+#include "util/log.hpp"
+
+namespace redlock::lock {
+
+namespace {
+
+using redis::Connection;
+using redis::Reply;
+
+// The name whose keys the rights are checked on: any name would do, as an
+// ACL grants keys by pattern; nothing is written to them.
+constexpr const char* k_probe_name = "doctor";
+
+// The CONFIG values the checks read, one CONFIG GET each (several names in
+// one CONFIG GET need Redis 7).
+constexpr const char* k_config[] = {"maxmemory", "maxmemory-policy",     "appendonly", "appendfsync",
+                                    "save",      "min-replicas-to-write"};
+
+std::string server_words(const Reply& r) {
+  return one_line(mask_secrets(r.str));
+}
+
+// Drives `conns` (those not failed yet) until each has its replies; a
+// connection that fails marks its server's facts.
+void run_live(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const Cancel& cancel) {
+  std::vector<Connection*> live;
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (!facts[i].failure) {
+      live.push_back(conns[i].get());
+    }
+  }
+  redis::run_all(live, cancel);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (!facts[i].failure && conns[i]->failure()) {
+      facts[i].failure = conns[i]->failure();
+      conns[i]->reset();
+    }
+  }
+}
+
+// PING: whether it answers, and accepts the credentials the connection
+// sent first.
+void reach(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const Cancel& cancel) {
+  for (auto& c : conns) {
+    c->queue({"PING"});
+  }
+  run_live(conns, facts, cancel);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (facts[i].failure) {
+      continue;
+    }
+    const auto replies = conns[i]->take_replies();
+    if (!replies.empty() && replies[0].is_error()) {
+      facts[i].failure = redis::Failure{redis::classify_error(replies[0].str),
+                                        fmt::format("Redis at {} answered PING with: {}{}", facts[i].server,
+                                                    server_words(replies[0]), redis::error_hint(replies[0].str)),
+                                        true};
+    }
+  }
+}
+
+// The shortest of three round trips of TIME, alone on the connection, and
+// the server's clock against this host's at the middle of that one.
+void time_server(Connection& conn, ServerFacts& f) {
+  for (int k = 0; k < 3; ++k) {
+    const auto wall_before = std::chrono::system_clock::now();
+    const auto before = Clock::now();
+    Reply r;
+    try {
+      r = redis::call(conn, {"TIME"});
+    } catch (const Error& e) {
+      f.failure = redis::Failure{e.status(), e.what(), false};
+      return;
+    }
+    const auto rtt = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - before);
+    if (!r.is_array() || r.elements.size() != 2) {
+      return;
+    }
+    if (f.rtt && *f.rtt <= rtt) {
+      continue;
+    }
+    f.rtt = rtt;
+    try {
+      const auto server = std::chrono::seconds(std::stoll(r.elements[0].text())) +
+                          std::chrono::microseconds(std::stoll(r.elements[1].text()));
+      const auto middle = wall_before.time_since_epoch() + rtt / 2;
+      f.clock_offset = std::chrono::duration_cast<Millis>(server - middle);
+    } catch (const std::exception&) {
+      f.clock_offset.reset();
+    }
+  }
+}
+
+// The rights check's reply: the refusals, or nullopt with the reason.
+void read_rights(const Reply& r, ServerFacts& f) {
+  if (r.is_error()) {
+    if (redis::classify_error(r.str) == ExitStatus::k_refused) {
+      f.refused = std::vector<Refusal>{{"lock", "EVAL"}};
+    } else {
+      f.rights_error = fmt::format("EVAL answered: {}", server_words(r));
+    }
+    return;
+  }
+  if (!r.is_array()) {
+    f.rights_error = "the server cannot check them before Redis 7.0";
+    return;
+  }
+  std::vector<Refusal> refused;
+  for (size_t k = 0; k + 2 < r.elements.size(); k += 3) {
+    const std::string name = r.elements[k + 2].text();
+    refused.push_back({r.elements[k].text(), r.elements[k + 1].text() + (name.empty() ? "" : " " + name)});
+  }
+  f.refused = std::move(refused);
+}
+
+// The CONFIG GET replies from `replies[from]` on, into `f`.
+void read_config(const std::vector<Reply>& replies, size_t from, ServerFacts& f) {
+  for (size_t k = 0; k < std::size(k_config) && from + k < replies.size(); ++k) {
+    const Reply& r = replies[from + k];
+    if (r.is_error()) {
+      f.config_error = fmt::format("CONFIG GET answered: {}", server_words(r));
+    } else if (r.is_array() && r.elements.size() == 2) {
+      f.config[r.elements[0].text()] = r.elements[1].text();
+    }
+  }
+}
+
+// The facts of `endpoints` before anything is asked: their names.
+std::vector<ServerFacts> named(const std::vector<redis::Endpoint>& endpoints) {
+  std::vector<ServerFacts> facts(endpoints.size());
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    facts[i].server = endpoints[i].display();
+    facts[i].user = endpoints[i].user;
+    facts[i].sentinel = endpoints[i].kind == redis::Endpoint::Kind::k_sentinel;
+  }
+  return facts;
+}
+
+std::vector<std::unique_ptr<Connection>> connections(const std::vector<redis::Endpoint>& endpoints,
+                                                     const Options& options, const Cancel& cancel) {
+  std::vector<std::unique_ptr<Connection>> conns;
+  conns.reserve(endpoints.size());
+  for (const auto& ep : endpoints) {
+    conns.push_back(std::make_unique<Connection>(ep, options.timeouts, options.tls, cancel));
+  }
+  return conns;
+}
+
+// INFO, CONFIG GET, the rights check and CLUSTER INFO, pipelined.
+void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const Options& options,
+         const Cancel& cancel) {
+  const Keys keys = keys_for(options.prefix, k_probe_name);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (facts[i].failure) {
+      continue;
+    }
+    auto& c = *conns[i];
+    c.queue({"INFO"});
+    for (const char* name : k_config) {
+      c.queue({"CONFIG", "GET", name});
+    }
+    c.queue({"EVAL", std::string(lua::k_rights.text), "0", keys.lock, keys.fence, keys.channel, keys.line, keys.beats,
+             keys.waiters, keys.writers, keys.runs, keys.index});
+    c.queue({"CLUSTER", "INFO"});
+  }
+  run_live(conns, facts, cancel);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    auto& f = facts[i];
+    if (f.failure) {
+      continue;
+    }
+    const auto replies = conns[i]->take_replies();
+    const size_t n_config = std::size(k_config);
+    if (replies.size() != n_config + 3) {
+      f.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent too few replies", f.server)};
+      continue;
+    }
+    if (!replies[0].is_error()) {
+      f.info = parse_info(replies[0].str);
+    }
+    read_config(replies, 1, f);
+    read_rights(replies[1 + n_config], f);
+    if (!replies[2 + n_config].is_error()) {
+      f.cluster = parse_info(replies[2 + n_config].str);
+    }
+  }
+}
+
+// Sentinel's down-after-milliseconds for the master of a redis+sentinel://
+// endpoint, from the first sentinel that says.
+void ask_sentinels(const redis::Endpoint& ep, const Options& options, const Cancel& cancel, ServerFacts& f) {
+  for (const auto& [host, port] : ep.sentinels) {
+    redis::Endpoint sentinel;
+    sentinel.host = host;
+    sentinel.port = port;
+    sentinel.password = ep.sentinel_password;
+    Connection conn(sentinel, options.timeouts, nullptr, cancel);
+    Reply r;
+    try {
+      r = redis::call(conn, {"SENTINEL", "MASTER", ep.master});
+    } catch (const Error& e) {
+      f.sentinel_error = e.what();
+      continue;
+    }
+    if (r.is_error()) {
+      f.sentinel_error = fmt::format("sentinel {} answered: {}", sentinel.display(), server_words(r));
+      continue;
+    }
+    for (size_t k = 0; k + 1 < r.elements.size(); k += 2) {
+      if (r.elements[k].text() == "down-after-milliseconds") {
+        try {
+          f.down_after = Millis(std::stoll(r.elements[k + 1].text()));
+          return;
+        } catch (const std::exception&) {
+          break;
+        }
+      }
+    }
+    f.sentinel_error = fmt::format("sentinel {} did not say", sentinel.display());
+  }
+}
+
+}  // namespace
+
+std::vector<ServerFacts> audit(const std::vector<redis::Endpoint>& endpoints, const Options& options,
+                               const Cancel& cancel) {
+  auto conns = connections(endpoints, options, cancel);
+  std::vector<ServerFacts> facts = named(endpoints);
+  reach(conns, facts, cancel);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (!facts[i].failure) {
+      time_server(*conns[i], facts[i]);
+    }
+  }
+  ask(conns, facts, options, cancel);
+  for (size_t i = 0; i < endpoints.size(); ++i) {
+    if (!facts[i].failure && facts[i].sentinel) {
+      ask_sentinels(endpoints[i], options, cancel, facts[i]);
+    }
+  }
+  return facts;
+}
+
+std::vector<ServerFacts> probe(const std::vector<redis::Endpoint>& endpoints, const Options& options,
+                               const Cancel& cancel) {
+  auto conns = connections(endpoints, options, cancel);
+  std::vector<ServerFacts> facts = named(endpoints);
+  for (auto& c : conns) {
+    c->queue({"PING"});
+    for (const char* name : k_config) {
+      c->queue({"CONFIG", "GET", name});
+    }
+  }
+  run_live(conns, facts, cancel);
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (facts[i].failure) {
+      continue;
+    }
+    const auto replies = conns[i]->take_replies();
+    if (!replies.empty() && replies[0].is_error()) {
+      facts[i].failure = redis::Failure{
+          redis::classify_error(replies[0].str),
+          fmt::format("Redis at {} answered PING with: {}", facts[i].server, server_words(replies[0])), true};
+      continue;
+    }
+    read_config(replies, 1, facts[i]);
+  }
+  return facts;
+}
+
+}  // namespace redlock::lock

@@ -1,0 +1,443 @@
+#include "lock/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+
+#include "lock/quorum.hpp"
+#include "util/text.hpp"
+
+namespace redlock::lock {
+
+namespace {
+
+constexpr const char* k_where_to_point = "check --redis, $REDLOCK_URL or the configuration file";
+
+// A value of `fields`, or "" when it is not there.
+std::string field(const std::map<std::string, std::string>& fields, const std::string& key) {
+  const auto it = fields.find(key);
+  return it == fields.end() ? std::string() : it->second;
+}
+
+// A whole number in `text`, or nullopt.
+std::optional<long long> number(const std::string& text) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  return *end == '\0' ? std::optional(n) : std::nullopt;
+}
+
+std::string micros(std::chrono::microseconds d) {
+  if (d < std::chrono::milliseconds(10)) {
+    return fmt::format("{:.2f}ms", static_cast<double>(d.count()) / 1000);
+  }
+  return format_duration(std::chrono::duration_cast<Millis>(d));
+}
+
+struct Report {
+  std::vector<Finding>& out;
+  const std::string& server;
+
+  void add(const char* check, Level level, std::string detail, std::string advice = "") const {
+    out.push_back({check, level, server, std::move(detail), std::move(advice)});
+  }
+};
+
+// What could not be read from CONFIG, as a warning of `check`.
+void config_unread(const Report& r, const char* check, const ServerFacts& s, const char* what) {
+  r.add(check, Level::k_warn,
+        fmt::format("could not read {} ({})", what, s.config_error.empty() ? "not answered" : s.config_error),
+        fmt::format("CONFIG may be renamed or refused on managed Redis: check {} in its console", what));
+}
+
+// major * 100 + minor of "7.0.15", or nullopt.
+std::optional<int> version_number(const std::string& version) {
+  const size_t dot = version.find('.');
+  const auto major = number(version.substr(0, dot));
+  if (!major || dot == std::string::npos) {
+    return std::nullopt;
+  }
+  const size_t dot2 = version.find('.', dot + 1);
+  const auto minor = number(version.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1));
+  return minor ? std::optional(static_cast<int>(*major * 100 + *minor)) : std::nullopt;
+}
+
+void check_version(const Report& r, const ServerFacts& s) {
+  const std::string version = field(s.info, "redis_version");
+  const auto n = version_number(version);
+  if (!n) {
+    r.add("version", Level::k_warn, "could not read the Redis version from INFO",
+          "INFO may be renamed or refused: redlock needs Redis 5.0 or later, 7.0 for every check");
+  } else if (*n < 500) {
+    r.add("version", Level::k_fail, fmt::format("Redis {}: the run ledger needs streams (Redis 5.0)", version),
+          "upgrade to Redis 7");
+  } else if (*n < 700) {
+    r.add("version", Level::k_warn,
+          fmt::format("Redis {}: an acquire cannot check that the user may also release the lock (Redis 7.0)", version),
+          "upgrade to Redis 7");
+  } else {
+    r.add("version", Level::k_ok, fmt::format("Redis {}", version));
+  }
+}
+
+void check_rights(const Report& r, const ServerFacts& s) {
+  if (!s.refused) {
+    r.add("acl", Level::k_warn, fmt::format("could not check the user's rights: {}", s.rights_error),
+          "compare the user's ACL with the one in redlock(1), SAFETY");
+    return;
+  }
+  const std::string user = s.user.empty() ? "the default user" : fmt::format("user '{}'", s.user);
+  if (s.refused->empty()) {
+    r.add("acl", Level::k_ok, fmt::format("{} may run every command redlock needs under the prefix", user));
+    return;
+  }
+  // What each need costs when it is refused, worst first.
+  struct Need {
+    const char* name;
+    Level level;
+    const char* consequence;
+  };
+  const Need needs[] = {
+      {"lock", Level::k_fail, "no lock can be taken (77)"},
+      {"ledger", Level::k_fail, "exec is refused (77) unless it runs with --no-history"},
+      {"index", Level::k_warn, "status finds the locks with SCAN instead of the index of held locks"},
+      {"scan", Level::k_warn, "status --scan cannot list locks"},
+  };
+  for (const auto& need : needs) {
+    std::vector<std::string> what;
+    for (const auto& refusal : *s.refused) {
+      if (refusal.need == need.name) {
+        what.push_back(refusal.what);
+      }
+    }
+    if (!what.empty()) {
+      r.add("acl", need.level, fmt::format("{} may not run {}: {}", user, spoken_list(what, 4), need.consequence),
+            "grant the ACL in redlock(1), SAFETY, with this prefix");
+    }
+  }
+}
+
+void check_eviction(const Report& r, const ServerFacts& s) {
+  const std::string limit = field(s.config, "maxmemory");
+  const std::string policy = field(s.config, "maxmemory-policy");
+  if (limit.empty() || policy.empty()) {
+    config_unread(r, "eviction", s, "maxmemory-policy");
+  } else if (policy == "noeviction") {
+    r.add("eviction", Level::k_ok, "maxmemory-policy noeviction: no lock is evicted");
+  } else if (limit == "0") {
+    r.add("eviction", Level::k_ok,
+          fmt::format("no maxmemory limit (maxmemory-policy {} would evict locks once one is set)", policy));
+  } else {
+    r.add("eviction", Level::k_fail,
+          fmt::format("maxmemory {} with maxmemory-policy {}: a held lock can be evicted", limit, policy),
+          "set maxmemory-policy noeviction");
+  }
+}
+
+void check_persistence(const Report& r, const ServerFacts& s, const Expectations& e) {
+  const std::string aof = field(s.config, "appendonly");
+  const std::string fsync = field(s.config, "appendfsync");
+  const auto save = s.config.find("save");
+  if (aof.empty() || (aof == "yes" && fsync.empty()) || (aof != "yes" && save == s.config.end())) {
+    config_unread(r, "persistence", s, "appendonly and appendfsync");
+    return;
+  }
+  const std::string advice = fmt::format(
+      "set appendonly yes and appendfsync always, or keep a restarted server out for longer than the longest "
+      "TTL ({} here)",
+      format_duration(e.ttl));
+  if (aof == "yes" && fsync == "always") {
+    r.add("persistence", Level::k_ok, "appendonly yes, appendfsync always: a restart keeps every lock");
+  } else if (aof == "yes") {
+    r.add("persistence", Level::k_warn,
+          fmt::format("appendfsync {}: a crash forgets the locks of the last {}", fsync,
+                      fsync == "everysec" ? "second" : "30 seconds or so"),
+          advice);
+  } else if (!save->second.empty()) {
+    r.add("persistence", Level::k_warn,
+          fmt::format("snapshots only (save {}): a restart forgets the locks taken since the last one", save->second),
+          advice);
+  } else {
+    r.add("persistence", Level::k_warn, "no persistence: a restart forgets every lock", advice);
+  }
+}
+
+void check_replicas(const Report& r, const ServerFacts& s, const Expectations& e) {
+  const std::string role = field(s.info, "role");
+  if (role.empty()) {
+    r.add("replicas", Level::k_warn, "could not read the replication role from INFO",
+          "INFO may be refused: check with INFO replication that it is a master");
+    return;
+  }
+  if (role != "master") {
+    r.add("replicas", Level::k_fail,
+          fmt::format("a replica of {}:{}: it refuses writes", field(s.info, "master_host"),
+                      field(s.info, "master_port")),
+          "give the master's URL, or redis+sentinel:// to follow failovers");
+    return;
+  }
+  const long long replicas = number(field(s.info, "connected_slaves")).value_or(0);
+  const auto to_write = number(field(s.config, "min-replicas-to-write"));
+  if (e.min_replicas > replicas) {
+    r.add("replicas", Level::k_fail,
+          fmt::format("--min-replicas {} with {} replica{} connected: every acquire fails", e.min_replicas, replicas,
+                      replicas == 1 ? "" : "s"),
+          "lower --min-replicas, or connect the replicas");
+  } else if (to_write && *to_write > replicas) {
+    r.add("replicas", Level::k_fail,
+          fmt::format("min-replicas-to-write {} with {} replica{} connected: the server refuses writes", *to_write,
+                      replicas, replicas == 1 ? "" : "s"),
+          "connect the replicas, or lower min-replicas-to-write");
+  } else if (replicas == 0) {
+    r.add("replicas", Level::k_ok, "a master with no replicas");
+  } else if (e.min_replicas == 0 && s.sentinel) {
+    r.add("replicas", Level::k_warn,
+          fmt::format("{} replica{}, and acquire does not wait for them: a failover can lose a lock just taken",
+                      replicas, replicas == 1 ? "" : "s"),
+          "add --min-replicas 1");
+  } else {
+    r.add("replicas", Level::k_ok,
+          fmt::format("a master with {} replica{}{}", replicas, replicas == 1 ? "" : "s",
+                      e.min_replicas > 0 ? fmt::format(", {} confirmed by WAIT", e.min_replicas)
+                                         : " (replication is asynchronous: --min-replicas narrows the gap)"));
+  }
+}
+
+void check_sentinel(const Report& r, const ServerFacts& s, const Expectations& e) {
+  if (!s.sentinel) {
+    return;
+  }
+  if (!s.down_after) {
+    r.add("sentinel", Level::k_warn, fmt::format("could not read down-after-milliseconds: {}", s.sentinel_error),
+          "check with SENTINEL MASTER that it is at least the TTL");
+  } else if (*s.down_after < e.ttl && e.min_replicas == 0) {
+    r.add("sentinel", Level::k_warn,
+          fmt::format("down-after-milliseconds {} is shorter than the TTL ({}): a failover within a lock's TTL "
+                      "can hand it to a second holder",
+                      format_duration(*s.down_after), format_duration(e.ttl)),
+          "set down-after-milliseconds to at least the TTL, or use --min-replicas 1");
+  } else {
+    r.add("sentinel", Level::k_ok,
+          fmt::format("down-after-milliseconds {}, TTL {}", format_duration(*s.down_after), format_duration(e.ttl)));
+  }
+}
+
+void check_cluster(const Report& r, const ServerFacts& s) {
+  if (field(s.info, "cluster_enabled") != "1") {
+    return;
+  }
+  const auto assigned = number(field(s.cluster, "cluster_slots_assigned"));
+  const std::string state = field(s.cluster, "cluster_state");
+  if (!assigned || state.empty()) {
+    r.add("cluster", Level::k_warn, "a Cluster node whose CLUSTER INFO could not be read",
+          "check the slot coverage with redis-cli --cluster check");
+  } else if (*assigned < 16384) {
+    r.add("cluster", Level::k_fail,
+          fmt::format("only {} of 16384 slots are assigned: locks whose names hash to the others fail", *assigned),
+          "assign every slot (redis-cli --cluster fix)");
+  } else if (state != "ok") {
+    r.add("cluster", Level::k_fail, fmt::format("cluster_state {}", state),
+          "repair the Cluster (redis-cli --cluster check)");
+  } else {
+    r.add("cluster", Level::k_ok, "every one of the 16384 slots is assigned, cluster_state ok");
+  }
+}
+
+void check_clock(const Report& r, const ServerFacts& s) {
+  if (!s.clock_offset) {
+    r.add("clock", Level::k_warn, "could not read the server's clock (TIME)",
+          "check that its clock is synchronised (NTP)");
+    return;
+  }
+  const Millis off = *s.clock_offset;
+  const Millis tolerance = std::max(Millis(1000), std::chrono::duration_cast<Millis>(s.rtt.value_or(Millis(0))));
+  if (std::chrono::abs(off) > tolerance) {
+    r.add("clock", Level::k_warn,
+          fmt::format("the server's clock is {} {} this host's", format_duration(std::chrono::abs(off)),
+                      off.count() > 0 ? "ahead of" : "behind"),
+          "synchronise the clocks (NTP): ages, history and --skip-if-ok-within read the servers' clocks");
+  } else {
+    r.add("clock", Level::k_ok, fmt::format("within {} of this host's", format_duration(std::chrono::abs(off))));
+  }
+}
+
+void check_round_trip(const Report& r, const ServerFacts& s, const Expectations& e) {
+  if (!s.rtt) {
+    return;
+  }
+  const auto rtt = *s.rtt;
+  if (rtt * 3 >= e.ttl) {
+    r.add("rtt", Level::k_fail,
+          fmt::format("a round trip takes {}, a third of the TTL ({}) or more: renewals cannot keep up", micros(rtt),
+                      format_duration(e.ttl)),
+          "use a longer --ttl or a closer server");
+  } else if (rtt * 10 >= e.ttl || rtt * 2 >= e.timeout) {
+    r.add("rtt", Level::k_warn,
+          fmt::format("a round trip takes {}: a large part of the TTL ({}) or of --timeout ({})", micros(rtt),
+                      format_duration(e.ttl), format_duration(e.timeout)),
+          "use a longer --ttl and --timeout, or a closer server");
+  } else {
+    r.add("rtt", Level::k_ok, fmt::format("a round trip takes {} (TTL {})", micros(rtt), format_duration(e.ttl)));
+  }
+}
+
+// The checks of one server; none past reach or auth when it failed those.
+void check_server(std::vector<Finding>& out, const ServerFacts& s, const Expectations& e) {
+  const Report r{out, s.server};
+  if (s.failure && s.failure->status == ExitStatus::k_refused) {
+    r.add("auth", Level::k_fail, s.failure->message,
+          "check the password (--password-file, $REDLOCK_PASSWORD), the user, or the TLS files");
+    return;
+  }
+  if (s.failure) {
+    r.add("reach", Level::k_fail, s.failure->message, k_where_to_point);
+    return;
+  }
+  r.add("reach", Level::k_ok, s.rtt ? fmt::format("answered in {}", micros(*s.rtt)) : "answered");
+  r.add("auth", Level::k_ok,
+        s.user.empty() ? "connected as the default user" : fmt::format("connected as user '{}'", s.user));
+  check_version(r, s);
+  check_rights(r, s);
+  check_eviction(r, s);
+  check_persistence(r, s, e);
+  check_replicas(r, s, e);
+  check_sentinel(r, s, e);
+  check_cluster(r, s);
+  check_clock(r, s);
+  check_round_trip(r, s, e);
+}
+
+// Several servers: a majority must answer, and they must be independent
+// masters (not one server twice, not a master and its replica).
+void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& servers) {
+  const size_t n = servers.size();
+  const Report r{out, ""};
+  std::vector<const ServerFacts*> up;
+  for (const auto& s : servers) {
+    if (!s.failure) {
+      up.push_back(&s);
+    }
+  }
+  const size_t need = majority(n);
+  if (up.size() < need) {
+    r.add("quorum", Level::k_fail,
+          fmt::format("{} of {} servers answered, fewer than a majority ({}): every acquire fails", up.size(), n, need),
+          "bring the servers back, or " + std::string(k_where_to_point));
+  } else if (n % 2 == 0) {
+    r.add("quorum", Level::k_warn,
+          fmt::format("{} servers: a majority is {}, so {} may fail, as with {} server{}", n, need, n - need, n - 1,
+                      n - 1 == 1 ? "" : "s"),
+          "use an odd number of servers (3 or 5)");
+  } else {
+    r.add("quorum", Level::k_ok,
+          fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up.size(), n, need, n - need));
+  }
+  bool compared = true;
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < up.size(); ++i) {
+    for (size_t j = i + 1; j < up.size(); ++j) {
+      const auto& a = *up[i];
+      const auto& b = *up[j];
+      const std::string run_a = field(a.info, "run_id");
+      const std::string repl_a = field(a.info, "master_replid");
+      if (run_a.empty() || repl_a.empty() || field(b.info, "run_id").empty()) {
+        compared = false;
+      } else if (run_a == field(b.info, "run_id")) {
+        problems.push_back(fmt::format("{} and {} are one server (run_id {})", a.server, b.server, run_a));
+      } else if (repl_a == field(b.info, "master_replid")) {
+        problems.push_back(
+            fmt::format("{} and {} are one replication group (a master and its replica)", a.server, b.server));
+      }
+    }
+  }
+  if (!problems.empty()) {
+    for (auto& p : problems) {
+      r.add("independence", Level::k_fail, fmt::format("{}: not independent Redlock masters", p),
+            "give each independent master once, with no replication between them");
+    }
+  } else if (!compared) {
+    r.add("independence", Level::k_warn, "could not compare the servers' run_id and replication (INFO)",
+          "make sure they are independent masters, with no replication between them");
+  } else {
+    r.add("independence", Level::k_ok, fmt::format("{} independent masters", up.size()));
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> parse_info(std::string_view text) {
+  std::map<std::string, std::string> fields;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    const size_t colon = line.find(':');
+    if (line.empty() || line.front() == '#' || colon == std::string_view::npos) {
+      continue;
+    }
+    fields.emplace(std::string(line.substr(0, colon)), std::string(line.substr(colon + 1)));
+  }
+  return fields;
+}
+
+std::optional<bool> evicts_locks(const ServerFacts& s) {
+  const std::string limit = field(s.config, "maxmemory");
+  const std::string policy = field(s.config, "maxmemory-policy");
+  if (limit.empty() || policy.empty()) {
+    return std::nullopt;
+  }
+  return limit != "0" && policy != "noeviction";
+}
+
+std::optional<bool> restart_forgets_locks(const ServerFacts& s) {
+  const std::string aof = field(s.config, "appendonly");
+  const std::string fsync = field(s.config, "appendfsync");
+  if (aof.empty() || (aof == "yes" && fsync.empty())) {
+    return std::nullopt;
+  }
+  return !(aof == "yes" && fsync == "always");
+}
+
+std::vector<Finding> diagnose(const std::vector<ServerFacts>& servers, const Expectations& e) {
+  std::vector<Finding> out;
+  for (const auto& s : servers) {
+    check_server(out, s, e);
+  }
+  if (servers.size() > 1) {
+    check_set(out, servers);
+  }
+  return out;
+}
+
+Level worst(const std::vector<Finding>& findings) {
+  Level w = Level::k_ok;
+  for (const auto& f : findings) {
+    w = std::max(w, f.level);
+  }
+  return w;
+}
+
+std::string_view level_name(Level level) {
+  switch (level) {
+    case Level::k_ok:
+      return "ok";
+    case Level::k_warn:
+      return "warn";
+    case Level::k_fail:
+      return "fail";
+  }
+  return "fail";
+}
+
+}  // namespace redlock::lock

@@ -1,0 +1,284 @@
+// doctor's judgement (lock/checks.hpp), table-driven: what servers said in,
+// the level of each check out. No server.
+
+#include "lock/checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace redlock::lock {
+namespace {
+
+// A healthy master: Redis 7, every right, noeviction, appendfsync always,
+// no replicas, the clock in step, a fast round trip.
+ServerFacts healthy(const std::string& name = "redis://a:6379", const std::string& run_id = "r1") {
+  ServerFacts s;
+  s.server = name;
+  s.rtt = std::chrono::microseconds(300);
+  s.clock_offset = Millis(3);
+  s.info = {{"redis_version", "7.0.15"},         {"run_id", run_id},      {"role", "master"}, {"connected_slaves", "0"},
+            {"master_replid", run_id + "-repl"}, {"cluster_enabled", "0"}};
+  s.config = {{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"appendonly", "yes"}, {"appendfsync", "always"},
+              {"save", ""},       {"min-replicas-to-write", "0"}};
+  s.refused = std::vector<Refusal>{};
+  return s;
+}
+
+// The level of `check` about `server` ("" for the set), or nullopt when
+// there is no such finding.
+std::optional<Level> level_of(const std::vector<Finding>& findings, const std::string& check,
+                              const std::string& server = "redis://a:6379") {
+  std::optional<Level> level;
+  for (const auto& f : findings) {
+    if (f.check == check && f.server == server) {
+      level = std::max(level.value_or(Level::k_ok), f.level);
+    }
+  }
+  return level;
+}
+
+TEST(Checks, AHealthyServerPassesEveryCheck) {
+  const auto findings = diagnose({healthy()}, {});
+  EXPECT_EQ(worst(findings), Level::k_ok);
+  for (const char* check : {"reach", "auth", "version", "acl", "eviction", "persistence", "replicas", "clock", "rtt"}) {
+    EXPECT_EQ(level_of(findings, check), Level::k_ok) << check;
+  }
+  EXPECT_EQ(level_of(findings, "cluster"), std::nullopt) << "not a Cluster node";
+  EXPECT_EQ(level_of(findings, "sentinel"), std::nullopt);
+  EXPECT_EQ(level_of(findings, "independence", ""), std::nullopt) << "one server";
+}
+
+TEST(Checks, EachFindingGetsItsLevel) {
+  struct Row {
+    const char* what;
+    std::function<void(ServerFacts&)> change;
+    Expectations e;
+    const char* check;
+    Level level;
+  };
+  const std::vector<Row> rows = {
+      {"unreachable",
+       [](ServerFacts& s) {
+         s.failure = redis::Failure{ExitStatus::k_unavailable, "refused"};
+       },
+       {},
+       "reach",
+       Level::k_fail},
+      {"wrong password",
+       [](ServerFacts& s) {
+         s.failure = redis::Failure{ExitStatus::k_refused, "WRONGPASS"};
+       },
+       {},
+       "auth",
+       Level::k_fail},
+      {"evicting policy with a limit",
+       [](ServerFacts& s) {
+         s.config["maxmemory"] = "104857600";
+         s.config["maxmemory-policy"] = "allkeys-lru";
+       },
+       {},
+       "eviction",
+       Level::k_fail},
+      {"volatile policy with a limit",
+       [](ServerFacts& s) {
+         s.config["maxmemory"] = "1";
+         s.config["maxmemory-policy"] = "volatile-ttl";
+       },
+       {},
+       "eviction",
+       Level::k_fail},
+      {"evicting policy without a limit",
+       [](ServerFacts& s) { s.config["maxmemory-policy"] = "allkeys-lru"; },
+       {},
+       "eviction",
+       Level::k_ok},
+      {"CONFIG refused",
+       [](ServerFacts& s) {
+         s.config.clear();
+         s.config_error = "NOPERM";
+       },
+       {},
+       "eviction",
+       Level::k_warn},
+      {"CONFIG refused, persistence",
+       [](ServerFacts& s) {
+         s.config.clear();
+         s.config_error = "unknown command";
+       },
+       {},
+       "persistence",
+       Level::k_warn},
+      {"appendfsync everysec",
+       [](ServerFacts& s) { s.config["appendfsync"] = "everysec"; },
+       {},
+       "persistence",
+       Level::k_warn},
+      {"no persistence", [](ServerFacts& s) { s.config["appendonly"] = "no"; }, {}, "persistence", Level::k_warn},
+      {"a replica",
+       [](ServerFacts& s) {
+         s.info["role"] = "slave";
+         s.info["master_host"] = "b";
+       },
+       {},
+       "replicas",
+       Level::k_fail},
+      {"--min-replicas above the replicas", [](ServerFacts&) {}, {.min_replicas = 1}, "replicas", Level::k_fail},
+      {"min-replicas-to-write above the replicas",
+       [](ServerFacts& s) { s.config["min-replicas-to-write"] = "2"; },
+       {},
+       "replicas",
+       Level::k_fail},
+      {"replicas behind Sentinel without --min-replicas",
+       [](ServerFacts& s) {
+         s.sentinel = true;
+         s.down_after = Millis(60'000);
+         s.info["connected_slaves"] = "1";
+       },
+       {},
+       "replicas",
+       Level::k_warn},
+      {"Sentinel quicker than the TTL",
+       [](ServerFacts& s) {
+         s.sentinel = true;
+         s.down_after = Millis(5000);
+       },
+       {},
+       "sentinel",
+       Level::k_warn},
+      {"Sentinel slower than the TTL",
+       [](ServerFacts& s) {
+         s.sentinel = true;
+         s.down_after = Millis(30'000);
+       },
+       {},
+       "sentinel",
+       Level::k_ok},
+      {"Sentinel not asked", [](ServerFacts& s) { s.sentinel = true; }, {}, "sentinel", Level::k_warn},
+      {"slots missing",
+       [](ServerFacts& s) {
+         s.info["cluster_enabled"] = "1";
+         s.cluster = {{"cluster_state", "fail"}, {"cluster_slots_assigned", "10923"}};
+       },
+       {},
+       "cluster",
+       Level::k_fail},
+      {"every slot",
+       [](ServerFacts& s) {
+         s.info["cluster_enabled"] = "1";
+         s.cluster = {{"cluster_state", "ok"}, {"cluster_slots_assigned", "16384"}};
+       },
+       {},
+       "cluster",
+       Level::k_ok},
+      {"clock ahead", [](ServerFacts& s) { s.clock_offset = Millis(5000); }, {}, "clock", Level::k_warn},
+      {"clock behind", [](ServerFacts& s) { s.clock_offset = Millis(-2500); }, {}, "clock", Level::k_warn},
+      {"slow round trip", [](ServerFacts& s) { s.rtt = std::chrono::milliseconds(600); }, {}, "rtt", Level::k_warn},
+      {"round trip of a third of the TTL",
+       [](ServerFacts& s) { s.rtt = std::chrono::milliseconds(400); },
+       {.ttl = Millis(1200)},
+       "rtt",
+       Level::k_fail},
+      {"Redis 6.2", [](ServerFacts& s) { s.info["redis_version"] = "6.2.14"; }, {}, "version", Level::k_warn},
+      {"Redis 4", [](ServerFacts& s) { s.info["redis_version"] = "4.0.9"; }, {}, "version", Level::k_fail},
+      {"INFO refused", [](ServerFacts& s) { s.info.clear(); }, {}, "version", Level::k_warn},
+      {"rights not checkable",
+       [](ServerFacts& s) {
+         s.refused.reset();
+         s.rights_error = "before Redis 7.0";
+       },
+       {},
+       "acl",
+       Level::k_warn},
+      {"a lock right refused",
+       [](ServerFacts& s) {
+         s.refused = std::vector<Refusal>{{"lock", "HSET x"}};
+       },
+       {},
+       "acl",
+       Level::k_fail},
+      {"a ledger right refused",
+       [](ServerFacts& s) {
+         s.refused = std::vector<Refusal>{{"ledger", "XADD x"}};
+       },
+       {},
+       "acl",
+       Level::k_fail},
+      {"only the index refused",
+       [](ServerFacts& s) {
+         s.refused = std::vector<Refusal>{{"index", "ZADD i"}};
+       },
+       {},
+       "acl",
+       Level::k_warn},
+  };
+  for (const auto& row : rows) {
+    ServerFacts s = healthy();
+    row.change(s);
+    const auto findings = diagnose({s}, row.e);
+    EXPECT_EQ(level_of(findings, row.check), row.level) << row.what;
+    for (const auto& f : findings) {
+      EXPECT_EQ(f.level != Level::k_ok, !f.advice.empty()) << row.what << ": " << f.check << ": " << f.detail;
+    }
+  }
+}
+
+TEST(Checks, AServerThatCannotBeReachedGetsNoOtherCheck) {
+  ServerFacts s = healthy();
+  s.failure = redis::Failure{ExitStatus::k_unavailable, "Connection refused"};
+  const auto findings = diagnose({s}, {});
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].check, "reach");
+  EXPECT_EQ(worst(findings), Level::k_fail);
+}
+
+TEST(Checks, SeveralServersMustBeIndependentMasters) {
+  const auto a = healthy("redis://a:6379", "r1");
+  auto b = healthy("redis://b:6379", "r2");
+  auto c = healthy("redis://c:6379", "r3");
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_ok);
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "quorum", ""), Level::k_ok);
+
+  auto twice = healthy("redis://a:6379/1", "r1");  // one server under two names
+  EXPECT_EQ(level_of(diagnose({a, twice, c}, {}), "independence", ""), Level::k_fail);
+
+  b.info["master_replid"] = a.info.at("master_replid");  // a replica of a
+  b.info["role"] = "slave";
+  const auto replica = diagnose({a, b, c}, {});
+  EXPECT_EQ(level_of(replica, "independence", ""), Level::k_fail);
+  EXPECT_EQ(level_of(replica, "replicas", "redis://b:6379"), Level::k_fail);
+
+  EXPECT_EQ(level_of(diagnose({a, c}, {}), "quorum", ""), Level::k_warn) << "two servers tolerate no failure";
+  c.failure = redis::Failure{ExitStatus::k_unavailable, "down"};
+  auto d = healthy("redis://d:6379", "r4");
+  d.failure = c.failure;
+  EXPECT_EQ(level_of(diagnose({a, c, d}, {}), "quorum", ""), Level::k_fail) << "no majority";
+}
+
+TEST(Checks, StorageRisksReadAsGauges) {
+  ServerFacts s = healthy();
+  EXPECT_EQ(evicts_locks(s), false);
+  EXPECT_EQ(restart_forgets_locks(s), false);
+  s.config["maxmemory"] = "100";
+  s.config["maxmemory-policy"] = "allkeys-random";
+  s.config["appendfsync"] = "everysec";
+  EXPECT_EQ(evicts_locks(s), true);
+  EXPECT_EQ(restart_forgets_locks(s), true);
+  s.config.clear();
+  EXPECT_EQ(evicts_locks(s), std::nullopt);
+  EXPECT_EQ(restart_forgets_locks(s), std::nullopt);
+}
+
+TEST(Checks, InfoIsReadLineByLine) {
+  const auto info =
+      parse_info("# Server\r\nredis_version:7.0.15\r\nrun_id:abc\r\n\r\n# Replication\r\nrole:master\r\n");
+  EXPECT_EQ(info.at("redis_version"), "7.0.15");
+  EXPECT_EQ(info.at("run_id"), "abc");
+  EXPECT_EQ(info.at("role"), "master");
+  EXPECT_EQ(info.size(), 3u);
+}
+
+}  // namespace
+}  // namespace redlock::lock
