@@ -126,7 +126,7 @@ ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Canc
 
 struct SuspendOptions {
   std::string name;
-  std::optional<Millis> for_;  // --for: lapses by itself after this
+  std::optional<Millis> lapse_after;  // --for: lapses by itself after this
   std::string reason;
 };
 ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Cancel& stop);

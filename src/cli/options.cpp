@@ -290,7 +290,7 @@ CLI::App* add_suspend(CLI::App& app, SuspendOptions& o) {
       "suspend", "make new acquires and execs of a name busy (75) until resumed; a running holder goes on");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   add_parsed_option(
-      *sub, "--for", [&o](const std::string& v) { o.for_ = parse_bound(v, "--for"); },
+      *sub, "--for", [&o](const std::string& v) { o.lapse_after = parse_bound(v, "--for"); },
       "lift the suspension by itself after D (default: until redlock resume)")
       ->type_name("D");
   sub->add_option("--reason", o.reason, "why, shown to every run it stops and by status (at most 256 bytes)")

@@ -45,6 +45,7 @@ std::string describe(const lock::Revoking::Asked& a) {
 
 std::string describe_all(const std::vector<lock::Revoking::Asked>& asked) {
   std::vector<std::string> each;
+  each.reserve(asked.size());
   for (const auto& a : asked) {
     each.push_back(describe(a));
   }
@@ -77,6 +78,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
     return {Revoked::Kind::k_not_held, 0, fmt::format("{} is not held: nothing to revoke", shown)};
   }
   std::vector<std::string> runs;
+  runs.reserve(asked.holders.size());
   for (const auto& a : asked.holders) {
     runs.push_back(a.run);
   }

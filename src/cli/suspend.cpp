@@ -35,11 +35,11 @@ ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Canc
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
   const lock::Owner by = make_owner(getppid(), {});
-  const lock::SuspendedUntil s = locker.suspend(o.name, reason, by, o.for_.value_or(Millis(0)));
+  const lock::SuspendedUntil s = locker.suspend(o.name, reason, by, o.lapse_after.value_or(Millis(0)));
   say_held_warnings();
-  const std::string until = s.until_ms > 0
-                                ? fmt::format("until {} (for {})", local_time(s.until_ms), format_duration(*o.for_))
-                                : fmt::format("until redlock resume {}", escape_for_terminal(o.name));
+  const std::string until =
+      s.until_ms > 0 ? fmt::format("until {} (for {})", local_time(s.until_ms), format_duration(*o.lapse_after))
+                     : fmt::format("until redlock resume {}", escape_for_terminal(o.name));
   return said(fmt::format("suspended {} {}: new acquires and execs of it are busy (75); a running holder goes on\n",
                           escape_for_terminal(o.name), until));
 }

@@ -101,36 +101,39 @@ bool RevokeListener::take_notice(const std::string& text, bool from_mark) {
   return true;
 }
 
-bool RevokeListener::listen_once() {
+std::vector<std::unique_ptr<redis::Connection>> RevokeListener::send_to_all(const std::vector<std::string>& argv) {
   const Cancel stop(m_stop.get());
   const auto& options = m_locker.options();
-  std::vector<std::unique_ptr<redis::Connection>> subs;
-  std::vector<std::unique_ptr<redis::Connection>> reads;
+  std::vector<std::unique_ptr<redis::Connection>> conns;
   for (const auto& ep : m_locker.endpoints()) {
-    subs.push_back(std::make_unique<redis::Connection>(ep, options.timeouts, options.tls, stop));
-    subs.back()->queue({"SUBSCRIBE", m_channel});
+    conns.push_back(std::make_unique<redis::Connection>(ep, options.timeouts, options.tls, stop));
+    conns.back()->queue(argv);
   }
-  (void)redis::run_all(live(subs), stop);
-  for (auto& c : subs) {
-    (void)c->take_replies();
-  }
-  if (stop.requested()) {
-    return true;
-  }
-  // A revoke before the subscription is in the mark.
-  for (const auto& ep : m_locker.endpoints()) {
-    reads.push_back(std::make_unique<redis::Connection>(ep, options.timeouts, options.tls, stop));
-    reads.back()->queue({"HGET", m_mark, "r:" + m_run});
-  }
-  (void)redis::run_all(live(reads), stop);
-  for (auto& c : reads) {
+  (void)redis::run_all(live(conns), stop);
+  return conns;
+}
+
+bool RevokeListener::read_mark() {
+  for (auto& c : send_to_all({"HGET", m_mark, "r:" + m_run})) {
     for (const auto& r : c->take_replies()) {
       if (r.type == redis::Reply::Type::k_string && take_notice(r.str, true)) {
         return true;
       }
     }
   }
-  reads.clear();
+  return false;
+}
+
+bool RevokeListener::listen_once() {
+  const Cancel stop(m_stop.get());
+  std::vector<std::unique_ptr<redis::Connection>> subs = send_to_all({"SUBSCRIBE", m_channel});
+  for (auto& c : subs) {
+    (void)c->take_replies();
+  }
+  // A revoke before the subscription is in the mark.
+  if (stop.requested() || read_mark()) {
+    return true;
+  }
   while (true) {
     std::vector<redis::Connection*> listening = live(subs);
     if (listening.empty()) {

@@ -11,8 +11,10 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "lock/locker.hpp"
+#include "redis/connection.hpp"
 #include "util/duration.hpp"
 #include "util/fd.hpp"
 
@@ -63,6 +65,11 @@ class RevokeListener final : public Revocation {
   // Subscribes and listens until the connections fail (false) or a revoke
   // or the stop comes (true).
   bool listen_once();
+  // `argv` sent on a new connection to each server, each answered, failed
+  // or cut short by the stop.
+  std::vector<std::unique_ptr<redis::Connection>> send_to_all(const std::vector<std::string>& argv);
+  // Reads the lock's revoke mark: true if it names this run.
+  bool read_mark();
   // Takes `text` (a message or the mark's entry) as a revoke of this run.
   bool take_notice(const std::string& text, bool from_mark);
 

@@ -207,12 +207,12 @@ class Locker {
   // and wakes its waiters; the fence counter is left alone. Too few servers
   // answering is an Error (69/77), like a failed round.
   [[nodiscard]] Broken break_lock(const std::string& name);
-  // Suspends `name` on every server, by `by`, for `for_` (0: until
+  // Suspends `name` on every server, by `by`, for `lapse_after` (0: until
   // resumed): acquire then refuses newcomers; holders go on. Fewer than a
   // majority of servers taking it is an Error, as is a marker that is not
   // redlock's (76). Suspending a suspended name replaces the suspension.
   [[nodiscard]] SuspendedUntil suspend(const std::string& name, const std::string& reason, const Owner& by,
-                                       Millis for_);
+                                       Millis lapse_after);
   // Lifts the suspension of `name` on every server: whether any server had
   // it suspended. Errors as for suspend.
   [[nodiscard]] bool resume(const std::string& name);

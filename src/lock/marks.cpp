@@ -130,9 +130,10 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
   return out;
 }
 
-SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by, Millis for_) {
+SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by,
+                               Millis lapse_after) {
   const Keys keys = keys_for(m_options.prefix, name);
-  const SuspendArgs args{.reason = reason, .host = by.host, .pid = by.pid, .for_ = for_};
+  const SuspendArgs args{.reason = reason, .host = by.host, .pid = by.pid, .lapse_after = lapse_after};
   const std::vector<MarkVote> votes =
       mark_votes(name, round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_names);
   require_majority(failures_of(votes));

@@ -124,6 +124,39 @@ void undo_beside_a_grant(const std::vector<AcquireVote>& votes, AcquireDecision&
 
 }  // namespace
 
+namespace {
+
+// Why a round of `n` servers (a quorum of `q`, `yes` of them for the
+// caller) did not hold the lock: d.verdict, most telling first.
+void judge_not_held(const Tally& t, size_t n, size_t q, size_t yes, AcquireDecision& d) {
+  if (t.mismatch) {
+    d.verdict = Verdict::k_mismatch;
+  } else if (t.upgrade) {
+    d.verdict = Verdict::k_upgrade;
+  } else if (d.suspension) {
+    // Whatever else the others said, the lock was not had, and waiting
+    // for a suspended name would not change that.
+    d.verdict = Verdict::k_suspended;
+  } else if (t.skipped >= majority(n)) {
+    // This period's run is done: a majority of the ledgers say so, and any
+    // quorum that could grant shares a server with them.
+    d.verdict = Verdict::k_skipped;
+  } else if (d.failures.size() > n - q) {
+    d.verdict = Verdict::k_unavailable;
+  } else if (d.foreign >= majority(n)) {
+    d.verdict = Verdict::k_foreign;
+  } else if (yes >= q) {
+    // A quorum, but too slowly: the lock may already have expired, and
+    // others may have seen it held; they are told it is free again.
+    d.verdict = Verdict::k_lost_race;
+    d.announce_release = d.fresh;
+  } else {
+    d.verdict = t.busy > 0 ? Verdict::k_busy : Verdict::k_lost_race;
+  }
+}
+
+}  // namespace
+
 AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
                                Millis validity) {
   const size_t n = votes.size();
@@ -169,30 +202,7 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   std::fill(d.voted.begin(), d.voted.end(), false);
   d.fence = 0;
   d.abandoned.reset();
-  if (t.mismatch) {
-    d.verdict = Verdict::k_mismatch;
-  } else if (t.upgrade) {
-    d.verdict = Verdict::k_upgrade;
-  } else if (d.suspension) {
-    // Whatever else the others said, the lock was not had, and waiting
-    // for a suspended name would not change that.
-    d.verdict = Verdict::k_suspended;
-  } else if (t.skipped >= majority(n)) {
-    // This period's run is done: a majority of the ledgers say so, and any
-    // quorum that could grant shares a server with them.
-    d.verdict = Verdict::k_skipped;
-  } else if (d.failures.size() > n - q) {
-    d.verdict = Verdict::k_unavailable;
-  } else if (d.foreign >= majority(n)) {
-    d.verdict = Verdict::k_foreign;
-  } else if (yes >= q) {
-    // A quorum, but too slowly: the lock may already have expired, and
-    // others may have seen it held; they are told it is free again.
-    d.verdict = Verdict::k_lost_race;
-    d.announce_release = d.fresh;
-  } else {
-    d.verdict = t.busy > 0 ? Verdict::k_busy : Verdict::k_lost_race;
-  }
+  judge_not_held(t, n, q, yes, d);
   return d;
 }
 

@@ -139,7 +139,7 @@ std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& /*
 
 std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a) {
   return with_argv(keys_of<lua::k_suspend>(keys.lock, keys.suspended, keys.index),
-                   {a.resume ? "resume" : "suspend", a.reason, a.host, std::to_string(a.pid), ms(a.for_)});
+                   {a.resume ? "resume" : "suspend", a.reason, a.host, std::to_string(a.pid), ms(a.lapse_after)});
 }
 
 const Script& script(ScriptName name) {

@@ -171,7 +171,7 @@ struct SuspendArgs {
   std::string reason{};
   std::string host{};  // who suspends it
   long long pid = 0;
-  Millis for_{0};  // how long it lasts (0: until resumed)
+  Millis lapse_after{0};  // how long it lasts (0: until resumed)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a);
 

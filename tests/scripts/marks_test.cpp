@@ -54,7 +54,7 @@ std::vector<Row> rows() {
       {"ASuspensionForAWhileExpiresByItself",
        suspend,
        {},
-       args(lock::SuspendArgs{.reason = "maint", .host = "h9", .pid = 99, .for_ = 60s}),
+       args(lock::SuspendArgs{.reason = "maint", .host = "h9", .pid = 99, .lapse_after = 60s}),
        "{'suspended', '#', '#'}",
        {"t:{a}:suspended = hash host=h9 pid=99 reason=maint schema=redlock/1 since_ms=# until_ms=# (px ~60000)",
         "t:index = zset t:{a}:suspended=# redlock/1=inf"}},
