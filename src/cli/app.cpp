@@ -77,8 +77,7 @@ void set_verbosity(const GlobalOptions& g) {
 }
 
 // Runs the parsed subcommand: every error becomes one line and its status.
-// The one place where an ExitCode becomes a number.
-int run(std::optional<Subcommand> which, const AllOptions& o) {
+ExitCode run(std::optional<Subcommand> which, const AllOptions& o) {
   // From here on the stop signals are blocked (before any thread or child
   // exists), and the subcommand hands them to every wait for Redis as its
   // Cancel: SIGINT, SIGTERM or SIGHUP while redlock waits for Redis ends it
@@ -113,14 +112,16 @@ int run(std::optional<Subcommand> which, const AllOptions& o) {
     if (!failure.empty()) {
       log_debug("{}", failure);
     }
-    return ExitCode::for_signal(sig).value();
+    return ExitCode::for_signal(sig);
   }
   if (!failure.empty()) {
     log_warning("{}", failure);
   }
-  return status.value();
+  return status;
 }
 
+// The one place where an ExitCode becomes a number, or the end by the stop
+// signal redlock was sent (everything is released by now).
 int parse_and_run(int argc, char** argv) {
   AllOptions o;
   const CommandLine line = read_command_line(o, argc, argv);
@@ -128,7 +129,11 @@ int parse_and_run(int argc, char** argv) {
     return *line.exit_now;
   }
   set_verbosity(o.global);
-  return run(line.subcommand, o);
+  const ExitCode status = run(line.subcommand, o);
+  if (status.signal() != 0) {
+    end_by_signal(status.signal());
+  }
+  return status.value();
 }
 
 }  // namespace

@@ -164,8 +164,8 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
 
 // After CMD: ends the hold and tells exec's exit status. Release happens on
 // every path; if Redis cannot be reached, the TTL frees the lock. A stop
-// signal now (CMD is gone: nothing to forward it to) ends redlock with
-// 128+N; one that arrives during the round trip abandons it at once, and
+// signal now (CMD is gone: nothing to forward it to) ends redlock by it
+// once released; one that arrives during the round trip abandons it at once, and
 // the lock's TTL frees it.
 ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
                        SignalFd& signals, const std::optional<RunningExec>& outer,
@@ -175,6 +175,12 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   while (int sig = signals.take()) {
     stop = sig == SIGCHLD ? stop : sig;
   }
+  // A stop signal ends redlock by that signal once the lock is released;
+  // any other one (SIGQUIT, SIGUSR1) with 128+N.
+  const auto ended_by = [](int sig) {
+    return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ? ExitCode::for_signal(sig)
+                                                            : ExitCode::passed_on(128 + sig);
+  };
   log_debug("releasing {}", escape_for_terminal(name));
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
@@ -184,7 +190,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
                   escape_for_terminal(name), format_duration(take.ttl));
-      return lost ? ExitCode(ExitStatus::k_lost) : ExitCode::for_signal(sig);
+      return lost ? ExitCode(ExitStatus::k_lost) : ended_by(sig);
     }
     if (lost) {
       // The lock was lost, and said so: a release that cannot be sent is no news.
@@ -203,7 +209,13 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
   }
   if (stop != 0) {
     log_warning("interrupted by SIG{} after the command ended (it exited with {})", sigabbrev_np(stop), done.status);
-    return ExitCode::for_signal(stop);
+    return ended_by(stop);
+  }
+  // CMD died of the stop signal redlock passed on: redlock, its lock
+  // released, ends by it too, as timeout(1) does. A command that caught it
+  // and chose its own status has that status passed on.
+  if (done.signalled && done.stop_signal != 0 && done.status == 128 + done.stop_signal) {
+    return ExitCode::for_signal(done.stop_signal);
   }
   return ExitCode::passed_on(done.status);
 }

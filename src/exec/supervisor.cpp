@@ -295,6 +295,9 @@ class Supervisor {
         if (sig != SIGCHLD) {
           log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
           kill(-m_child, sig);
+          if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            m_done.stop_signal = sig;
+          }
           if (sig != SIGUSR1 && sig != SIGUSR2) {
             kill(-m_child, SIGCONT);  // a stopped command must wake up to act on a stop signal
           }

@@ -28,6 +28,7 @@ struct Finished {
   bool timed_out = false;  // CMD was ended for running past policy.max_runtime (already reported)
   bool signalled = false;  // CMD was ended by a signal (status is 128+N)
   bool revoked = false;    // CMD was ended because the lock was revoked (already reported)
+  int stop_signal = 0;     // the last stop signal (SIGINT, SIGTERM, SIGHUP) forwarded to CMD, or 0
 };
 
 // Runs CMD in its own process group while `renewer` keeps the lock alive,

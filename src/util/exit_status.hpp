@@ -26,23 +26,30 @@ enum class ExitStatus : int {
 
 // What a command ends with: one of redlock's own statuses, or one it passes
 // on: the --conflict-exit-code a caller chose, the status of exec's command,
-// or 128+N after a stop signal N. Only main() turns it into a number.
+// or the end by a stop signal N that redlock was sent (128+N to a shell).
+// Only main() turns it into a number, or into death by that signal.
 class ExitCode {
  public:
   // Implicit: every ExitStatus is an exit code.
   constexpr ExitCode(ExitStatus s) : m_value(static_cast<int>(s)) {}  // NOLINT(google-explicit-constructor)
-  // 128+N, as a shell reports a process that signal N ended.
-  [[nodiscard]] static constexpr ExitCode for_signal(int sig) { return ExitCode(128 + sig); }
+  // Ending by stop signal N, which redlock was sent: main() resets it to its
+  // default action and raises it once everything is cleaned up, as
+  // timeout(1) does, so that a supervisor sees a clean stop and a shell
+  // 128+N (the value).
+  [[nodiscard]] static constexpr ExitCode for_signal(int sig) { return ExitCode(128 + sig, sig); }
   // A status from elsewhere (0..255): a command's, or one the caller chose.
   [[nodiscard]] static constexpr ExitCode passed_on(int status) { return ExitCode(status); }
 
   [[nodiscard]] constexpr int value() const { return m_value; }
   [[nodiscard]] constexpr bool ok() const { return m_value == 0; }
+  // The signal to end by (for_signal), or 0.
+  [[nodiscard]] constexpr int signal() const { return m_signal; }
   friend constexpr bool operator==(ExitCode, ExitCode) = default;
 
  private:
-  explicit constexpr ExitCode(int value) : m_value(value) {}
+  explicit constexpr ExitCode(int value, int sig = 0) : m_value(value), m_signal(sig) {}
   int m_value;
+  int m_signal = 0;
 };
 
 // "Stop this command": thrown anywhere, caught once in main(), printed as one

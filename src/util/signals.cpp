@@ -4,6 +4,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 
@@ -32,7 +33,21 @@ namespace {
 constexpr int k_stops[] = {SIGINT, SIGTERM, SIGHUP};
 volatile sig_atomic_t g_say_interrupted = 1;
 
-// Async-signal-safe: write(2) and _exit(2) only.
+// Ends by `sig`: its default action, unblocked, raised. Async-signal-safe
+// (sigaction, sigprocmask, raise).
+void raise_default(int sig) noexcept {
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  sigaction(sig, &action, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+// Async-signal-safe: write(2), the above and _exit(2) only.
 void exit_on_stop(int sig) {
   if (g_say_interrupted != 0) {
     const char* line = sig == SIGINT    ? "redlock: interrupted by SIGINT\n"
@@ -40,10 +55,16 @@ void exit_on_stop(int sig) {
                                         : "redlock: interrupted by SIGHUP\n";
     (void)!write(STDERR_FILENO, line, std::strlen(line));
   }
+  raise_default(sig);
   _exit(128 + sig);
 }
 
 }  // namespace
+
+void end_by_signal(int sig) noexcept {
+  (void)std::fflush(nullptr);
+  raise_default(sig);
+}
 
 ExitOnStop::ExitOnStop() {
   g_say_interrupted = verbosity() == Verbosity::k_silent ? 0 : 1;

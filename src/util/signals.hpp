@@ -29,11 +29,19 @@ class SignalFd {
 
 // While it lives, SIGINT, SIGTERM and SIGHUP (those not ignored) end redlock
 // at once, even inside a blocking open() or read(): "redlock: interrupted by
-// SIGN" on stderr (unless -qq) and exit 128+N. For steps that wait on what no
+// SIGN" on stderr (unless -qq), then redlock ends by that signal. For steps that wait on what no
 // poll loop can watch, such as a FIFO named by --password-file or --tls-ca
 // that nobody writes to (OpenSSL opens those by name). Nothing is taken yet
 // then, so there is nothing to release. Afterwards the signals are blocked
 // again and handled as before.
+class ExitOnStop;
+
+// Ends redlock by stop signal `sig`, as timeout(1) does once its command is
+// gone: standard output flushed, the signal's default action restored and
+// unblocked, and the signal raised. A supervisor (systemd) reads a clean
+// stop, a shell 128+N. Returns only if the process survived it.
+void end_by_signal(int sig) noexcept;
+
 class ExitOnStop {
  public:
   ExitOnStop();

@@ -55,7 +55,7 @@ TEST(PasswordAndTlsFiles, AStopSignalEndsAWaitOnAFifoThatNobodyWritesTo) {
     ASSERT_TRUE(eventually([&] { return waits_for_a_writer(redlock.pid()); })) << c.what << redlock.err_so_far();
     redlock.signal(c.sig);
     Result r = redlock.wait(Seconds(5));
-    EXPECT_EQ(r.status, 128 + c.sig) << c.what << ": " << r.err;
+    EXPECT_EQ(r.signal, c.sig) << c.what << ": " << r.err;
     EXPECT_LT(r.seconds, 4) << c.what;
     EXPECT_TRUE(one_line(r.err)) << r.err;
     EXPECT_NE(r.err.find(std::string("interrupted by SIG") + sigabbrev_np(c.sig)), std::string::npos) << r.err;
@@ -71,7 +71,7 @@ TEST(PasswordAndTlsFiles, UnderQqAStopEndsTheWaitWithoutALine) {
   ASSERT_TRUE(eventually([&] { return waits_for_a_writer(redlock.pid()); })) << redlock.err_so_far();
   redlock.signal(SIGTERM);
   Result r = redlock.wait(Seconds(5));
-  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
   EXPECT_EQ(r.err, "");
 }
 

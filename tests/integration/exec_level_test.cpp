@@ -53,7 +53,7 @@ TEST_F(ExecLevel, TheLockStaysHeldWhileTheCommandRunsAfterAnUnbalancedRelease) {
   EXPECT_EQ(read_file(dir.path() + "/rc"), "1\n");
   EXPECT_TRUE(busy_for_others("held")) << "the lock must still be exec's";
   exec.signal(SIGTERM);
-  EXPECT_EQ(exec.wait().status, 143);
+  EXPECT_EQ(exec.wait().signal, SIGTERM);
   EXPECT_EQ(redis.cmd({"EXISTS", lock_key("held")}).integer, 0);
 }
 

@@ -116,7 +116,7 @@ TEST(HoldAtLeast, ASigtermedJobStillKeepsItsMinimumHold) {
   f.reaper.group(cmd);
   c.signal(SIGTERM);
   Result r = c.wait(Seconds(20));
-  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
   ASSERT_TRUE(key_exists(f.redis, lock_key("job")));
   EXPECT_EQ(field(f.redis, "job", "token"), "");
   EXPECT_GT(pttl(f.redis, "job"), 2000);

@@ -90,7 +90,7 @@ TEST(RecordedCommand, ExecRecordsItsCommandWithoutPasswordOptionsOrSettings) {
   Result s = run({"status", "job"}, {{"REDLOCK_URL", redis.url()}});
   holder.signal(SIGTERM);
   Result done = holder.wait(Seconds(20));
-  EXPECT_EQ(done.status, 143) << done.err;
+  EXPECT_EQ(done.signal, SIGTERM) << done.err;
   EXPECT_EQ(s.status, 0) << s.err;
   for (const char* secret : {"hunter2", "hunter3", "hunter4", "hunter5", "hunter6"}) {
     expect_hidden(hash, secret);

@@ -115,7 +115,7 @@ TEST_F(StatusWaiters, AWaiterThatStopsWaitingLeavesTheListAtOnce) {
   hold_with_two_waiters("job");
   first->signal(SIGTERM);
   Result r = first->wait(Seconds(5));
-  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
   Result s = rl({"status", "--json", "job"});
   json j = json::parse(s.out).at(0);
   ASSERT_EQ(j["waiters"].size(), 1u) << s.out;

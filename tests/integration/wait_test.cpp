@@ -88,7 +88,7 @@ TEST_F(Wait, AnIdleFairWaiterSendsOnlyItsHeartbeat) {
   // One try every 0.5 s keeps its place in line: about 5, never a spin.
   EXPECT_LE(redis.calls("evalsha") + redis.calls("eval") - scripts, 7);
   waiter.signal(SIGTERM);
-  EXPECT_EQ(waiter.wait(Seconds(5)).status, 143);
+  EXPECT_EQ(waiter.wait(Seconds(5)).signal, SIGTERM);
 }
 
 TEST_F(Wait, AnIdleUnfairWaiterSendsNoCommands) {
@@ -102,17 +102,17 @@ TEST_F(Wait, AnIdleUnfairWaiterSendsNoCommands) {
   EXPECT_EQ(redis.calls("evalsha") + redis.calls("eval"), scripts);
   EXPECT_EQ(redis.commands_run(), all) << redis.cmd({"INFO", "commandstats"}).str;
   waiter.signal(SIGTERM);
-  EXPECT_EQ(waiter.wait(Seconds(5)).status, 143);
+  EXPECT_EQ(waiter.wait(Seconds(5)).signal, SIGTERM);
 }
 
-TEST_F(Wait, SigintEndsTheWaitWith130AndTakesNothing) {
+TEST_F(Wait, SigintEndsTheWaitBySigintAndTakesNothing) {
   std::string holder = take("int", {"--ttl", "30s"});
   Child waiter({"acquire", "int", "--wait", "inf"}, env());
   await_waiter("int", waiter);
   const double start = now_seconds();
   waiter.signal(SIGINT);
   Result r = waiter.wait(Seconds(5));
-  EXPECT_EQ(r.status, 130);
+  EXPECT_EQ(r.signal, SIGINT);
   EXPECT_LT(now_seconds() - start, 1.0);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_TRUE(one_line(after_waiting_line(r.err))) << r.err;
@@ -125,14 +125,14 @@ TEST_F(Wait, SigintEndsTheWaitWith130AndTakesNothing) {
   EXPECT_EQ(waiters(redis, "int"), 0);
 }
 
-TEST_F(Wait, SigtermEndsTheWaitWith143AndTakesNothing) {
+TEST_F(Wait, SigtermEndsTheWaitBySigtermAndTakesNothing) {
   std::string holder = take("term", {"--ttl", "30s"});
   Child waiter({"acquire", "term", "--wait", "20s"}, env());
   await_waiter("term", waiter);
   const double start = now_seconds();
   waiter.signal(SIGTERM);
   Result r = waiter.wait(Seconds(5));
-  EXPECT_EQ(r.status, 143);
+  EXPECT_EQ(r.signal, SIGTERM);
   EXPECT_LT(now_seconds() - start, 1.0);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_TRUE(one_line(after_waiting_line(r.err))) << r.err;

@@ -134,14 +134,18 @@ std::vector<std::string> child_env(const Env& env) {
 }
 
 // waitpid with a limit; kills with SIGKILL when the limit passes. The
-// child's peak resident set goes to `peak_rss_kb` if given.
-int wait_with_limit(pid_t pid, Seconds limit, long* peak_rss_kb = nullptr) {
+// child's peak resident set goes to `peak_rss_kb` if given, the signal
+// that ended it (or 0) to `signal`.
+int wait_with_limit(pid_t pid, Seconds limit, long* peak_rss_kb = nullptr, int* signal = nullptr) {
   auto end = std::chrono::steady_clock::now() + limit;
   int wstatus = 0;
   struct rusage usage {};
   const auto done = [&] {
     if (peak_rss_kb != nullptr) {
       *peak_rss_kb = usage.ru_maxrss;
+    }
+    if (signal != nullptr) {
+      *signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
     }
     return exec::exit_status_of(wstatus);
   };
@@ -359,9 +363,12 @@ bool Child::alive() {
   struct rusage usage {};
   pid_t r = wait4(m_pid, &ws, WNOHANG, &usage);
   if (r == m_pid) {
-    m_result =
-        Result{exec::exit_status_of(ws), read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(), usage.ru_maxrss};
+    m_result = Result{exec::exit_status_of(ws),
+                      read_file(m_dir.path() + "/out"),
+                      read_file(m_dir.path() + "/err"),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(),
+                      usage.ru_maxrss,
+                      WIFSIGNALED(ws) ? WTERMSIG(ws) : 0};
     return false;
   }
   return true;
@@ -370,9 +377,14 @@ bool Child::alive() {
 Result Child::wait(Seconds limit) {
   if (!m_result) {
     long peak_rss_kb = 0;
-    int status = wait_with_limit(m_pid, limit, &peak_rss_kb);
-    m_result = Result{status, read_file(m_dir.path() + "/out"), read_file(m_dir.path() + "/err"),
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(), peak_rss_kb};
+    int signal = 0;
+    int status = wait_with_limit(m_pid, limit, &peak_rss_kb, &signal);
+    m_result = Result{status,
+                      read_file(m_dir.path() + "/out"),
+                      read_file(m_dir.path() + "/err"),
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(),
+                      peak_rss_kb,
+                      signal};
   }
   return *m_result;
 }

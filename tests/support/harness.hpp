@@ -86,6 +86,7 @@ struct Result {
   std::string err;
   double seconds = 0;
   long peak_rss_kb = 0;  // the process's peak resident set (ru_maxrss), in KiB
+  int signal = 0;        // N when signal N ended it (status is then 128+N), else 0
 };
 
 using Env = std::map<std::string, std::string>;
