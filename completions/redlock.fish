@@ -10,7 +10,7 @@
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
     --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --note --on-busy --grace --for --reason \
-    --max-age --format --interval -c
+    --max-age --format --interval --sort -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -186,6 +186,8 @@ complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array i
 complete -c redlock -n '__redlock_using status' -l format -x -a 'table json prometheus' -d 'how to print it'
 complete -c redlock -n '__redlock_using status' -l watch -d 'show it again every --interval until interrupted'
 complete -c redlock -n '__redlock_using status' -l interval -x -d 'how often --watch shows it'
+complete -c redlock -n '__redlock_using status' -l sort -x -a 'name age ttl' -d 'order the locks by'
+complete -c redlock -n '__redlock_using status' -l wide -d 'on a terminal too: every column, lines unclipped'
 complete -c redlock -n '__redlock_using status' -l scan -d 'find the locks by SCAN too, for those of versions before 0.2'
 
 # break NAME...

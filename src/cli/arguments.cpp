@@ -1,6 +1,7 @@
 #include "cli/arguments.hpp"
 
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -21,6 +22,19 @@ std::vector<std::string> named_locks(const std::vector<std::string>& names) {
     }
   }
   return out;
+}
+
+StatusNames status_names(const std::vector<std::string>& words) {
+  StatusNames out;
+  for (const auto& word : named_locks(words)) {
+    const bool glob = word.find_first_of("*?[") != std::string::npos;
+    (glob ? out.globs : out.names).push_back(word);
+  }
+  return out;
+}
+
+bool glob_matches(const std::string& glob, const std::string& name) {
+  return fnmatch(glob.c_str(), name.c_str(), 0) == 0;
 }
 
 std::string token_from(const std::string& flag) {

@@ -13,6 +13,20 @@ namespace redlock::cli {
 // once each in the order first given: a name given twice is one lock.
 [[nodiscard]] std::vector<std::string> named_locks(const std::vector<std::string>& names);
 
+// What status is asked for: lock names, and globs (words with *, ? or [,
+// read as fnmatch(3) reads them, a backslash quoting the next character)
+// matched against the names of the held locks. Each is checked as a name is
+// (64 for a bad one), and given once.
+struct StatusNames {
+  std::vector<std::string> names;
+  std::vector<std::string> globs;
+};
+[[nodiscard]] StatusNames status_names(const std::vector<std::string>& words);
+
+// Whether `name` matches `glob` (fnmatch(3), no flags: * and ? match any
+// character, / and a leading dot included).
+[[nodiscard]] bool glob_matches(const std::string& glob, const std::string& name);
+
 // The token from --token, else $REDLOCK_TOKEN; empty if neither. A token
 // that cannot be one (spaces, control characters, too long) is a UsageError.
 [[nodiscard]] std::string token_from(const std::string& flag);

@@ -77,13 +77,16 @@ struct RenewOptions {
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 enum class StatusFormat { k_table, k_json, k_prometheus };
+enum class StatusSort { k_name, k_age, k_ttl };
 struct StatusOptions {
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // names, and globs (with * ? or [) matched against held locks' names
   bool json = false;
   std::optional<StatusFormat> format;  // --format (none: table, or json with --json)
   bool watch = false;                  // redraw every `interval` until a stop signal
   std::optional<Millis> interval;      // --watch's period (none: 2s)
   bool scan = false;                   // list by SCAN too, not only from the index of held locks
+  bool wide = false;                   // on a terminal: every column, lines unclipped
+  std::optional<StatusSort> sort;      // none: names in the order given, then the rest by name
 };
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop);
 

@@ -50,6 +50,19 @@ StatusFormat parse_format(const std::string& text) {
   throw UsageError(fmt::format("invalid --format '{}': use table, json or prometheus", escape_for_terminal(text)));
 }
 
+StatusSort parse_sort(const std::string& text) {
+  if (text == "name") {
+    return StatusSort::k_name;
+  }
+  if (text == "age") {
+    return StatusSort::k_age;
+  }
+  if (text == "ttl") {
+    return StatusSort::k_ttl;
+  }
+  throw UsageError(fmt::format("invalid --sort '{}': use name, age or ttl", escape_for_terminal(text)));
+}
+
 Millis parse_interval(const std::string& text) {
   const Millis interval = parse_duration(text, "--interval");
   if (interval < Millis(100)) {

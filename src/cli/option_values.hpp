@@ -29,6 +29,9 @@ namespace redlock::cli {
 // status --format: table, json or prometheus.
 [[nodiscard]] StatusFormat parse_format(const std::string& text);
 
+// status --sort: name, age or ttl.
+[[nodiscard]] StatusSort parse_sort(const std::string& text);
+
 // status --interval: a duration of at least 100ms.
 [[nodiscard]] Millis parse_interval(const std::string& text);
 

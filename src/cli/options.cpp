@@ -167,7 +167,9 @@ CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
 // status [NAME...]: how it shows the locks.
 CLI::App* add_status(CLI::App& app, StatusOptions& o) {
   auto* sub = app.add_subcommand("status", "show who holds which lock, for how long, and who waits");
-  sub->add_option("NAME", o.names, "locks to show, with their waiters (default: every lock under the prefix)");
+  sub->add_option("NAME", o.names,
+                  "locks to show, with their waiters; a GLOB ('deploy-*', with * ? or [...]) shows the held "
+                  "locks it matches (default: every lock under the prefix)");
   sub->add_flag("--json", o.json, "print a JSON array instead of a table (as --format json)");
   add_parsed_option(
       *sub, "--format", [&o](const std::string& v) { o.format = parse_format(v); },
@@ -178,12 +180,18 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
       *sub, "--interval", [&o](const std::string& v) { o.interval = parse_interval(v); },
       "how often --watch shows it (default 2s)")
       ->type_name("D");
+  add_parsed_option(
+      *sub, "--sort", [&o](const std::string& v) { o.sort = parse_sort(v); },
+      "order the locks by name, age (held longest first) or ttl (soonest to expire first)")
+      ->type_name("KEY");
+  sub->add_flag("--wide", o.wide, "on a terminal too: FENCE and COUNT, and lines as long as they need");
   sub->add_flag("--scan", o.scan,
                 "without NAME: find the locks with SCAN as well as in the index of held locks, to list those of "
                 "redlock versions before 0.2 too (reads the whole keyspace)");
   sub->footer(
       "Example:\n  redlock status                 # every lock, as a table\n"
       "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
+      "  redlock status 'deploy-*' --sort age\n"
       "  redlock status --watch         # redrawn every 2s; Ctrl-C ends it");
   return sub;
 }

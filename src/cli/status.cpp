@@ -1,9 +1,13 @@
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <ctime>
+#include <optional>
 
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
@@ -37,23 +41,82 @@ Format format_of(const StatusOptions& o) {
   return *o.format;
 }
 
-// Every lock asked for (or every lock under the prefix), judged across the
-// servers; with `runs`, with its last run. The table of every lock shows no
-// runs, and does not pay a round trip for them.
-std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::string>& asked, bool scan, bool runs) {
-  std::vector<std::string> names = asked.empty() ? locker.list(scan) : asked;
-  std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
+// What standard output is: a terminal of `columns` by `rows` (COLUMNS and
+// LINES when set, as ps(1) reads them, else the terminal's own size, else
+// 80 by 24), or not a terminal (0 by 0).
+struct Screen {
+  size_t columns = 0;
+  size_t rows = 0;
+};
+
+size_t size_from_environment(const char* variable, size_t fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') {
+    return fallback;
+  }
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  return *end == '\0' && value > 0 && value <= 100'000 ? value : fallback;
+}
+
+Screen screen() {
+  if (::isatty(STDOUT_FILENO) != 1) {
+    return {};
+  }
+  winsize size{};
+  const bool known = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0;
+  return {size_from_environment("COLUMNS", known && size.ws_col > 0 ? size.ws_col : 80),
+          size_from_environment("LINES", known && size.ws_row > 0 ? size.ws_row : 24)};
+}
+
+// The locks to show, and the globs that matched no held lock.
+struct Snapshot {
   std::vector<Verdict> verdicts;
+  std::vector<std::string> unmatched;
+};
+
+bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_matches(g, name); });
+}
+
+// Every lock named (free ones too), then those under the prefix that a glob
+// matches (every one when neither names nor globs are given), judged across
+// the servers; with `runs`, with its last run. The globs are matched here
+// against the names the index of held locks lists: a glob never makes
+// status read the whole keyspace. The table of every lock shows no runs,
+// and does not pay a round trip for them.
+Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, bool runs) {
+  std::vector<std::string> names = asked.names;
+  const size_t named = names.size();
+  if (named == 0 || !asked.globs.empty()) {
+    for (auto& listed : locker.list(scan)) {
+      const bool wanted = asked.globs.empty() || matches_any(asked.globs, listed);
+      if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), listed) ==
+                        names.begin() + static_cast<std::ptrdiff_t>(named)) {
+        names.push_back(std::move(listed));
+      }
+    }
+  }
+  std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
+  Snapshot out;
   for (size_t i = 0; i < names.size(); ++i) {
     Verdict v = lock::judge(names[i], views[i]);
     // A listed name whose lock expired between the listing and its reading is simply gone.
-    if (!asked.empty() || v.shown()) {
-      verdicts.push_back(std::move(v));
+    if (i < named || v.shown()) {
+      out.verdicts.push_back(std::move(v));
+    }
+  }
+  for (const auto& glob : asked.globs) {
+    const bool matched = std::any_of(out.verdicts.begin(), out.verdicts.end(),
+                                     [&](const Verdict& v) { return v.shown() && glob_matches(glob, v.name); });
+    if (!matched) {
+      out.unmatched.push_back(glob);
     }
   }
   if (!runs) {
-    return verdicts;
+    return out;
   }
+  std::vector<Verdict>& verdicts = out.verdicts;
   // The last run of each, from the run ledgers, free locks included.
   std::vector<std::string> shown;
   for (const auto& v : verdicts) {
@@ -67,14 +130,23 @@ std::vector<Verdict> snapshot(lock::Locker& locker, const std::vector<std::strin
       verdicts[i].runs = std::move(last[k++]);
     }
   }
-  return verdicts;
+  return out;
 }
 
 struct Shown {
   std::string output;                  // for standard output
   std::string empty;                   // why there is nothing to show, if so
-  ExitCode status = ExitStatus::k_ok;  // 0; 1 when an asked-for lock is free; 76 for a foreign key
+  std::string unmatched;               // which globs matched no held lock, if any
+  ExitCode status = ExitStatus::k_ok;  // 0; 1: a lock named is free, a glob matched none; 76: a foreign key
 };
+
+std::string quoted_globs(const std::vector<std::string>& globs) {
+  std::vector<std::string> quoted;
+  for (const auto& g : globs) {
+    quoted.push_back("'" + escape_for_terminal(g) + "'");
+  }
+  return spoken_list(quoted);
+}
 
 // Where the locks are looked for, for people: the prefix and the servers.
 struct Where {
@@ -82,18 +154,30 @@ struct Where {
   std::string servers;  // without passwords
 };
 
-Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& verdicts, const Where& where,
-           bool many_servers) {
+// `named`: names were given (their waiters and last runs are shown).
+Shown show(const StatusOptions& o, Format format, Snapshot snap, bool named, const Where& where, bool many_servers,
+           const TableLayout& layout) {
+  if (o.sort) {
+    sort_verdicts(snap.verdicts, *o.sort);
+  }
+  const std::vector<Verdict>& verdicts = snap.verdicts;
   Shown shown;
   if (format == Format::k_json) {
     shown.output = status_json(verdicts);
   } else if (format == Format::k_prometheus) {
     shown.output = status_prometheus(verdicts);
   } else if (verdicts.empty()) {
-    shown.empty = fmt::format("no locks under the prefix '{}' on {}", escape_for_terminal(where.prefix),
-                              escape_for_terminal(where.servers));
+    shown.empty =
+        snap.unmatched.empty()
+            ? fmt::format("no locks under the prefix '{}' on {}", escape_for_terminal(where.prefix),
+                          escape_for_terminal(where.servers))
+            : fmt::format("no held lock under the prefix '{}' on {} matches {}", escape_for_terminal(where.prefix),
+                          escape_for_terminal(where.servers), quoted_globs(snap.unmatched));
   } else {
-    shown.output = status_table(verdicts, many_servers, !o.names.empty());
+    shown.output = status_table(verdicts, many_servers, named, layout);
+  }
+  if (!snap.unmatched.empty() && shown.empty.empty()) {
+    shown.unmatched = fmt::format("no held lock matches {}", quoted_globs(snap.unmatched));
   }
   for (const auto& v : verdicts) {
     if (v.state == State::k_foreign) {
@@ -102,7 +186,17 @@ Shown show(const StatusOptions& o, Format format, const std::vector<Verdict>& ve
       shown.status = ExitStatus::k_no;
     }
   }
+  if (!snap.unmatched.empty() && shown.status.ok()) {
+    shown.status = ExitStatus::k_no;
+  }
   return shown;
+}
+
+// A reader that went away (`status | head -1`) ends the listing quietly,
+// as it ends ls(1): by SIGPIPE, or with 0 when redlock was started with
+// SIGPIPE ignored.
+ExitCode reader_gone() {
+  return sigpipe_ignored_at_start() ? ExitCode(ExitStatus::k_ok) : ExitCode::for_signal(SIGPIPE);
 }
 
 // Keys redlock did not write end status with 76, and a failure gets one
@@ -142,21 +236,40 @@ void say_free(const std::vector<Verdict>& verdicts) {
   log_warning("{} {} not held", spoken_list(free), free.size() == 1 ? "is" : "are");
 }
 
+// What fits a screen, as watch(1) shows it: each line clipped to its width,
+// and only as many lines as leave the header in sight (the last line never
+// ends in a newline that would scroll it away).
+std::string fit_screen(const std::string& text, const Screen& shown) {
+  std::string clipped = clip_lines(text, shown.columns);
+  size_t lines = 0;
+  for (size_t at = 0; at < clipped.size(); ++at) {
+    if (clipped[at] == '\n' && ++lines + 1 >= shown.rows) {
+      clipped.resize(at + 1);
+      break;
+    }
+  }
+  return clipped;
+}
+
 // status --watch: shown again every `interval` (redrawn in place on a
-// terminal, one block after another otherwise) until a stop signal, which
-// ends it with 0, even while a reader that stopped reading (less) keeps a
-// write waiting. Redis trouble is shown and tried again at the next turn.
-ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Format format, Millis interval,
-               lock::Locker& locker, const Where& where) {
+// terminal, clipped to the screen under its header, one block after
+// another otherwise) until a stop signal, which ends it with 0, even while
+// a reader that stopped reading (less) keeps a write waiting. Redis trouble
+// is shown and tried again at the next turn.
+ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, Millis interval, lock::Locker& locker,
+               const Where& where) {
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
-  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   StoppableStdout out;
   for (bool first = true;; first = false) {
+    const Screen now = screen();
+    const bool terminal = now.columns > 0;
     std::string block;
     try {
-      const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
+      const bool runs = !names.names.empty() || format != Format::k_table;
+      Snapshot snap = snapshot(locker, names, o.scan, runs);
       say_held_warnings();
-      const Shown shown = show(o, format, verdicts, where, locker.size() > 1);
+      const Shown shown = show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1,
+                               terminal ? TableLayout{o.wide, now.columns} : TableLayout{});
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
       if (stopped(stops)) {
@@ -165,16 +278,17 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
       block = fmt::format("redlock: {}\n", one_line(e.what()));
     }
     if (terminal) {
-      const std::time_t now = std::time(nullptr);
+      const std::time_t clock = std::time(nullptr);
       char when[64] = {};
-      std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+      std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&clock));
       std::string what = "redlock status";
-      for (const auto& name : names) {
+      for (const auto& name : o.names) {
         what += ' ';
         what += escape_for_terminal(name);
       }
       what += " on " + escape_for_terminal(where.servers);
-      block = fmt::format("\033[H\033[2JEvery {}: {}    {}\n\n{}", format_duration(interval), what, when, block);
+      const std::string header = fmt::format("Every {}: {}    {}\n\n", format_duration(interval), what, when);
+      block = "\033[H\033[2J" + fit_screen(header + block, now);
     } else if (!first) {
       block = fmt::format("\n{}", block);  // insert() would trip a false -Wrestrict of GCC 12
     }
@@ -185,6 +299,9 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
         (void)stopped(stops);
         return ExitStatus::k_ok;
       case StoppableStdout::Outcome::k_failed:
+        if (errno == EPIPE) {
+          return reader_gone();
+        }
         log_warning("could not write the status to standard output");
         return ExitStatus::k_output;
     }
@@ -197,22 +314,27 @@ ExitCode watch(const StatusOptions& o, const std::vector<std::string>& names, Fo
 // status --format prometheus: always a whole exposition, the servers'
 // families (redlock_up and what may lose locks) included when the locks
 // cannot be read; the exit status still says why they could not.
-ExitCode prometheus(const StatusOptions& o, const std::vector<std::string>& names, const Resolved& r,
-                    lock::Locker& locker, const Cancel& stop) {
+ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Resolved& r, lock::Locker& locker,
+                    const Cancel& stop) {
   std::vector<ServerGauges> servers;
   for (const auto& facts : lock::probe(r.endpoints, r.options, stop)) {
     servers.push_back({facts.server, !facts.failure, lock::evicts_locks(facts), lock::restart_forgets_locks(facts)});
   }
-  std::vector<Verdict> verdicts;
+  Snapshot snap;
   std::optional<Error> failure;
   try {
-    verdicts = snapshot(locker, names, o.scan, true);
+    snap = snapshot(locker, names, o.scan, true);
   } catch (const Error& e) {
     failure = e;
   }
+  const std::vector<Verdict> verdicts = snap.verdicts;
   const Where where{r.options.prefix, display_endpoints(r.endpoints)};
-  const Shown shown = show(o, Format::k_prometheus, verdicts, where, locker.size() > 1);
+  const Shown shown =
+      show(o, Format::k_prometheus, std::move(snap), !names.names.empty(), where, locker.size() > 1, TableLayout{});
   if (!write_stdout(shown.output + servers_prometheus(servers))) {
+    if (errno == EPIPE) {
+      return reader_gone();
+    }
     log_warning("could not write the status to standard output");
     return ExitStatus::k_output;
   }
@@ -221,7 +343,11 @@ ExitCode prometheus(const StatusOptions& o, const std::vector<std::string>& name
     return failure->status();
   }
   warn_foreign(verdicts);
-  if (shown.status == ExitStatus::k_no) {
+  if (!shown.unmatched.empty()) {
+    log_warning("{}", shown.unmatched);
+  }
+  if (shown.status == ExitStatus::k_no &&
+      std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.state == State::k_free; })) {
     say_free(verdicts);
   }
   return shown.status;
@@ -230,7 +356,7 @@ ExitCode prometheus(const StatusOptions& o, const std::vector<std::string>& name
 }  // namespace
 
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop) {
-  const std::vector<std::string> names = named_locks(o.names);
+  const StatusNames names = status_names(o.names);
   const Format format = format_of(o);
   if (o.interval && !o.watch) {
     throw UsageError("--interval goes with --watch");
@@ -245,17 +371,30 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   if (format == Format::k_prometheus) {
     return prometheus(o, names, r, locker, stop);
   }
-  const auto verdicts = snapshot(locker, names, o.scan, !names.empty() || format != Format::k_table);
-  const Shown shown = show(o, format, verdicts, where, locker.size() > 1);
+  Snapshot snap = snapshot(locker, names, o.scan, !names.names.empty() || format != Format::k_table);
+  const Screen terminal = screen();
+  // A terminal gets a table that fits it (unless --wide); a pipe or a file
+  // every column, whole.
+  const TableLayout layout = terminal.columns > 0 && !o.wide ? TableLayout{false, terminal.columns} : TableLayout{};
+  const std::vector<Verdict> verdicts = snap.verdicts;
+  const Shown shown = show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1, layout);
   if (!shown.empty.empty()) {
     log_warning("{}", shown.empty);
   }
   if (!shown.output.empty() && !write_stdout(shown.output)) {
+    if (errno == EPIPE) {
+      return reader_gone();
+    }
     log_warning("could not write the status to standard output");
     return ExitStatus::k_output;
   }
   warn_foreign(verdicts);
-  if (shown.status == ExitStatus::k_no) {
+  if (!shown.unmatched.empty()) {
+    log_warning("{}", shown.unmatched);
+  }
+  const bool free =
+      std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.state == State::k_free; });
+  if (shown.status == ExitStatus::k_no && free) {
     say_free(verdicts);
   }
   return shown.status;

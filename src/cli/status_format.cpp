@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/commands.hpp"
 #include "cli/runs.hpp"
 #include "lock/layout.hpp"
 #include "util/duration.hpp"
@@ -168,6 +170,13 @@ nlohmann::json to_json(const Verdict& v) {
 
 using Row = std::vector<std::string>;
 constexpr size_t k_columns = 10;
+constexpr size_t k_fence_column = 6;  // then COUNT: left out of a narrow table
+
+// A detail line under a lock (a waiter, a server, the last run): two cells,
+// which set no column's width.
+bool is_detail(const Row& row) {
+  return row.size() == 2;
+}
 
 // The STATE column: held, free, foreign(TYPE), held N/LIMIT (a semaphore's
 // places), shared N (readers) or held(min-hold).
@@ -267,7 +276,7 @@ void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
 std::vector<size_t> column_widths(const std::vector<Row>& rows) {
   std::vector<size_t> width(k_columns, 0);
   for (const auto& row : rows) {
-    if (row.size() < k_columns) {
+    if (is_detail(row)) {
       continue;
     }
     for (size_t c = 0; c < row.size(); ++c) {
@@ -280,7 +289,7 @@ std::vector<size_t> column_widths(const std::vector<Row>& rows) {
 // One line of the table, without trailing blanks.
 std::string render_row(const Row& row, const std::vector<size_t>& width) {
   std::string line;
-  if (row.size() < k_columns) {
+  if (is_detail(row)) {
     line = row[0] + "  " + row[1];
   } else {
     for (size_t c = 0; c < row.size(); ++c) {
@@ -376,7 +385,68 @@ std::optional<double> last_run_exit_status(const Verdict& v) {
 
 }  // namespace
 
-std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters) {
+std::string clip_lines(std::string_view text, size_t width) {
+  if (width == 0) {
+    return std::string(text);
+  }
+  std::string out;
+  out.reserve(text.size());
+  size_t column = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      out += c;
+      column = 0;
+      continue;
+    }
+    // A UTF-8 continuation byte belongs to the character before it.
+    const bool starts_character = (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+    if (starts_character) {
+      ++column;
+    }
+    if (column <= width) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void sort_verdicts(std::vector<Verdict>& verdicts, StatusSort by) {
+  // The key of a held lock under `by` (smaller first); free locks have none.
+  const auto key = [by](const Verdict& v) -> std::optional<long long> {
+    if (v.state != State::k_held || v.holders.empty() || by == StatusSort::k_name) {
+      return std::nullopt;
+    }
+    if (by == StatusSort::k_age) {
+      long long oldest = 0;
+      for (const auto& h : v.holders) {
+        oldest = std::max(oldest, age_of(v, h));
+      }
+      return -oldest;
+    }
+    long long soonest = std::numeric_limits<long long>::max();
+    for (const auto& h : v.holders) {
+      soonest = std::min(soonest, h.ttl_ms < 0 ? std::numeric_limits<long long>::max() : h.ttl_ms);
+    }
+    return soonest;
+  };
+  std::stable_sort(verdicts.begin(), verdicts.end(), [&](const Verdict& a, const Verdict& b) {
+    if (by != StatusSort::k_name) {
+      const std::optional<long long> ka = key(a);
+      const std::optional<long long> kb = key(b);
+      if (ka.has_value() != kb.has_value()) {
+        return ka.has_value();
+      }
+      if (ka && *ka != *kb) {
+        return *ka < *kb;
+      }
+    }
+    return a.name < b.name;
+  });
+}
+
+std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters,
+                         const TableLayout& layout) {
   std::vector<Row> rows;
   rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "WAITING", "COMMAND"});
   for (const auto& v : verdicts) {
@@ -390,12 +460,19 @@ std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers
       add_server_rows(v, rows);
     }
   }
+  if (!layout.wide) {
+    for (auto& row : rows) {
+      if (!is_detail(row)) {
+        row.erase(row.begin() + k_fence_column, row.begin() + k_fence_column + 2);
+      }
+    }
+  }
   const std::vector<size_t> width = column_widths(rows);
   std::string out;
   for (const auto& row : rows) {
     out += render_row(row, width);
   }
-  return out;
+  return clip_lines(out, layout.width);
 }
 
 std::string status_json(const std::vector<Verdict>& verdicts) {

@@ -6,18 +6,39 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lock/quorum.hpp"
 
 namespace redlock::cli {
 
+// How the table is laid out. The default is what a pipe or a file gets
+// (scripts read it): every column, each line as long as it needs. On a
+// terminal FENCE and COUNT are left out unless `wide`, and each line is
+// clipped to `width` columns (COMMAND, the last, goes first).
+struct TableLayout {
+  bool wide = true;
+  size_t width = 0;  // 0: no limit
+};
+
 // The table: a header line and one line per holder (one of dashes for a lock
 // nobody holds); with `with_waiters`, an indented line per waiter; with
 // `many_servers`, an indented line per server. Names, hosts and commands are
 // escaped for a terminal; no line ends in a blank.
 [[nodiscard]] std::string status_table(const std::vector<lock::StatusVerdict>& verdicts, bool many_servers,
-                                       bool with_waiters);
+                                       bool with_waiters, const TableLayout& layout = {});
+
+// `text` with each line cut to at most `width` columns (a column per UTF-8
+// character, never half of one); 0 leaves it whole.
+[[nodiscard]] std::string clip_lines(std::string_view text, size_t width);
+
+enum class StatusSort;
+
+// Orders the locks for `status --sort`: by name; by age, the longest held
+// first; by ttl, the soonest to expire first (a hold with no expiry after
+// those with one). Locks nobody holds come after the held ones, by name.
+void sort_verdicts(std::vector<lock::StatusVerdict>& verdicts, StatusSort by);
 
 // The JSON array of `status --json` (documented field by field in the
 // README), indented by two, with a final newline; bytes that are not UTF-8

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "lock/claim.hpp"
 
 namespace redlock::cli {
@@ -430,6 +431,45 @@ TEST(StatusPrometheus, EveryServerHasRedlockUpAndTheFindingsWhereKnown) {
   EXPECT_NE(out.find("redlock_server_restart_forgets_locks{server=\"redis://a:6379\"} 0\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("evicts_locks{server=\"redis://b"), std::string::npos) << "not known: no sample" << out;
   EXPECT_NE(out.find("# TYPE redlock_server_restart_forgets_locks gauge\n"), std::string::npos) << out;
+}
+
+TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) {
+  const std::vector<StatusVerdict> locks = {
+      held("deploy", holder("web-3", 4411, "./deploy.sh --env production --really", 12'300, 17'700, 42))};
+  EXPECT_EQ(status_table(locks, false, false, TableLayout{false, 0}),
+            "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
+            "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env production --really\n");
+  const std::string clipped = status_table(locks, false, false, TableLayout{false, 70});
+  EXPECT_EQ(clipped,
+            "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
+            "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env p\n");
+  EXPECT_EQ(status_table(locks, false, false, TableLayout{true, 0}), status_table(locks, false, false))
+      << "wide and unclipped is what a pipe gets";
+}
+
+TEST(StatusTable, ClippingCountsCharactersAndNeverCutsOneInHalf) {
+  EXPECT_EQ(clip_lines("h\xc3\xa9llo\nab\n", 2), "h\xc3\xa9\nab\n");
+  EXPECT_EQ(clip_lines("abc", 0), "abc");
+  EXPECT_EQ(clip_lines("abc\n\nxyz", 1), "a\n\nx");
+}
+
+TEST(StatusSort, ByAgeTheLongestHeldFirstByTtlTheSoonestToExpireFirstFreeLocksLast) {
+  std::vector<StatusVerdict> locks = {free_lock("a-free"), held("b", holder("h", 1, "", 5'000, 20'000, 1)),
+                                      held("c", holder("h", 2, "", 60'000, 9'000, 2)),
+                                      held("d", holder("h", 3, "", 1'000, -1, 3))};
+  const auto names = [&] {
+    std::string out;
+    for (const auto& v : locks) {
+      out += v.name + " ";
+    }
+    return out;
+  };
+  sort_verdicts(locks, StatusSort::k_age);
+  EXPECT_EQ(names(), "c b d a-free ");
+  sort_verdicts(locks, StatusSort::k_ttl);
+  EXPECT_EQ(names(), "c b d a-free ") << "a hold with no expiry comes after those with one";
+  sort_verdicts(locks, StatusSort::k_name);
+  EXPECT_EQ(names(), "a-free b c d ");
 }
 
 }  // namespace
