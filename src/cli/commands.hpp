@@ -110,6 +110,7 @@ struct ExecOptions {
   std::string shell_command;                // -c STRING
   std::vector<std::string> command;         // after --
   bool saw_double_dash = false;             // set by the caller from argv
+  std::string dashes_hint;                  // argv with -- before CMD, when CMD came without it
 };
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop);
 

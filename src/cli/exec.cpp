@@ -26,12 +26,14 @@ namespace {
 // What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
 std::vector<std::string> command_argv(const ExecOptions& o) {
   if (!o.command.empty() && !o.saw_double_dash) {
-    std::string words;
-    for (const auto& w : redact_arguments(o.command)) {
-      words += " " + w;
+    std::string line = o.dashes_hint;
+    if (line.empty()) {
+      line = "redlock exec " + escape_for_terminal(o.take.name) + " --";
+      for (const auto& w : redact_arguments(o.command)) {
+        line += " " + escape_for_terminal(w);
+      }
     }
-    throw UsageError(fmt::format("put -- before the command: redlock exec {} --{}", escape_for_terminal(o.take.name),
-                                 escape_for_terminal(words)));
+    throw UsageError("put -- before the command: " + line);
   }
   if (!o.shell_command.empty() && !o.command.empty()) {
     throw UsageError("exec takes either -- CMD [ARG...] or -c STRING, not both");

@@ -1,9 +1,12 @@
-// The command line: every subcommand's options, each with its help and the
-// parser of its value, and the reading of argv. This is the one file that
-// includes CLI11: each file that includes it costs seconds of compile, and
-// every one has its own copies of CLI11's static objects, built at every
+// The command line's definition: every subcommand's options, each with its
+// help and the parser of its value, and how the help is laid out. Reading
+// argv with it is cli/command_line.cpp. These two are the files that include
+// CLI11 (cli/options.hpp): each file that includes it costs seconds of
+// compile and its own copies of CLI11's static objects, built at every
 // start of redlock. The subcommands' files get their options as plain
 // structs (cli/commands.hpp).
+
+#include "cli/options.hpp"
 
 #include <fmt/format.h>
 
@@ -18,6 +21,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/option_values.hpp"
+#include "cli/usage.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/number.hpp"
@@ -82,7 +86,7 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       ->type_name("D");
   add_parsed_option(
       sub, "--wait", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
-      "how long to wait for a held lock: 0 (one try, the default), 30s, inf")
+      "how long to wait for a held lock: 0 (one try, the default), 30s, inf (or forever)")
       ->type_name("D");
   sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
       ->type_name("T");
@@ -333,10 +337,34 @@ CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
 
 namespace {
 
-// redlock's own options and footer, without the subcommands.
+// redlock's help: wrapped to 80 columns, and each subcommand's listing the
+// global options too, which it accepts after its name as well.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    return wrap_help(CLI::Formatter::make_help(app, std::move(name), mode), get_column_width());
+  }
+
+  std::string make_footer(const CLI::App* app) const override {
+    const CLI::App* parent = app->get_parent();
+    if (parent == nullptr) {
+      return CLI::Formatter::make_footer(app);
+    }
+    const std::vector<const CLI::Option*> globals = parent->get_options([parent](const CLI::Option* opt) {
+      return opt->nonpositional() && opt != parent->get_help_ptr() && opt->get_name() != "--version";
+    });
+    // make_group starts with the blank line that make_help already wrote.
+    return make_group("Global options (before or after the subcommand)", false, globals).substr(1) + "\n" +
+           CLI::Formatter::make_footer(app);
+  }
+};
+
+}  // namespace
+
 std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   auto app =
       std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
+  app->formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which inherit it
   app->set_version_flag("--version", version_text());
   app->require_subcommand(1);
   app->fallthrough();
@@ -347,18 +375,16 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   app->footer(
       "Examples:\n"
       "  redlock exec --ttl 2m nightly-report -- /opt/report.sh\n"
-      "  tok=$(redlock acquire --ttl 60s migrate) && redlock release --token \"$tok\" migrate\n"
+      "  tok=$(redlock acquire --ttl 60s migrate)\n"
+      "  redlock release --token \"$tok\" migrate\n"
       "  redlock status\n"
-      "See redlock(1) for exit statuses and safety notes.");
+      "See redlock(1) for exit statuses and safety notes.\n"
+      "Exit: 0 ok, 1 no, 64 usage, 69 no Redis, 74 lost, 75 busy, 76 error, 77 refused");
   return app;
 }
 
-// Each subcommand, in the order --help lists them.
-struct SubcommandDef {
-  const char* name;
-  Subcommand id;
-  CLI::App* (*add)(CLI::App&, AllOptions&);
-};
+namespace {
+
 constexpr SubcommandDef k_subcommands[] = {
     {"acquire", Subcommand::k_acquire, [](CLI::App& app, AllOptions& o) { return add_acquire(app, o.acquire); }},
     {"release", Subcommand::k_release, [](CLI::App& app, AllOptions& o) { return add_release(app, o.release); }},
@@ -376,6 +402,10 @@ constexpr SubcommandDef k_subcommands[] = {
 
 }  // namespace
 
+std::span<const SubcommandDef> subcommand_defs() {
+  return k_subcommands;
+}
+
 // The whole command line: redlock's own options and footer, then each
 // subcommand's.
 std::unique_ptr<CLI::App> build_app(AllOptions& o) {
@@ -384,265 +414,6 @@ std::unique_ptr<CLI::App> build_app(AllOptions& o) {
     (void)s.add(*app, o);
   }
   return app;
-}
-
-// Reading argv: what CLI11 cannot be left to do (exec's CMD, `redlock help`,
-// silence and secrets in its error messages), and its errors as exit 64.
-namespace {
-
-// The subcommand argv names: its first word that is neither an option nor
-// the value of a global option ("-r URL exec" is exec), or "".
-std::string subcommand_in(CLI::App& app, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view word = argv[i];
-    if (word == "--") {
-      break;
-    }
-    if (word.size() > 1 && word[0] == '-') {
-      const CLI::Option* opt = app.get_option_no_throw(std::string(word));
-      if (opt && opt->get_type_size_min() > 0) {
-        ++i;  // its value, even if that looks like a subcommand
-      }
-      continue;
-    }
-    return std::string(word);
-  }
-  return "";
-}
-
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-// A parse error echoes what it could not place, and that may be a secret:
-// a URL's password, the word after --password, PASSWORD=…. Each argument
-// that redact_arguments() changes is replaced by its redacted form wherever
-// the message shows it whole.
-std::string without_secrets(std::string text, int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  const std::vector<std::string> redacted = redact_arguments(args);
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& secret = args[i];
-    if (redacted[i] == secret || secret.empty()) {
-      continue;
-    }
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-      size_t end = at + secret.size();
-      if ((at > 0 && is_word_char(text[at - 1])) || (end < text.size() && is_word_char(text[end]))) {
-        at = end;
-        continue;
-      }
-      text.replace(at, secret.size(), redacted[i]);
-      at += redacted[i].size();
-    }
-  }
-  return redact_url_passwords(text);
-}
-
-// How much quieter one word of argv asks redlock to be: -q and --quiet 1,
-// -qq 2, --silent 2.
-int quiet_level(std::string_view word) {
-  if (word == "--silent") {
-    return 2;
-  }
-  if (word == "--quiet") {
-    return 1;
-  }
-  const bool q_only = word.size() > 1 && word[0] == '-' && word.find_first_not_of('q', 1) == std::string_view::npos;
-  return q_only ? static_cast<int>(word.size() - 1) : 0;
-}
-
-// `redlock help [SUBCOMMAND]` is `redlock [SUBCOMMAND] --help` (as in git and
-// cargo); returns the words to parse instead, or nothing. `help NOSUCH`
-// becomes `NOSUCH`, which fails as the unknown subcommand it is.
-std::optional<std::vector<char*>> help_words(CLI::App& app, int argc, char** argv) {
-  static char help_flag[] = "--help";
-  if (argc < 2 || std::strcmp(argv[1], "help") != 0 || argc > 3) {
-    return std::nullopt;
-  }
-  std::vector<char*> words{argv[0]};
-  if (argc == 3) {
-    words.push_back(argv[2]);
-  }
-  const bool known =
-      argc == 2 || !app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == argv[2]; }).empty();
-  if (known) {
-    words.push_back(help_flag);
-  }
-  words.push_back(nullptr);
-  return words;
-}
-
-// What the parser cannot tell us when it fails, read from argv first: -qq or
-// --silent (so that even a usage error stays silent; -q alone never hides
-// one), whether CMD came after "--", and where redlock's own words end.
-struct Prescan {
-  bool silent = false;
-  int own_argc = 0;  // exec's CMD after "--" is cut off before CLI11 sees it
-};
-
-Prescan prescan(CLI::App& app, ExecOptions& exec, int argc, char** argv) {
-  int quiet = 0;
-  Prescan p;
-  p.own_argc = argc;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--") == 0) {
-      exec.saw_double_dash = true;
-      // exec's CMD is everything after the first "--", byte for byte. CLI11
-      // never sees it: it would apply its bracket syntax ("[1,2]" becomes
-      // "1" "2", "[0-9]" becomes "0-9"). A "--" is never an option's value
-      // here ("-c --" is -c without one). Other subcommands keep "--" for
-      // what it usually means: the names after it are not options.
-      if (subcommand_in(app, i, argv) == "exec") {
-        p.own_argc = i;
-        exec.command.assign(argv + i + 1, argv + argc);
-      }
-      break;
-    }
-    quiet += quiet_level(argv[i]);
-  }
-  p.silent = quiet >= 2;
-  return p;
-}
-
-// --help or --version: prints it; 0, or 74 if standard output failed.
-int print_requested(CLI::App& app, const CLI::ParseError& e) {
-  (void)app.exit(e);
-  std::cout.flush();
-  if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    write_stderr("redlock: could not write to standard output\n");
-    return to_int(ExitStatus::k_output);
-  }
-  return 0;
-}
-
-// A usage error: one line (unless --silent) without secrets, and 64.
-int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int argc, char** argv) {
-  std::string what = e.what();
-  std::replace(what.begin(), what.end(), '\n', ' ');
-  if (app.get_subcommands().empty() && dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
-    for (const auto& word : app.remaining()) {
-      if (!word.empty() && word[0] != '-') {
-        what = fmt::format("unknown subcommand '{}' (use acquire, release, renew, status, break or exec)", word);
-        break;
-      }
-    }
-  }
-  what = escape_for_terminal(without_secrets(what, argc, argv));
-  if (!silent) {
-    write_line(fmt::format("{} (see redlock --help)", what));
-  }
-  return to_int(ExitStatus::k_usage);
-}
-
-// CLI11 reads redlock's own words (exec's CMD, cut off by prescan(), is
-// put back after). Throws what CLI11 throws, and a UsageError for a value
-// that does not parse.
-void parse_own_words(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
-  std::vector<std::string> after_dashes = std::move(o.exec.command);
-  o.exec.command.clear();
-  app.parse(p.own_argc, argv);
-  if (p.own_argc < argc) {
-    if (!o.exec.command.empty()) {
-      // exec a b -- cmd: CLI11 took b for CMD.
-      throw CLI::ParseError(
-          fmt::format("unexpected '{}' before --: exec takes one NAME, then -- CMD [ARG...]", o.exec.command.front()),
-          CLI::ExitCodes::ExtrasError);
-    }
-    o.exec.command = std::move(after_dashes);
-  }
-}
-
-// Parses redlock's own words; the exit status when that ends the call
-// (--help, --version, a usage error).
-std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int argc, char** argv) {
-  try {
-    parse_own_words(app, o, p, argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return e.get_exit_code() == 0 ? print_requested(app, e) : report_usage_error(app, e, p.silent, argc, argv);
-  } catch (const UsageError& e) {
-    // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
-    if (!p.silent) {
-      write_line(e.what());
-    }
-    return to_int(ExitStatus::k_usage);
-  }
-  return std::nullopt;
-}
-
-// The subcommand the parsed command line names (none if none was given).
-std::optional<Subcommand> subcommand_of(const CLI::App& app) {
-  for (const auto& s : k_subcommands) {
-    if (app.got_subcommand(s.name)) {
-      return s.id;
-    }
-  }
-  return std::nullopt;
-}
-
-// The common case, at a fraction of the cost: argv names a subcommand, and
-// only that one is built in full (the others are bare names, so that CLI11
-// tells the words apart as it would with all of them) and parsed, printing
-// nothing. Anything else (`help`, --help, --version, any error, another
-// subcommand among the words) returns nothing, and the whole command line
-// is then built and read from the start: what it prints is always the whole
-// command line's.
-std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
-    return std::nullopt;
-  }
-  for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
-    const std::string_view word = argv[i];
-    if (word == "--version" || word == "--help" || word == "-h") {
-      return std::nullopt;  // printed from the whole command line
-    }
-  }
-  auto app = top_level(o);
-  const std::string wanted = subcommand_in(*app, argc, argv);
-  const SubcommandDef* def = nullptr;
-  for (const auto& s : k_subcommands) {
-    def = wanted == s.name ? &s : def;
-  }
-  if (def == nullptr) {
-    return std::nullopt;
-  }
-  for (const auto& s : k_subcommands) {
-    if (&s == def) {
-      (void)s.add(*app, o);
-    } else {
-      (void)app->add_subcommand(s.name);
-    }
-  }
-  const Prescan p = prescan(*app, o.exec, argc, argv);
-  try {
-    parse_own_words(*app, o, p, argc, argv);
-  } catch (const std::exception&) {
-    return std::nullopt;  // said by the whole command line
-  }
-  if (app->get_subcommands().size() != 1 || !app->got_subcommand(def->name)) {
-    return std::nullopt;
-  }
-  return CommandLine{std::nullopt, subcommand_of(*app)};
-}
-
-}  // namespace
-
-CommandLine read_command_line(AllOptions& o, int argc, char** argv) {
-  if (std::optional<CommandLine> quick = read_quickly(o, argc, argv)) {
-    return *quick;
-  }
-  o = AllOptions{};  // whatever the quick reading filled in
-  auto app = build_app(o);
-  std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
-  if (help) {
-    argc = static_cast<int>(help->size()) - 1;
-    argv = help->data();
-  }
-  const Prescan p = prescan(*app, o.exec, argc, argv);
-  if (const std::optional<int> ended = parse(*app, o, p, argc, argv)) {
-    return {ended, std::nullopt};
-  }
-  return {std::nullopt, subcommand_of(*app)};
 }
 
 }  // namespace redlock::cli

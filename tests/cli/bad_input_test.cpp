@@ -248,20 +248,23 @@ TEST(BadInputMessages, AnUnknownSubcommandIsNamed) {
 }
 
 TEST(BadInputMessages, ParseErrorsNeverShowAPassword) {
-  // CLI11 echoes what it cannot place: "argument was not expected: redis://:…@…".
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"acquire", "x", "redis://:hunter3@127.0.0.1:1"},
-           {"redis://u:hunter3@127.0.0.1:1", "acquire", "x"},
-           {"acquire", "x", "--password", "hunter3"},
-           {"status", "--pass=hunter3"},
-           {"release", "x", "-a", "hunter3", "--token", "t"},
-           {"exec", "x", "PASSWORD=hunter3", "--", "true"},
+  // A parse error echoes the word it cannot place ("unexpected argument
+  // 'redis://:…@…'"), or names only the unknown option before a secret.
+  for (const auto& [args, echoed] : std::vector<std::pair<std::vector<std::string>, bool>>{
+           {{"acquire", "x", "redis://:hunter3@127.0.0.1:1"}, true},
+           {{"redis://u:hunter3@127.0.0.1:1", "acquire", "x"}, true},
+           {{"acquire", "x", "--password", "hunter3"}, false},
+           {{"status", "--pass=hunter3"}, false},
+           {{"release", "x", "-a", "hunter3", "--token", "t"}, false},
+           {{"exec", "x", "PASSWORD=hunter3", "--", "true"}, true},
        }) {
     SCOPED_TRACE(args[0] + " " + args[1]);
     Result r = run(args, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
     EXPECT_EQ(r.status, 64) << r.err;
     EXPECT_EQ(r.err.find("hunter3"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
+    if (echoed) {
+      EXPECT_NE(r.err.find("***"), std::string::npos) << r.err;
+    }
   }
 }
 

@@ -38,6 +38,80 @@ TEST(Messages, ExecWithoutDoubleDashSuggestsTheWholeCommand) {
   EXPECT_EQ(s.err.find("hunter3"), std::string::npos) << s.err;
 }
 
+TEST(Messages, TheMissingDashesHintKeepsEveryWordOfTheCommand) {
+  const Env env{{"REDLOCK_URL", "redis://127.0.0.1:1"}};
+  // -czf is no option of redlock's to take apart: the command is the words
+  // after NAME, whole (redlock's own options before the command stay
+  // redlock's).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"exec", "job", "tar", "-czf", "x.tgz", "dir"}, "redlock exec job -- tar -czf x.tgz dir"},
+      {{"exec", "job", "ls", "-l"}, "redlock exec job -- ls -l"},
+      {{"-q", "exec", "--ttl", "5s", "job", "--wait", "1s", "sh", "-c", "echo hi"},
+       "redlock -q exec --ttl 5s job --wait 1s -- sh -c 'echo hi'"},
+  };
+  for (const auto& [args, expected] : cases) {
+    Result r = run(args, env);
+    EXPECT_EQ(r.status, 64) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("put -- before the command: " + expected), std::string::npos) << r.err;
+  }
+}
+
+TEST(Messages, AParseErrorNamesTheNearestWordAndTheHelpToRead) {
+  const Env env{{"REDLOCK_URL", "redis://127.0.0.1:1"}};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"acquire", "--tll", "5s", "x"},
+       "unknown option '--tll' for acquire (did you mean --ttl?); see redlock "
+       "acquire --help"},
+      {{"status", "--wach"}, "unknown option '--wach' for status (did you mean --watch?); see redlock status --help"},
+      {{"aquire", "x"}, "unknown subcommand 'aquire' (did you mean acquire?); see redlock --help"},
+      {{"release", "a", "b"}, "unexpected argument 'b' for release; see redlock release --help"},
+      {{"acquire", "x", "--ttl"}, "--ttl needs a value for acquire; see redlock acquire --help"},
+      {{"exec", "--timeuot", "1s", "job", "--", "true"},
+       "unknown option '--timeuot' for exec (did you mean --timeout?); see redlock exec --help"},
+  };
+  for (const auto& [args, expected] : cases) {
+    Result r = run(args, env);
+    EXPECT_EQ(r.status, 64) << r.err;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_EQ(r.err, "redlock: " + expected + "\n");
+  }
+}
+
+TEST(Messages, HelpFitsEightyColumnsAndEverySubcommandsHelpListsTheGlobalOptions) {
+  Result top = run({"--help"});
+  ASSERT_EQ(top.status, 0) << top.err;
+  std::vector<std::string> helps = {top.out};
+  for (const char* sub : {"acquire", "release", "renew", "status", "break", "exec", "history", "overdue"}) {
+    Result r = run({sub, "--help"});
+    ASSERT_EQ(r.status, 0) << sub << ": " << r.err;
+    EXPECT_NE(r.out.find("Global options"), std::string::npos) << sub << ":\n" << r.out;
+    for (const char* global : {"--redis", "--prefix", "--timeout", "--quiet", "--verbose", "--password-file"}) {
+      EXPECT_NE(r.out.find(global), std::string::npos) << sub << " --help lacks " << global;
+    }
+    EXPECT_EQ(r.out.find("--version"), std::string::npos) << sub << " --help lists --version";
+    helps.push_back(r.out);
+  }
+  for (const auto& help : helps) {
+    size_t at = 0;
+    while (at < help.size()) {
+      const size_t end = std::min(help.find('\n', at), help.size());
+      EXPECT_LE(end - at, 80U) << help.substr(at, end - at);
+      at = end + 1;
+    }
+  }
+  // The top-level help ends with the exit statuses, on one line.
+  std::string out = top.out;
+  while (!out.empty() && out.back() == '\n') {
+    out.pop_back();
+  }
+  const std::string last = out.substr(out.rfind('\n') + 1);
+  EXPECT_EQ(last.rfind("Exit: 0 ok, 1 no, 64 usage, 69", 0), 0U) << last;
+  EXPECT_NE(last.find("75 busy"), std::string::npos) << last;
+  // --wait says what it accepts for "for good".
+  EXPECT_NE(run({"acquire", "--help"}).out.find("inf (or forever)"), std::string::npos);
+}
+
 TEST(Messages, NoauthFromStatusSaysAPasswordIsNeededAndHowToGiveIt) {
   RedisServer::Options o;
   o.requirepass = "pw";
