@@ -19,11 +19,27 @@ tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
 
-# The README opens with its title, then exactly the two commands, in a
-# fenced block.
-first=$(head -n 6 "$readme")
-[ "$first" = $'# redlock\n\n```sh\n./scripts/demo\n./scripts/test\n```' ] ||
-  fail "README.md does not open with its title and then the ./scripts/demo and ./scripts/test block"
+# The README opens with its title and what redlock is, then exactly the two
+# set-up commands in its first fenced block, then "First steps" in four.
+[ "$(head -n 1 "$readme")" = "# redlock" ] || fail "README.md does not open with its title"
+sed -n '2,/^```/p' "$readme" | grep -q 'locks kept in Redis' ||
+  fail "README.md does not say what redlock is before its first code block"
+first_block=$(awk '/^```/ { n++; next } n == 1 { print } n == 2 { exit }' "$readme")
+[ "$first_block" = $'./scripts/demo\n./scripts/test' ] ||
+  fail "README.md's first code block is not the ./scripts/demo and ./scripts/test commands: $first_block"
+steps=$(sed -n '/^## First steps$/,/^## /p' "$readme")
+[ -n "$steps" ] || fail "README.md has no '## First steps' section"
+[ "$(grep -c '^[1-9]\. ' <<<"$steps")" -eq 4 ] || fail "README.md's First steps are not four numbered steps"
+for word in Install REDLOCK_URL 'redlock doctor' 'redlock exec'; do
+  grep -qF "$word" <<<"$steps" || fail "README.md's First steps do not mention $word"
+done
+# The Environment section's table is one table: its rows are not broken by
+# a paragraph (which would render the rest as text).
+env_tables=$(sed -n '/^## Environment$/,/^## /p' "$readme" | awk '/^\|/ && !in_table { n++ } { in_table = /^\|/ } END { print n + 0 }')
+[ "$env_tables" -eq 1 ] || fail "README.md's Environment section has $env_tables tables, not one"
+first_steps_line=$(grep -n '^## First steps$' "$readme" | cut -d: -f1)
+block_line=$(grep -n '^\./scripts/demo$' "$readme" | head -1 | cut -d: -f1)
+[ "${block_line:-0}" -lt "${first_steps_line:-0}" ] || fail "README.md's First steps come before the set-up commands"
 
 mkdir -p "$tmp/bin" "$tmp/work"
 ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/redlock"
