@@ -150,7 +150,7 @@ TEST(Revoke, StatusShowsAPendingRevoke) {
   EXPECT_TRUE(has(json.out, "\"grace_ms\": 20000")) << json.out;
   revoke.signal(SIGTERM);
   Result r = revoke.wait(Seconds(10));
-  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
   EXPECT_TRUE(has(r.err, "may still do so")) << r.err;
 }
 
