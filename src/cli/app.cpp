@@ -65,6 +65,8 @@ ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, co
       return run_overdue(o.overdue, o.global, stop);
     case Subcommand::k_doctor:
       return run_doctor(o.doctor, o.global, stop);
+    case Subcommand::k_events:
+      return run_events(o.events, o.global, stop);
   }
   throw std::logic_error("run_subcommand: unknown subcommand");
 }

@@ -146,6 +146,11 @@ struct DoctorOptions {
   bool json = false;
 };
 ExitCode run_doctor(const DoctorOptions& o, const GlobalOptions& g, const Cancel& stop);
+struct EventsOptions {
+  std::vector<std::string> names;  // none: every lock under the prefix
+  bool json = false;
+};
+ExitCode run_events(const EventsOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
@@ -162,6 +167,7 @@ struct AllOptions {
   ResumeOptions resume;
   RevokeOptions revoke;
   DoctorOptions doctor;
+  EventsOptions events;
 };
 
 // The whole command-line definition (also read by the tests that keep the
@@ -180,7 +186,8 @@ enum class Subcommand {
   k_revoke,
   k_suspend,
   k_resume,
-  k_doctor
+  k_doctor,
+  k_events
 };
 
 // What reading argv decided: the subcommand to run with the options it

@@ -321,6 +321,17 @@ CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
   return sub;
 }
 
+// events [NAME...]: a stream of what happens to locks.
+CLI::App* add_events(CLI::App& app, EventsOptions& o) {
+  auto* sub = app.add_subcommand("events", "follow what happens to locks, one line each, until interrupted");
+  sub->add_option("NAME", o.names, "locks to follow (default: every lock under the prefix)");
+  sub->add_flag("--json", o.json, "print one JSON object a line");
+  sub->footer(
+      "Exit status: 0 when ended by SIGINT or SIGTERM.\n"
+      "Example:\n  redlock events --json leader   # a standby follows the leader's lock");
+  return sub;
+}
+
 }  // namespace
 
 namespace {
@@ -364,6 +375,7 @@ constexpr SubcommandDef k_subcommands[] = {
     {"suspend", Subcommand::k_suspend, [](CLI::App& app, AllOptions& o) { return add_suspend(app, o.suspend); }},
     {"resume", Subcommand::k_resume, [](CLI::App& app, AllOptions& o) { return add_resume(app, o.resume); }},
     {"doctor", Subcommand::k_doctor, [](CLI::App& app, AllOptions& o) { return add_doctor(app, o.doctor); }},
+    {"events", Subcommand::k_events, [](CLI::App& app, AllOptions& o) { return add_events(app, o.events); }},
 };
 
 }  // namespace
