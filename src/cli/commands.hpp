@@ -9,6 +9,7 @@
 #include "util/cancel.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
+#include "util/log.hpp"
 
 namespace CLI {
 class App;
@@ -37,6 +38,12 @@ struct GlobalOptions {
   int quiet = 0;                    // -q: once silences busy and waiting; twice (-qq) everything
   bool silent = false;              // --silent: -qq
   bool verbose = false;
+  // How stderr's lines are written (--log-format, else $REDLOCK_LOG_FORMAT),
+  // and whether they go to syslog too (--syslog, --syslog-facility, else
+  // $REDLOCK_SYSLOG): read by cli::main before the subcommand runs.
+  std::optional<LogFormat> log_format;
+  bool syslog = false;
+  std::optional<int> syslog_facility;
 };
 
 // How acquire and exec take a lock: the options they share.

@@ -72,6 +72,16 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                "(-qq: nothing at all)");
   app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
   app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
+  add_parsed_option(
+      app, "--log-format", [&g](const std::string& v) { g.log_format = parse_log_format(v, "--log-format"); },
+      "text (the default) or json: each line on stderr one JSON object (default: $REDLOCK_LOG_FORMAT)")
+      ->type_name("F");
+  app.add_flag("--syslog", g.syslog, "send each line on stderr to syslog(3) too (default: $REDLOCK_SYSLOG)");
+  add_parsed_option(
+      app, "--syslog-facility",
+      [&g](const std::string& v) { g.syslog_facility = parse_syslog_facility(v, "--syslog-facility"); },
+      "the syslog facility, implies --syslog (default user)")
+      ->type_name("F");
 }
 
 // How acquire and exec take a lock: the options they share.
@@ -514,7 +524,7 @@ int print_requested(CLI::App& app, const CLI::ParseError& e) {
   (void)app.exit(e);
   std::cout.flush();
   if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    write_stderr("redlock: could not write to standard output\n");
+    write_line("could not write to standard output");
     return to_int(ExitStatus::k_output);
   }
   return 0;
@@ -534,7 +544,7 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, bool silent, int
   }
   what = escape_for_terminal(without_secrets(what, argc, argv));
   if (!silent) {
-    write_line(fmt::format("{} (see redlock --help)", what));
+    write_exit_line(fmt::format("{} (see redlock --help)", what), to_int(ExitStatus::k_usage));
   }
   return to_int(ExitStatus::k_usage);
 }
@@ -567,7 +577,7 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
   } catch (const UsageError& e) {
     // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
     if (!p.silent) {
-      write_line(e.what());
+      write_exit_line(e.what(), to_int(ExitStatus::k_usage));
     }
     return to_int(ExitStatus::k_usage);
   }

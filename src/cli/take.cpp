@@ -220,6 +220,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
     return Conflict{report_busy(take.name, *busy, take)};
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
+  set_log_field("fence", std::to_string(got.fence), true);  // every JSON log line from now on
   for (int sig; (sig = signals.take()) != 0;) {
     if (sig != SIGCHLD) {
       (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
