@@ -154,11 +154,13 @@ void EventStream::seed() {
   }
 }
 
+void EventStream::show(std::vector<Event> events) {
+  m_ready.insert(m_ready.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+}
+
 void EventStream::told(size_t server, Event e) {
   const TimePoint now = Clock::now();
-  if (std::optional<Event> shown = m_merger.add(server, m_tracker.learn(server, std::move(e), now), now)) {
-    m_ready.push_back(std::move(*shown));
-  }
+  show(m_merger.add(server, m_tracker.learn(server, std::move(e), now), now));
 }
 
 void EventStream::take_arrived() {
@@ -182,9 +184,7 @@ void EventStream::take_arrived() {
         if (auto name = name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()))) {
           const TimePoint now = Clock::now();
           for (auto& e : m_tracker.key_expired(i, *name, wall_ms())) {
-            if (std::optional<Event> shown = m_merger.add(i, std::move(e), now)) {
-              m_ready.push_back(std::move(*shown));
-            }
+            show(m_merger.add(i, std::move(e), now));
           }
         }
         continue;
@@ -229,9 +229,7 @@ void EventStream::check_due() {
         view.error = "not read";
       }
       for (auto& e : m_tracker.checked(i, names[k], view, now, k_recheck)) {
-        if (std::optional<Event> shown = m_merger.add(i, std::move(e), now)) {
-          m_ready.push_back(std::move(*shown));
-        }
+        show(m_merger.add(i, std::move(e), now));
       }
     }
   }
@@ -239,6 +237,9 @@ void EventStream::check_due() {
 
 std::optional<TimePoint> EventStream::next_wake() const {
   std::optional<TimePoint> next = m_tracker.next_due();
+  if (const auto merged = m_merger.next_due(); merged && (!next || *merged < *next)) {
+    next = merged;
+  }
   for (const auto& f : m_feeds) {
     const TimePoint t = f->up ? f->ping_at : f->retry_at;
     if (!next || t < *next) {
@@ -274,6 +275,7 @@ std::vector<Event> EventStream::next(const Cancel& cancel) {
       }
     }
     check_due();
+    show(m_merger.flush(now));
     if (m_reseed) {
       m_reseed = false;
       seed();

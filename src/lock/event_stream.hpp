@@ -44,6 +44,8 @@ class EventStream {
   void check_due();
   // Follows the holds the servers have now, telling nothing.
   void seed();
+  // Adds what the merger lets through to what next() returns.
+  void show(std::vector<Event> events);
   // Passes one server's event through the tracker and the merger.
   void told(size_t server, Event e);
   // When the loop must next wake up by itself.

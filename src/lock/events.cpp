@@ -278,41 +278,84 @@ std::string EventMerger::key_of(const Event& e) {
   return key;
 }
 
-std::optional<Event> EventMerger::add(size_t server, Event e, TimePoint now) {
-  if (m_servers <= 1) {
-    return e;
+std::vector<Event> EventMerger::add(size_t server, Event e, TimePoint now) {
+  if (m_servers <= 1 || server >= m_servers) {
+    return {std::move(e)};
   }
   for (auto it = m_pending.begin(); it != m_pending.end();) {
-    it = now - it->second.first > k_window ? m_pending.erase(it) : std::next(it);
+    it = !it->second.queued && now - it->second.first > k_window ? m_pending.erase(it) : std::next(it);
   }
   const std::string key = key_of(e);
-  auto it = m_pending.find(key);
-  if (it != m_pending.end() && (server >= it->second.told.size() || it->second.told[server])) {
-    // This server told it before: it happened again.
-    m_pending.erase(it);
-    it = m_pending.end();
+  std::vector<Event> out;
+  if (auto it = m_pending.find(key); it != m_pending.end() && it->second.told[server]) {
+    // This server told it before: it happened again. What waits to be
+    // shown goes first.
+    if (it->second.queued) {
+      for (const auto& k : m_order) {
+        m_pending.at(k).due = now;
+      }
+      out = take(now);
+    }
+    m_pending.erase(key);
   }
+  auto it = m_pending.find(key);
   if (it == m_pending.end()) {
-    it = m_pending.emplace(key, Pending{e, std::vector<bool>(m_servers, false), 0, false, now}).first;
+    it = m_pending.emplace(key, Pending{e, std::vector<bool>(m_servers, false), 0, false, false, now, now}).first;
   }
   Pending& p = it->second;
-  if (server < p.told.size()) {
-    p.told[server] = true;
-  }
+  p.told[server] = true;
   ++p.count;
   const auto fence = whole(e.field("fence"));
   if (fence && *fence > whole(p.event.field("fence")).value_or(0)) {
     p.event.fields["fence"] = e.field("fence");
   }
-  std::optional<Event> out;
-  if (!p.shown && p.count >= majority(m_servers)) {
-    p.shown = true;
-    out = p.event;
+  if (!p.queued && !p.shown && p.count >= majority(m_servers)) {
+    p.queued = true;
+    p.due = now + k_grace;
+    m_order.push_back(key);
   }
-  if (p.count >= m_servers) {
+  if (p.queued && p.count >= m_servers) {
+    p.due = now;
+  }
+  if (p.shown && p.count >= m_servers) {
     m_pending.erase(it);
   }
+  std::vector<Event> more = take(now);
+  out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   return out;
+}
+
+std::vector<Event> EventMerger::take(TimePoint now) {
+  std::vector<Event> out;
+  size_t done = 0;
+  for (; done < m_order.size(); ++done) {
+    auto it = m_pending.find(m_order[done]);
+    if (it->second.due > now) {
+      break;
+    }
+    out.push_back(it->second.event);
+    if (it->second.count >= m_servers) {
+      m_pending.erase(it);
+    } else {
+      it->second.queued = false;
+      it->second.shown = true;
+      it->second.first = now;
+    }
+  }
+  m_order.erase(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(done));
+  return out;
+}
+
+std::vector<Event> EventMerger::flush(TimePoint now) {
+  return take(now);
+}
+
+std::optional<TimePoint> EventMerger::next_due() const {
+  if (m_order.empty()) {
+    return std::nullopt;
+  }
+  auto it = m_pending.find(m_order.front());
+  return it == m_pending.end() ? std::optional<TimePoint>() : it->second.due;
 }
 
 }  // namespace redlock::lock

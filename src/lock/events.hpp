@@ -105,28 +105,42 @@ class HoldTracker {
 };
 
 // The servers of a Redlock each tell their copy of an event: it is shown
-// once, when a majority of them have told it (so that a grant a minority
-// made and took back is not shown), with the largest fence among the
-// copies. One server: every event at once.
+// once a majority of them have told it (so that a grant a minority made
+// and took back is not shown), with the largest fence among the copies.
+// The other copies are waited for a moment (k_grace) after the majority,
+// so that the fence shown is the holder's (the largest of all) when every
+// server answers; events are shown in the order their majorities came.
+// One server: every event at once.
 class EventMerger {
  public:
   explicit EventMerger(size_t servers) : m_servers(servers) {}
-  // The event to show now that server `server` told `e` (at `now`), if
-  // this copy makes a majority.
-  [[nodiscard]] std::optional<Event> add(size_t server, Event e, TimePoint now);
+  // Server `server` told `e` at `now`: the events to show now, in order.
+  [[nodiscard]] std::vector<Event> add(size_t server, Event e, TimePoint now);
+  // The events whose wait for the last copies is over by `now`, in order.
+  [[nodiscard]] std::vector<Event> flush(TimePoint now);
+  // When flush() next has something to show, if ever.
+  [[nodiscard]] std::optional<TimePoint> next_due() const;
+
+  // How long the last copies are waited for once a majority told an event.
+  static constexpr Millis k_grace{200};
 
  private:
   struct Pending {
     Event event;
     std::vector<bool> told;
     size_t count = 0;
-    bool shown = false;
+    bool queued = false;  // a majority told it: in m_order
+    bool shown = false;   // kept only to swallow the copies still to come
     TimePoint first;
+    TimePoint due;  // queued: shown by then
   };
   // What makes two servers' copies one event.
   [[nodiscard]] static std::string key_of(const Event& e);
+  // Takes the events at the head of m_order that may be shown by `now`.
+  [[nodiscard]] std::vector<Event> take(TimePoint now);
   size_t m_servers;
   std::map<std::string, Pending> m_pending;
+  std::vector<std::string> m_order;  // keys that a majority told, in that order
 };
 
 }  // namespace redlock::lock

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -153,4 +154,31 @@ TEST(Events, AnUnreachableServerIsUnavailableAndABadNameIsUsage) {
   const Result r = run({"events", "ev"}, env);
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_EQ(run({"events", ""}, env).status, 64);
+}
+
+TEST(Events, OverSeveralServersAnEventIsToldOnceAMajorityToldIt) {
+  RedisServer a, b, c;
+  const Env env{{"REDLOCK_URL", a.url() + "," + b.url() + "," + c.url()}};
+  Child events({"events", "--json", "ev"}, env);
+  ASSERT_TRUE(eventually([&] {
+    return listeners(a, k_channel) >= 1 && listeners(b, k_channel) >= 1 && listeners(c, k_channel) >= 1;
+  })) << events.err_so_far();
+  const Result got = run({"acquire", "--ttl", "30s", "ev"}, env);
+  ASSERT_EQ(got.status, 0) << got.err;
+  const std::string token = got.out.substr(0, got.out.find('\n'));
+  const auto stored = [&](const RedisServer& s) { return std::stoll(s.cmd({"GET", lock_key("ev") + ":fence"}).str); };
+  const long long largest = std::max({stored(a), stored(b), stored(c)});
+  ASSERT_EQ(run({"release", "--token", token, "ev"}, env).status, 0);
+  ASSERT_TRUE(eventually([&] { return line_count(events.out_so_far()) >= 2; })) << events.out_so_far();
+  // A grant of one server alone (a minority) is not told.
+  ASSERT_EQ(run({"acquire", "-r", a.url(), "--ttl", "30s", "ev"}, {}).status, 0);
+  sleep_for(0.5);
+  events.signal(SIGINT);
+  const Result r = events.wait(Seconds(5));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(kinds_of(r.out), (std::vector<std::string>{"acquired ev", "released ev"})) << r.out;
+  const auto all = lines_of(r.out);
+  const long long fence = all.at(0)["fence"].get<long long>();
+  // The fence told is the holder's: the largest of the servers'.
+  EXPECT_EQ(fence, largest);
 }

@@ -156,28 +156,59 @@ TEST(HoldTracker, AKeyspaceExpiryTellsEveryHoldOfTheKey) {
 
 TEST(EventMerger, OneServersEventsAreShownAtOnce) {
   EventMerger m(1);
-  EXPECT_TRUE(m.add(0, acquired("h1", "7"), Clock::now()).has_value());
-  EXPECT_TRUE(m.add(0, acquired("h1", "7"), Clock::now()).has_value());
+  EXPECT_EQ(m.add(0, acquired("h1", "7"), Clock::now()).size(), 1U);
+  EXPECT_EQ(m.add(0, acquired("h1", "7"), Clock::now()).size(), 1U);
 }
 
-TEST(EventMerger, ARedlocksCopiesAreShownOnceAtAMajorityWithTheLargestFence) {
+TEST(EventMerger, ARedlocksCopiesAreShownOnceWithTheLargestFence) {
   EventMerger m(3);
   const TimePoint now = Clock::now();
-  EXPECT_FALSE(m.add(0, acquired("h1", "7"), now).has_value());
-  const auto shown = m.add(2, acquired("h1", "9"), now);
-  ASSERT_TRUE(shown.has_value());
-  EXPECT_EQ(shown->field("fence"), "9");
-  EXPECT_FALSE(m.add(1, acquired("h1", "8"), now).has_value()) << "the third copy";
-  EXPECT_FALSE(m.add(0, acquired("h1", "10"), now).has_value()) << "happening again starts a new count";
-  EXPECT_TRUE(m.add(1, acquired("h1", "10"), now).has_value());
+  EXPECT_TRUE(m.add(0, acquired("h1", "7"), now).empty());
+  EXPECT_TRUE(m.add(2, acquired("h1", "9"), now).empty()) << "a majority: the last copy is waited for a moment";
+  const auto shown = m.add(1, acquired("h1", "8"), now);
+  ASSERT_EQ(shown.size(), 1U);
+  EXPECT_EQ(shown[0].field("fence"), "9");
+  EXPECT_TRUE(m.add(0, acquired("h1", "10"), now).empty()) << "happening again starts a new count";
+}
+
+TEST(EventMerger, AMajorityIsShownOnceTheLastCopyIsWaitedFor) {
+  EventMerger m(3);
+  const TimePoint now = Clock::now();
+  EXPECT_TRUE(m.add(0, acquired("h1", "7"), now).empty());
+  EXPECT_TRUE(m.add(1, acquired("h1", "9"), now).empty());
+  ASSERT_TRUE(m.next_due().has_value());
+  EXPECT_TRUE(m.flush(now + EventMerger::k_grace / 2).empty());
+  const auto shown = m.flush(now + EventMerger::k_grace);
+  ASSERT_EQ(shown.size(), 1U);
+  EXPECT_EQ(shown[0].field("fence"), "9");
+  EXPECT_TRUE(m.add(2, acquired("h1", "11"), now + 1s).empty()) << "the late copy is swallowed";
+  EXPECT_FALSE(m.next_due().has_value());
+}
+
+TEST(EventMerger, EventsAreShownInTheOrderTheirMajoritiesCame) {
+  EventMerger m(3);
+  const TimePoint now = Clock::now();
+  (void)m.add(0, acquired("h1", "7"), now);
+  (void)m.add(1, acquired("h1", "7"), now);  // a majority; server 2 is slow
+  Event released = of_kind("released", "h1");
+  released.fields["count"] = "0";
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(m.add(i, released, now).empty());
+  }
+  EXPECT_TRUE(m.add(2, released, now).empty()) << "the release waits behind the acquire";
+  const auto shown = m.flush(now + EventMerger::k_grace);
+  ASSERT_EQ(shown.size(), 2U);
+  EXPECT_EQ(shown[0].kind, "acquired");
+  EXPECT_EQ(shown[1].kind, "released");
 }
 
 TEST(EventMerger, AGrantOfAMinorityIsNotShown) {
   EventMerger m(3);
   const TimePoint now = Clock::now();
-  EXPECT_FALSE(m.add(0, acquired("h1", "7"), now).has_value());
-  EXPECT_FALSE(m.add(0, acquired("h2", "8"), now + 1s).has_value());
-  EXPECT_FALSE(m.add(1, acquired("h1", "8"), now + 31s).has_value()) << "too late to count with the first";
+  EXPECT_TRUE(m.add(0, acquired("h1", "7"), now).empty());
+  EXPECT_TRUE(m.add(0, acquired("h2", "8"), now + 1s).empty());
+  EXPECT_TRUE(m.add(1, acquired("h1", "8"), now + 31s).empty()) << "too late to count with the first";
+  EXPECT_TRUE(m.flush(now + 40s).empty());
 }
 
 TEST(EventFormat, ALineSaysWhenWhatAndWhoWithNoToken) {
