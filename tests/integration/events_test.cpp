@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -181,4 +182,26 @@ TEST(Events, OverSeveralServersAnEventIsToldOnceAMajorityToldIt) {
   const long long fence = all.at(0)["fence"].get<long long>();
   // The fence told is the holder's: the largest of the servers'.
   EXPECT_EQ(fence, largest);
+}
+
+TEST(Events, WaitersInLinePublishNothingAsTheyBeat) {
+  // A fleet of waiters on one lock: joining and leaving are told, their
+  // heartbeats (every 500 ms near the head) are not.
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "ev"}, env).status, 0);
+  std::vector<std::unique_ptr<Child>> waiters;
+  for (int i = 0; i < 6; ++i) {
+    waiters.push_back(std::make_unique<Child>(std::vector<std::string>{"acquire", "--wait", "20s", "ev"}, env));
+  }
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"ZCARD", lock_key("ev") + ":line"}).integer == 6; }));
+  const long long scripts = redis.calls("evalsha") + redis.calls("eval");
+  const long long published = redis.calls("publish");
+  sleep_for(2.0);
+  EXPECT_GT(redis.calls("evalsha") + redis.calls("eval") - scripts, 6) << "the waiters beat";
+  EXPECT_EQ(redis.calls("publish") - published, 0) << "but publish nothing";
+  for (auto& w : waiters) {
+    w->signal(SIGTERM);
+    (void)w->wait(Seconds(5));
+  }
 }
