@@ -201,12 +201,15 @@ std::string json_line(std::string_view shown, LogLevel level, std::optional<int>
   return out + "}\n";
 }
 
-void emit(std::string_view shown, LogLevel level, std::optional<int> exit) {
+std::string as_written(std::string_view shown, LogLevel level, std::optional<int> exit) {
   if (g_sinks.format == LogFormat::k_json) {
-    write_stderr(json_line(shown, level, exit));
-  } else {
-    write_stderr("redlock: " + std::string(shown) + "\n");
+    return json_line(shown, level, exit);
   }
+  return "redlock: " + std::string(shown) + "\n";
+}
+
+void emit(std::string_view shown, LogLevel level, std::optional<int> exit) {
+  write_stderr(as_written(shown, level, exit));
   if (g_sinks.syslog) {
     // The priority goes with each line; the facility was given to openlog().
     syslog(priority_of(level), "%.*s", static_cast<int>(shown.size()), shown.data());
@@ -253,6 +256,10 @@ void set_log_field(const std::string& key, const std::string& value, bool number
     g_fields.emplace_back(key, std::move(shown));
   } catch (...) {
   }
+}
+
+std::string line_as_written(std::string_view text, LogLevel level, std::optional<int> exit) {
+  return as_written(one_line(text), level, exit);
 }
 
 void write_shown_line(std::string_view shown, LogLevel level) noexcept {

@@ -83,6 +83,10 @@ void write_line(std::string_view text, LogLevel level = LogLevel::k_warning) noe
 // The same for a line already made fit by one_line() (`shown`).
 void write_shown_line(std::string_view shown, LogLevel level) noexcept;
 
+// The bytes a line would be written as on stderr ("redlock: …\n", or its
+// JSON object), for a signal handler that may not format: made ahead.
+[[nodiscard]] std::string line_as_written(std::string_view text, LogLevel level, std::optional<int> exit);
+
 // The line that ends the command with exit status `status` (an error; a
 // busy lock's line is a notice): its JSON carries "exit".
 void write_exit_line(std::string_view text, int status, LogLevel level = LogLevel::k_error) noexcept;
