@@ -163,6 +163,29 @@ void EventStream::told(size_t server, Event e) {
   show(m_merger.add(server, m_tracker.learn(server, std::move(e), now), now));
 }
 
+void EventStream::take_message(size_t i, const std::string& channel, const std::string& payload) {
+  const Feed& f = *m_feeds[i];
+  if (!f.keyspace.empty() && channel.rfind(f.keyspace, 0) == 0) {
+    std::optional<std::string> name = name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()));
+    if (payload == "expired" && name) {
+      const TimePoint now = Clock::now();
+      for (auto& e : m_tracker.key_expired(i, *name, wall_ms())) {
+        show(m_merger.add(i, std::move(e), now));
+      }
+    }
+    return;
+  }
+  std::optional<std::string> name = name_of_events_channel(m_prefix, channel);
+  if (!name || (!m_names.empty() && std::find(m_names.begin(), m_names.end(), *name) == m_names.end())) {
+    return;
+  }
+  if (std::optional<Event> e = parse_event(*name, payload)) {
+    told(i, std::move(*e));
+  } else {
+    log_debug("not an event on {}: {}", one_line(channel), one_line(payload));
+  }
+}
+
 void EventStream::take_arrived() {
   for (size_t i = 0; i < m_feeds.size(); ++i) {
     Feed& f = *m_feeds[i];
@@ -170,33 +193,12 @@ void EventStream::take_arrived() {
       continue;
     }
     for (const auto& r : f.conn->take_replies()) {
+      // A message (SUBSCRIBE) or pmessage (PSUBSCRIBE); anything else is a
+      // subscription's confirmation or a PONG.
       const bool message = r.is_array() && r.elements.size() == 3 && r.elements[0].str == "message";
       const bool pmessage = r.is_array() && r.elements.size() == 4 && r.elements[0].str == "pmessage";
-      if (!message && !pmessage) {
-        continue;  // a subscription's confirmation, a PONG
-      }
-      const std::string& channel = r.elements[message ? 1 : 2].str;
-      const std::string& payload = r.elements[message ? 2 : 3].str;
-      if (!f.keyspace.empty() && channel.rfind(f.keyspace, 0) == 0) {
-        if (payload != "expired") {
-          continue;
-        }
-        if (auto name = name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()))) {
-          const TimePoint now = Clock::now();
-          for (auto& e : m_tracker.key_expired(i, *name, wall_ms())) {
-            show(m_merger.add(i, std::move(e), now));
-          }
-        }
-        continue;
-      }
-      std::optional<std::string> name = name_of_events_channel(m_prefix, channel);
-      if (!name || (!m_names.empty() && std::find(m_names.begin(), m_names.end(), *name) == m_names.end())) {
-        continue;
-      }
-      if (std::optional<Event> e = parse_event(*name, payload)) {
-        told(i, std::move(*e));
-      } else {
-        log_debug("not an event on {}: {}", one_line(channel), one_line(payload));
+      if (message || pmessage) {
+        take_message(i, r.elements[message ? 1 : 2].str, r.elements[message ? 2 : 3].str);
       }
     }
     if (f.conn->failure() || f.conn->closed()) {
@@ -249,48 +251,57 @@ std::optional<TimePoint> EventStream::next_wake() const {
   return next;
 }
 
+void EventStream::retry_down(TimePoint now) {
+  for (size_t i = 0; i < m_feeds.size(); ++i) {
+    Feed& f = *m_feeds[i];
+    if (f.up || f.retry_at > now) {
+      continue;
+    }
+    if (subscribe(i)) {
+      log_warning(
+          "subscribed to the events of {} again; what happened while it was away is not told, and the "
+          "holds known before are read back now",
+          f.endpoint.display());
+      f.backoff = k_retry_first;
+      m_tracker.recheck(i, now);
+      m_reseed = true;
+    } else {
+      f.backoff = std::min(f.backoff * 2, k_retry_most);
+      f.retry_at = Clock::now() + f.backoff;
+      log_debug("cannot subscribe to {} yet: {}", f.endpoint.display(), f.why);
+    }
+  }
+}
+
+std::vector<redis::Connection*> EventStream::live_feeds(TimePoint now) {
+  std::vector<redis::Connection*> live;
+  for (auto& f : m_feeds) {
+    if (!f->up) {
+      continue;
+    }
+    if (f->ping_at <= now) {
+      f->conn->queue({"PING"});
+      f->ping_at = now + k_ping_every;
+    }
+    live.push_back(f->conn.get());
+  }
+  return live;
+}
+
 std::vector<Event> EventStream::next(const Cancel& cancel) {
   while (m_ready.empty()) {
     if (cancel.requested()) {
       return {};
     }
     const TimePoint now = Clock::now();
-    for (size_t i = 0; i < m_feeds.size(); ++i) {
-      Feed& f = *m_feeds[i];
-      if (f.up || f.retry_at > now) {
-        continue;
-      }
-      if (subscribe(i)) {
-        log_warning(
-            "subscribed to the events of {} again; what happened while it was away is not told, and the "
-            "holds known before are read back now",
-            f.endpoint.display());
-        f.backoff = k_retry_first;
-        m_tracker.recheck(i, now);
-        m_reseed = true;
-      } else {
-        f.backoff = std::min(f.backoff * 2, k_retry_most);
-        f.retry_at = Clock::now() + f.backoff;
-        log_debug("cannot subscribe to {} yet: {}", f.endpoint.display(), f.why);
-      }
-    }
+    retry_down(now);
     check_due();
     show(m_merger.flush(now));
     if (m_reseed) {
       m_reseed = false;
       seed();
     }
-    std::vector<redis::Connection*> live;
-    for (auto& f : m_feeds) {
-      if (!f->up) {
-        continue;
-      }
-      if (f->ping_at <= now) {
-        f->conn->queue({"PING"});
-        f->ping_at = now + k_ping_every;
-      }
-      live.push_back(f->conn.get());
-    }
+    const std::vector<redis::Connection*> live = live_feeds(now);
     if (!m_ready.empty()) {
       break;
     }

@@ -38,6 +38,13 @@ class EventStream {
   struct Feed;
   // (Re)subscribes feed `i`; false when the server cannot be reached.
   bool subscribe(size_t i);
+  // Subscribes again to the servers that are down and whose time has come.
+  void retry_down(TimePoint now);
+  // The connections of the feeds that are up, each pinged when its time
+  // has come.
+  [[nodiscard]] std::vector<redis::Connection*> live_feeds(TimePoint now);
+  // One message that feed `i` brought on `channel`.
+  void take_message(size_t i, const std::string& channel, const std::string& payload);
   // Reads what arrived on the live feeds into m_ready; marks failed ones down.
   void take_arrived();
   // Reads back the holds whose time has come.
