@@ -192,7 +192,9 @@ std::string json_line(std::string_view shown, LogLevel level, std::optional<int>
   {
     std::lock_guard<std::mutex> guard(g_fields_mutex);
     for (const auto& [key, value] : g_fields) {
-      out += fmt::format(",{}:{}", json_string(key), value);
+      if (!(exit && key == "exit")) {
+        out += fmt::format(",{}:{}", json_string(key), value);
+      }
     }
   }
   if (exit) {

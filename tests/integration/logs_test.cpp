@@ -68,6 +68,7 @@ TEST(JsonLogs, TheEnvironmentSetsItAndEveryLineOfARunIsJson) {
   ASSERT_GE(busy_lines.size(), 2U) << busy.err;
   EXPECT_EQ(busy_lines[0]["level"], "notice");
   EXPECT_EQ(busy_lines[0]["name"], "held");
+  EXPECT_EQ(busy_lines.back()["exit"], 75) << "the line that ends it says how";
 
   const Result missing = run({"exec", "free", "--", "/no/such/command"}, env);
   EXPECT_EQ(missing.status, 127);
