@@ -205,3 +205,20 @@ TEST(Events, WaitersInLinePublishNothingAsTheyBeat) {
     (void)w->wait(Seconds(5));
   }
 }
+
+TEST(Events, AServerThatNotifiesExpiriesIsListenedTo) {
+  RedisServer::Options options;
+  options.extra = {"--notify-keyspace-events", "Kx"};
+  RedisServer redis(options);
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Child events({"events", "ev"}, env);
+  const std::string keyspace = "__keyspace@0__:" + lock_key("ev");
+  ASSERT_TRUE(eventually([&] { return listeners(redis, keyspace) >= 1; })) << events.err_so_far();
+  ASSERT_EQ(run({"acquire", "--ttl", "200ms", "ev"}, env).status, 0);
+  ASSERT_TRUE(eventually([&] { return events.out_so_far().find(" expired ev ") != std::string::npos; }))
+      << events.out_so_far() << events.err_so_far();
+  events.signal(SIGTERM);
+  const Result r = events.wait(Seconds(5));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(line_count(r.out), 2U) << "told once: " << r.out;
+}
