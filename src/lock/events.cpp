@@ -45,14 +45,17 @@ const std::vector<EventKind>& event_kinds() {
       {"lost", "a holder's renewal or release found the lock no longer its own"},
       {"broken", "an operator's break took the lock from this holder"},
       {"joined", "a waiter joined the line (waiter, host, pid, place)"},
-      {"left", "a waiter left the line (reason: left, or dead when its heartbeats stopped)"},
+      {"left", "a waiter left the line (reason: left, dead when its heartbeats stopped, or suspended)"},
+      {"revoked", "an operator's revoke asked this holder to stop (by_host, by_pid, grace_ms); its release follows"},
+      {"suspended", "an operator suspended the name: newcomers are busy (reason, by_host, by_pid, until_ms)"},
+      {"resumed", "an operator lifted the suspension (by_host, by_pid)"},
   };
   return kinds;
 }
 
 bool numeric_field(std::string_view key) {
-  static constexpr std::string_view k_numeric[] = {"pid",     "fence",   "count", "ttl_ms",
-                                                   "held_ms", "kept_ms", "place", "limit"};
+  static constexpr std::string_view k_numeric[] = {"pid",   "fence", "count",    "ttl_ms", "held_ms", "kept_ms",
+                                                   "place", "limit", "grace_ms", "by_pid", "until_ms"};
   return std::find(std::begin(k_numeric), std::end(k_numeric), key) != std::end(k_numeric);
 }
 

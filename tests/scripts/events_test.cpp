@@ -146,6 +146,32 @@ TEST_F(ScriptEvents, AQuietUndoTellsTheReleaseButNoLoss) {
   EXPECT_EQ(kinds(told(s)), (std::vector<std::string>{"lost"}));
 }
 
+TEST_F(ScriptEvents, AnOperatorsRevokeAndSuspensionAreTold) {
+  (void)run(ScriptName::k_acquire, lock::to_args(keys(), take("T1")));
+  lock::RevokeArgs revoke;
+  revoke.host = "op";
+  revoke.pid = 99;
+  revoke.grace = 5s;
+  (void)run(ScriptName::k_revoke, lock::to_args(keys(), revoke));
+  lock::SuspendArgs suspend;
+  suspend.reason = "maintenance";
+  suspend.host = "op";
+  suspend.pid = 99;
+  (void)run(ScriptName::k_suspend, lock::to_args(keys(), suspend));
+  suspend.resume = true;
+  (void)run(ScriptName::k_suspend, lock::to_args(keys(), suspend));
+  (void)run(ScriptName::k_suspend, lock::to_args(keys(), suspend));  // not suspended: nothing to tell
+  const auto events = told(s);
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"acquired", "revoked", "suspended", "resumed"}));
+  EXPECT_EQ(events[1]["holder"], lock::holder_id("T1"));
+  EXPECT_EQ(events[1]["host"], "h1");
+  EXPECT_EQ(events[1]["by_host"], "op");
+  EXPECT_EQ(events[1]["grace_ms"], 5000);
+  EXPECT_EQ(events[2]["reason"], "maintenance");
+  EXPECT_EQ(events[2]["until_ms"], "-1");
+  EXPECT_EQ(events[3]["by_pid"], "99");
+}
+
 TEST_F(ScriptEvents, EveryMessageIsAnEventRedlockReads) {
   (void)run(ScriptName::k_acquire, lock::to_args(keys(), take("T1")));
   (void)run(ScriptName::k_acquire, lock::to_args(keys(), take("T2", "w2")));

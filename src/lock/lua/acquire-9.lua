@@ -232,8 +232,10 @@ local function dequeue()
 end
 -- Tells of a hold taken or re-entered by the caller.
 local function told(kind, holder, fence, count, lease)
-  event(kind, {holder = holder_id(holder), host = host, pid = pid, cmd = cmd, mode = mode, limit = limit,
-               fence = string.format('%d', fence), count = count, ttl_ms = lease})
+  local e = {holder = holder_id(holder), host = host, pid = pid, cmd = cmd, mode = mode, limit = limit,
+             fence = string.format('%d', fence), count = count, ttl_ms = lease}
+  if kind == 'acquired' and note ~= '' then e.note = note end
+  event(kind, e)
 end
 -- Suspended: nobody new takes the lock, and a waiter in line leaves it
 -- (its wait is over).
