@@ -1,18 +1,18 @@
 # bash completion for redlock(1)                           -*- shell-script -*-
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
-# from the server for release/renew/status/break/history/overdue/revoke/suspend/resume, and an ordinary command after
+# from the server for release/renew/status/break/history/overdue/revoke/suspend/resume/events, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. Works with or without the
 # bash-completion package (which, when loaded, completes CMD's own arguments).
 # tests/unit/docs_sync_test.cpp fails when an option of the program is missing
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume doctor help'
-_redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose -h --help'
+_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume doctor events help'
+_redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose --log-format --syslog --syslog-facility -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort --note --on-busy --grace --for --reason -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort --log-format --syslog-facility --note --on-busy --grace --for --reason -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
@@ -29,6 +29,7 @@ _redlock_subcommand_opts() {
         suspend) echo '--for --reason' ;;
         resume) echo '' ;;
         doctor) echo '--ttl --json' ;;
+        events) echo '--json' ;;
     esac
 }
 
@@ -202,8 +203,8 @@ _redlock() {
         ((npos > 0)) && return 0
         COMPREPLY=($(compgen -W "${_redlock_subcommands% help}" -- "$cur"))
         ;;
-        release | renew | status | break | history | overdue | revoke | suspend | resume)
-        [[ $sub != status && $sub != break ]] && ((npos > 0)) && return 0
+        release | renew | status | break | history | overdue | revoke | suspend | resume | events)
+        [[ $sub != status && $sub != break && $sub != events ]] && ((npos > 0)) && return 0
         local name IFS=$'\n'
         for name in $(_redlock_lock_names); do
             [[ $name == "$cur"* ]] || continue

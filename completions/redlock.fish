@@ -10,7 +10,7 @@
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
     --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --note --on-busy --grace --for --reason \
-    --max-age --format --interval --sort -c
+    --max-age --format --interval --sort --log-format --syslog-facility -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -38,7 +38,7 @@ function __redlock_parse
                 contains -- $t $__redlock_value_opts; and set skip 1
             case '*'
                 if test -z "$sub"
-                    if contains -- $t acquire release renew status break exec history overdue revoke suspend resume doctor help
+                    if contains -- $t acquire release renew status break exec history overdue revoke suspend resume doctor events help
                         set sub $t
                         printf '%s\n' $t
                     end
@@ -74,7 +74,7 @@ function __redlock_wants_lock_name
     set -l parsed (__redlock_parse)
     test (count $parsed) -gt 0; or return 1
     switch $parsed[1]
-        case status break
+        case status break events
             return 0
         case release renew history overdue revoke suspend resume
             test (count $parsed) -eq 1
@@ -137,8 +137,9 @@ complete -c redlock -n __redlock_no_subcommand -a revoke -d 'ask the holder to s
 complete -c redlock -n __redlock_no_subcommand -a suspend -d 'make new acquires and execs of a name busy until resumed'
 complete -c redlock -n __redlock_no_subcommand -a resume -d 'lift a suspension'
 complete -c redlock -n __redlock_no_subcommand -a doctor -d 'check the servers before trusting them'
+complete -c redlock -n __redlock_no_subcommand -a events -d 'follow what happens to locks, one line each'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume doctor' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume doctor events' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -155,6 +156,9 @@ complete -c redlock -n 'not __redlock_after_dashdash' -l min-replicas -x -d 'WAI
 complete -c redlock -n 'not __redlock_after_dashdash' -s q -l quiet -d 'say nothing when busy or waiting; errors still print'
 complete -c redlock -n 'not __redlock_after_dashdash' -l silent -d 'print nothing on stderr, not even errors'
 complete -c redlock -n 'not __redlock_after_dashdash' -s v -l verbose -d 'say more on stderr'
+complete -c redlock -n 'not __redlock_after_dashdash' -l log-format -x -a 'text json' -d 'how lines on stderr are written'
+complete -c redlock -n 'not __redlock_after_dashdash' -l syslog -d 'send each line on stderr to syslog too'
+complete -c redlock -n 'not __redlock_after_dashdash' -l syslog-facility -x -a 'user daemon cron auth authpriv syslog local0 local1 local2 local3 local4 local5 local6 local7' -d 'the syslog facility (implies --syslog)'
 complete -c redlock -n 'not __redlock_after_dashdash' -s h -l help -d 'print help and exit'
 complete -c redlock -n __redlock_no_subcommand -l version -d 'print the versions of redlock, hiredis and OpenSSL'
 
@@ -237,3 +241,6 @@ complete -c redlock -n __redlock_wants_lock_name -a '(__redlock_lock_names)' -d 
 
 # CMD after `exec NAME --`
 complete -c redlock -n __redlock_after_dashdash -a '(__redlock_complete_command)'
+
+# events [NAME...]
+complete -c redlock -n '__redlock_using events' -l json -d 'print one JSON object a line'

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/log_options.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/signals.hpp"
@@ -65,8 +66,17 @@ ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, co
       return run_overdue(o.overdue, o.global, stop);
     case Subcommand::k_doctor:
       return run_doctor(o.doctor, o.global, stop);
+    case Subcommand::k_events:
+      return run_events(o.events, o.global, stop);
   }
   throw std::logic_error("run_subcommand: unknown subcommand");
+}
+
+// The line that ends the command, unless -qq: its JSON carries the status.
+void say_exit(const std::string& text, int status, LogLevel level) {
+  if (verbosity() >= Verbosity::k_quiet) {
+    write_exit_line(text, status, level);
+  }
 }
 
 void set_verbosity(const GlobalOptions& g) {
@@ -87,6 +97,7 @@ ExitCode run(std::optional<Subcommand> which, const AllOptions& o) {
   ExitCode status = ExitStatus::k_ok;
   std::string failure;
   try {
+    set_logging(o, which);
     status = run_subcommand(which, o, stops.cancel());
   } catch (const Error& e) {
     failure = e.what();
@@ -108,14 +119,15 @@ ExitCode run(std::optional<Subcommand> which, const AllOptions& o) {
     drop_held_warnings();
   }
   if (interrupted) {
-    log_warning("interrupted by SIG{}", sigabbrev_np(sig));
+    say_exit(fmt::format("interrupted by SIG{}", sigabbrev_np(sig)), ExitCode::for_signal(sig).value(),
+             LogLevel::k_warning);
     if (!failure.empty()) {
       log_debug("{}", failure);
     }
     return ExitCode::for_signal(sig);
   }
   if (!failure.empty()) {
-    log_warning("{}", failure);
+    say_exit(failure, status.value(), LogLevel::k_error);
   }
   return status;
 }
@@ -124,6 +136,7 @@ ExitCode run(std::optional<Subcommand> which, const AllOptions& o) {
 // signal redlock was sent (everything is released by now).
 int parse_and_run(int argc, char** argv) {
   AllOptions o;
+  set_early_logging(argc, argv);
   const CommandLine line = read_command_line(o, argc, argv);
   if (line.exit_now) {
     return *line.exit_now;
@@ -144,11 +157,9 @@ int main(int argc, char** argv) noexcept {
   } catch (const std::exception& e) {
     // What run() does not turn into a status itself: building the command
     // line, blocking the stop signals, or no memory left to say more.
-    write_stderr("redlock: internal error: ");
-    write_stderr(e.what());
-    write_stderr("\n");
+    write_exit_line(fmt::format("internal error: {}", e.what()), to_int(ExitStatus::k_protocol));
   } catch (...) {
-    write_stderr("redlock: internal error\n");
+    write_exit_line("internal error", to_int(ExitStatus::k_protocol));
   }
   return to_int(ExitStatus::k_protocol);
 }

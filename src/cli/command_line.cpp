@@ -169,7 +169,7 @@ int print_requested(CLI::App& app, const CLI::ParseError& e) {
   (void)app.exit(e);
   std::cout.flush();
   if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    write_stderr("redlock: could not write to standard output\n");
+    write_line("could not write to standard output");
     return to_int(ExitStatus::k_output);
   }
   return 0;
@@ -262,7 +262,8 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, const Prescan& p
   }
   what = escape_for_terminal(without_secrets(what, std::vector<std::string>(argv + 1, argv + argc)));
   if (!p.silent) {
-    write_line(fmt::format("{}; see redlock {}--help", what, sub != nullptr ? sub->get_name() + " " : ""));
+    write_exit_line(fmt::format("{}; see redlock {}--help", what, sub != nullptr ? sub->get_name() + " " : ""),
+                    to_int(ExitStatus::k_usage));
   }
   return to_int(ExitStatus::k_usage);
 }
@@ -295,7 +296,7 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
   } catch (const UsageError& e) {
     // A value that does not parse (--ttl, --limit, --on-lost...): its own words.
     if (!p.silent) {
-      write_line(e.what());
+      write_exit_line(e.what(), to_int(ExitStatus::k_usage));
     }
     return to_int(ExitStatus::k_usage);
   }

@@ -9,6 +9,7 @@
 #include "util/cancel.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
+#include "util/log.hpp"
 
 namespace CLI {
 class App;
@@ -37,6 +38,12 @@ struct GlobalOptions {
   int quiet = 0;                    // -q: once silences busy and waiting; twice (-qq) everything
   bool silent = false;              // --silent: -qq
   bool verbose = false;
+  // How stderr's lines are written (--log-format, else $REDLOCK_LOG_FORMAT),
+  // and whether they go to syslog too (--syslog, --syslog-facility, else
+  // $REDLOCK_SYSLOG): read by cli::main before the subcommand runs.
+  std::optional<LogFormat> log_format;
+  bool syslog = false;
+  std::optional<int> syslog_facility;
 };
 
 // How acquire and exec take a lock: the options they share.
@@ -150,6 +157,11 @@ struct DoctorOptions {
   bool json = false;
 };
 ExitCode run_doctor(const DoctorOptions& o, const GlobalOptions& g, const Cancel& stop);
+struct EventsOptions {
+  std::vector<std::string> names;  // none: every lock under the prefix
+  bool json = false;
+};
+ExitCode run_events(const EventsOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 // Every subcommand's options, as the command line fills them.
 struct AllOptions {
@@ -166,6 +178,7 @@ struct AllOptions {
   ResumeOptions resume;
   RevokeOptions revoke;
   DoctorOptions doctor;
+  EventsOptions events;
 };
 
 // The whole command-line definition (also read by the tests that keep the
@@ -184,7 +197,8 @@ enum class Subcommand {
   k_revoke,
   k_suspend,
   k_resume,
-  k_doctor
+  k_doctor,
+  k_events
 };
 
 // What reading argv decided: the subcommand to run with the options it

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "util/exit_status.hpp"
+#include "util/log.hpp"
 #include "util/number.hpp"
 #include "util/text.hpp"
 
@@ -61,6 +62,24 @@ StatusSort parse_sort(const std::string& text) {
     return StatusSort::k_ttl;
   }
   throw UsageError(fmt::format("invalid --sort '{}': use name, age or ttl", escape_for_terminal(text)));
+}
+
+LogFormat parse_log_format(const std::string& text, const char* where) {
+  if (text == "text") {
+    return LogFormat::k_text;
+  }
+  if (text == "json") {
+    return LogFormat::k_json;
+  }
+  throw UsageError(fmt::format("invalid {} '{}': use text or json", where, escape_for_terminal(text)));
+}
+
+int parse_syslog_facility(const std::string& text, const char* where) {
+  if (auto f = syslog_facility_named(text)) {
+    return *f;
+  }
+  throw UsageError(fmt::format("invalid {} '{}': use user, daemon, cron, auth, authpriv, syslog or local0 to local7",
+                               where, escape_for_terminal(text)));
 }
 
 Millis parse_interval(const std::string& text) {

@@ -35,6 +35,12 @@ namespace redlock::cli {
 // status --interval: a duration of at least 100ms.
 [[nodiscard]] Millis parse_interval(const std::string& text);
 
+// --log-format (and $REDLOCK_LOG_FORMAT): text or json.
+[[nodiscard]] LogFormat parse_log_format(const std::string& text, const char* where);
+
+// --syslog-facility: user, daemon, local0 ... local7, ... (syslog(3)).
+[[nodiscard]] int parse_syslog_facility(const std::string& text, const char* where);
+
 // exec --on-lost: term, kill or ignore.
 [[nodiscard]] exec::OnLost parse_on_lost(const std::string& s);
 // --on-busy: "fail" (false) or "replace" (true).

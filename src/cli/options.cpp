@@ -76,6 +76,16 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                "(-qq: nothing at all)");
   app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
   app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
+  add_parsed_option(
+      app, "--log-format", [&g](const std::string& v) { g.log_format = parse_log_format(v, "--log-format"); },
+      "text (the default) or json: each line on stderr one JSON object (default: $REDLOCK_LOG_FORMAT)")
+      ->type_name("F");
+  app.add_flag("--syslog", g.syslog, "send each line on stderr to syslog(3) too (default: $REDLOCK_SYSLOG)");
+  add_parsed_option(
+      app, "--syslog-facility",
+      [&g](const std::string& v) { g.syslog_facility = parse_syslog_facility(v, "--syslog-facility"); },
+      "the syslog facility, implies --syslog (default user)")
+      ->type_name("F");
 }
 
 // How acquire and exec take a lock: the options they share.
@@ -333,6 +343,17 @@ CLI::App* add_doctor(CLI::App& app, DoctorOptions& o) {
   return sub;
 }
 
+// events [NAME...]: a stream of what happens to locks.
+CLI::App* add_events(CLI::App& app, EventsOptions& o) {
+  auto* sub = app.add_subcommand("events", "follow what happens to locks, one line each, until interrupted");
+  sub->add_option("NAME", o.names, "locks to follow (default: every lock under the prefix)");
+  sub->add_flag("--json", o.json, "print one JSON object a line");
+  sub->footer(
+      "Exit status: 0 when ended by SIGINT or SIGTERM.\n"
+      "Example:\n  redlock events --json leader   # a standby follows the leader's lock");
+  return sub;
+}
+
 }  // namespace
 
 namespace {
@@ -398,6 +419,7 @@ constexpr SubcommandDef k_subcommands[] = {
     {"suspend", Subcommand::k_suspend, [](CLI::App& app, AllOptions& o) { return add_suspend(app, o.suspend); }},
     {"resume", Subcommand::k_resume, [](CLI::App& app, AllOptions& o) { return add_resume(app, o.resume); }},
     {"doctor", Subcommand::k_doctor, [](CLI::App& app, AllOptions& o) { return add_doctor(app, o.doctor); }},
+    {"events", Subcommand::k_events, [](CLI::App& app, AllOptions& o) { return add_events(app, o.events); }},
 };
 
 }  // namespace

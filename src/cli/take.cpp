@@ -95,6 +95,8 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   // A holder past --stale-after may be stuck: that is news even under -q
   // (cron mails it from every host that finds it so), not under -qq.
   const bool stale = take.stale_after && busy.held && *busy.held > *take.stale_after;
+  // The busy line is the command's last: its JSON carries the status.
+  set_log_field("exit", std::to_string(conflict_exit_code.value()), true);
   if (verbosity() < (stale ? Verbosity::k_quiet : Verbosity::k_normal)) {
     return conflict_exit_code;  // -q: busy is not news
   }
@@ -220,6 +222,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
     return Conflict{report_busy(take.name, *busy, take)};
   }
   auto got = std::get<lock::Acquired>(std::move(outcome));
+  set_log_field("fence", std::to_string(got.fence), true);  // every JSON log line from now on
   for (int sig; (sig = signals.take()) != 0;) {
     if (sig != SIGCHLD) {
       (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);

@@ -36,11 +36,26 @@ std::string describe(const HolderInfo& h) {
 
 namespace {
 
+// Stderr as WaitReport draws on it. With --log-format json or --syslog
+// its lines ("redlock: …\n") go through the log like any other, and there
+// is no live line: a log has no cursor to move back.
 class StderrScreen final : public ReportScreen {
  public:
   [[nodiscard]] TimePoint now() const override { return Clock::now(); }
-  [[nodiscard]] bool terminal() const override { return isatty(STDERR_FILENO) == 1; }
-  void write(std::string_view text) noexcept override { write_stderr(text); }
+  [[nodiscard]] bool terminal() const override { return plain() && isatty(STDERR_FILENO) == 1; }
+  void write(std::string_view text) noexcept override {
+    if (plain()) {
+      write_stderr(text);
+      return;
+    }
+    constexpr std::string_view k_start = "redlock: ";
+    if (text.substr(0, k_start.size()) == k_start && !text.empty() && text.back() == '\n') {
+      write_shown_line(text.substr(k_start.size(), text.size() - k_start.size() - 1), LogLevel::k_notice);
+    }
+  }
+
+ private:
+  static bool plain() { return log_sinks().format == LogFormat::k_text && !log_sinks().syslog; }
 };
 
 // Whole seconds: a live line that changes every second reads best without tenths.

@@ -26,9 +26,36 @@ struct Launch {
   char* const* envp;
   pid_t parent;
   int tty;            // the terminal to take, -1 for none
-  const char* shown;  // argv[0] as a line on stderr may show it (escaped)
+  const char* shown;  // argv[0] as a line on stderr may show it (escaped), or nullptr: the parent says it
   bool* failed;       // set when the exec fails (the parent's, shared memory)
+  int* error;         // and why (errno)
 };
+
+// Why an exec failed, in words that tell the user what to change, with ": "
+// before and a newline after. strerror() is not safe in the child (it may
+// look up a locale): by hand.
+const char* exec_failure(int err) {
+  switch (err) {
+    case ENOENT:
+      return ": command not found\n";
+    case EACCES:
+    case ENOEXEC:
+    case EISDIR:
+      return ": permission denied or not executable\n";
+    case E2BIG:
+      return ": argument list too long (with the environment)\n";
+    case ENAMETOOLONG:
+      return ": file name too long\n";
+    case ETXTBSY:
+      return ": text file busy (it is being written)\n";
+    case ELOOP:
+      return ": too many levels of symbolic links\n";
+    case ENOMEM:
+      return ": out of memory\n";
+    default:
+      return ": cannot execute\n";
+  }
+}
 
 // The part of the child's life between clone and exec. It shares redlock's
 // memory (CLONE_VM | CLONE_VFORK, as posix_spawn does) while redlock waits
@@ -69,43 +96,15 @@ int become_command(void* arg) {
   execvpe(l.argv[0], l.argv, l.envp);
   const int err = errno;
   const int status = err == ENOENT ? 127 : 126;
-  *l.failed = true;                          // seen by redlock once this child exits (CLONE_VFORK)
-  if (verbosity() == Verbosity::k_silent) {  // -qq: the status alone says it
+  *l.failed = true;  // seen by redlock once this child exits (CLONE_VFORK)
+  *l.error = err;
+  if (verbosity() == Verbosity::k_silent || l.shown == nullptr) {  // -qq: the status alone says it
     return status;
   }
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
   (void)!write(STDERR_FILENO, l.shown, strlen(l.shown));
-  // strerror() is not safe here (it may look up a locale): the reasons that
-  // tell the user what to change, by hand.
-  const char* why = ": cannot execute\n";
-  switch (err) {
-    case ENOENT:
-      why = ": command not found\n";
-      break;
-    case EACCES:
-    case ENOEXEC:
-    case EISDIR:
-      why = ": permission denied or not executable\n";
-      break;
-    case E2BIG:
-      why = ": argument list too long (with the environment)\n";
-      break;
-    case ENAMETOOLONG:
-      why = ": file name too long\n";
-      break;
-    case ETXTBSY:
-      why = ": text file busy (it is being written)\n";
-      break;
-    case ELOOP:
-      why = ": too many levels of symbolic links\n";
-      break;
-    case ENOMEM:
-      why = ": out of memory\n";
-      break;
-    default:
-      break;
-  }
+  const char* why = exec_failure(err);
   (void)!write(STDERR_FILENO, why, strlen(why));
   return status;
 }
@@ -175,10 +174,20 @@ Spawned spawn(const Command& cmd, int tty) {
   // process group and, with a terminal, the foreground one.
   const std::string shown = one_line(cmd.argv.front());
   bool failed = false;
-  const pid_t child = spawn_command(
-      Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, shown.c_str(), &failed}, cmd.argv);
+  int error = 0;
+  // A log (--log-format json, --syslog) is written by the parent, which may
+  // allocate: the child writes only plain text.
+  const bool plain = log_sinks().format == LogFormat::k_text && !log_sinks().syslog;
+  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1,
+                                           plain ? shown.c_str() : nullptr, &failed, &error},
+                                    cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
+  }
+  if (failed && !plain && verbosity() != Verbosity::k_silent) {
+    std::string why = exec_failure(error);
+    why.pop_back();
+    write_shown_line("cannot run " + shown + why, LogLevel::k_error);
   }
   return Spawned{child, take_terminal, !failed};
 }

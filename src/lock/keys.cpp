@@ -38,6 +38,33 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
               index_key(prefix)};
 }
 
+std::string events_channel(std::string_view prefix, std::string_view name) {
+  return lock_key(prefix, name) + ":events";
+}
+
+std::string glob_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+      out += '\\';
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string events_pattern(std::string_view prefix) {
+  return glob_escaped(prefix) + "{*}:events";
+}
+
+std::optional<std::string> name_of_events_channel(std::string_view prefix, std::string_view channel) {
+  constexpr std::string_view k_suffix = ":events";
+  if (channel.size() < k_suffix.size() || channel.substr(channel.size() - k_suffix.size()) != k_suffix) {
+    return std::nullopt;
+  }
+  return name_of_key(prefix, channel.substr(0, channel.size() - k_suffix.size()));
+}
+
 std::string index_key(std::string_view prefix) {
   return std::string(prefix) + "index";
 }

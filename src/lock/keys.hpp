@@ -33,6 +33,22 @@ inline constexpr char k_close_brace = '\x02';
 // Every key (and the channel) of lock `name` under `prefix`.
 [[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 
+// The channel where the scripts tell what happens to lock `name`
+// (lua/includes/events.lua): <prefix>{NAME}:events.
+[[nodiscard]] std::string events_channel(std::string_view prefix, std::string_view name);
+
+// A PSUBSCRIBE pattern for the events channel of every lock under `prefix`:
+// the prefix with Redis's glob characters escaped, then {*}:events (no
+// name in a channel holds a brace: see tag_of).
+[[nodiscard]] std::string events_pattern(std::string_view prefix);
+
+// The name whose events channel is `channel` under `prefix`, or nullopt.
+[[nodiscard]] std::optional<std::string> name_of_events_channel(std::string_view prefix, std::string_view channel);
+
+// `text` with the characters Redis's glob patterns give a meaning (* ? [ ]
+// and backslash) escaped, so that it matches only itself.
+[[nodiscard]] std::string glob_escaped(std::string_view text);
+
 // The name whose lock hash is `key` under `prefix`, or nullopt for any
 // other key: a fence counter, a line's key, a key of another prefix, or a
 // lock of a name with braces written by a version before this layout.

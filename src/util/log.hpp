@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,32 @@ namespace redlock {
 // error (what cron must mail) still gets its line.
 enum class Verbosity { k_silent = 0, k_quiet = 1, k_normal = 2, k_verbose = 3 };
 Verbosity& verbosity();
+
+// How the lines on stderr are written: as text ("redlock: …", the
+// default), or each as one JSON object (--log-format json) for log
+// pipelines; and whether each also goes to syslog(3) (--syslog), with the
+// priority of its level. Set by main() before anything logs; the text
+// default costs nothing more than before.
+enum class LogFormat { k_text, k_json };
+struct LogSinks {
+  LogFormat format = LogFormat::k_text;
+  bool syslog = false;
+  int facility = 8;  // LOG_USER
+};
+void set_log_sinks(const LogSinks& sinks) noexcept;
+[[nodiscard]] const LogSinks& log_sinks() noexcept;
+
+// A line's level: its JSON "level" and its syslog priority.
+enum class LogLevel { k_error, k_warning, k_notice, k_debug };
+
+// The syslog facility named `name` (user, daemon, local0 … local7, …), or
+// nullopt.
+[[nodiscard]] std::optional<int> syslog_facility_named(std::string_view name);
+
+// A field that every JSON line carries from now on (name, fence): what the
+// command is about, where known. `number`: written as a JSON number. The
+// text lines are unchanged.
+void set_log_field(const std::string& key, const std::string& value, bool number = false) noexcept;
 
 // Makes broken standard streams harmless, before anything else runs:
 // SIGPIPE is ignored (a closed pipe is a failed write, not a death), and a
@@ -49,8 +76,20 @@ inline constexpr size_t k_masked_anywhere = 6;
 // line nor drive the terminal.
 [[nodiscard]] std::string one_line(std::string_view text);
 
-// Writes "redlock: ", one_line(text) and a newline to stderr. Never throws.
-void write_line(std::string_view text) noexcept;
+// Writes "redlock: ", one_line(text) and a newline to stderr (or the JSON
+// object of the line at `level`; and to syslog). Never throws.
+void write_line(std::string_view text, LogLevel level = LogLevel::k_warning) noexcept;
+
+// The same for a line already made fit by one_line() (`shown`).
+void write_shown_line(std::string_view shown, LogLevel level) noexcept;
+
+// The bytes a line would be written as on stderr ("redlock: …\n", or its
+// JSON object), for a signal handler that may not format: made ahead.
+[[nodiscard]] std::string line_as_written(std::string_view text, LogLevel level, std::optional<int> exit);
+
+// The line that ends the command with exit status `status` (an error; a
+// busy lock's line is a notice): its JSON carries "exit".
+void write_exit_line(std::string_view text, int status, LogLevel level = LogLevel::k_error) noexcept;
 
 // A line on stderr, prefixed "redlock: ", when the verbosity is at least
 // `least`. Never throws: a line is not worth dying for (only std::bad_alloc
@@ -59,7 +98,9 @@ template <typename... Args>
 void log_at(Verbosity least, fmt::format_string<Args...> f, Args&&... args) noexcept {
   if (verbosity() >= least) {
     try {
-      write_line(fmt::format(f, std::forward<Args>(args)...));
+      write_line(fmt::format(f, std::forward<Args>(args)...), least == Verbosity::k_quiet    ? LogLevel::k_warning
+                                                              : least == Verbosity::k_normal ? LogLevel::k_notice
+                                                                                             : LogLevel::k_debug);
     } catch (...) {
     }
   }

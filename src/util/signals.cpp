@@ -32,6 +32,9 @@ namespace {
 
 constexpr int k_stops[] = {SIGINT, SIGTERM, SIGHUP};
 volatile sig_atomic_t g_say_interrupted = 1;
+// Each signal's line as the log writes it (text or JSON), made before the
+// handler is installed: the handler may not format.
+std::string g_lines[std::size(k_stops)];
 
 // Ends by `sig`: its default action, unblocked, raised. Async-signal-safe
 // (sigaction, sigprocmask, raise).
@@ -50,10 +53,11 @@ void raise_default(int sig) noexcept {
 // Async-signal-safe: write(2), the above and _exit(2) only.
 void exit_on_stop(int sig) {
   if (g_say_interrupted != 0) {
-    const char* line = sig == SIGINT    ? "redlock: interrupted by SIGINT\n"
-                       : sig == SIGTERM ? "redlock: interrupted by SIGTERM\n"
-                                        : "redlock: interrupted by SIGHUP\n";
-    (void)!write(STDERR_FILENO, line, std::strlen(line));
+    for (size_t i = 0; i < std::size(k_stops); ++i) {
+      if (k_stops[i] == sig) {
+        (void)!write(STDERR_FILENO, g_lines[i].data(), g_lines[i].size());
+      }
+    }
   }
   raise_default(sig);
   _exit(128 + sig);
@@ -68,6 +72,10 @@ void end_by_signal(int sig) noexcept {
 
 ExitOnStop::ExitOnStop() {
   g_say_interrupted = verbosity() == Verbosity::k_silent ? 0 : 1;
+  for (size_t i = 0; i < std::size(k_stops); ++i) {
+    g_lines[i] = line_as_written(std::string("interrupted by SIG") + sigabbrev_np(k_stops[i]), LogLevel::k_warning,
+                                 128 + k_stops[i]);
+  }
   struct sigaction action {};
   action.sa_handler = exit_on_stop;
   sigfillset(&action.sa_mask);

@@ -147,6 +147,14 @@ const std::vector<Case> k_cases = {
     {"StatusIntervalWithoutWatch", {"status", "--interval", "5s"}, {}},
     {"StatusIntervalTooShort", {"status", "--watch", "--interval", "10ms"}, {}},
     {"StatusIntervalWord", {"status", "--watch", "--interval", "often"}, {}},
+    // events and the log's options
+    {"EventsEmptyName", {"events", ""}, {}},
+    {"EventsControlInName", {"events", "a\nb"}, {}},
+    {"EventsUnknownOption", {"events", "--follow"}, {}},
+    {"LogFormatUnknown", {"--log-format", "xml", "status"}, {}},
+    {"LogFormatUnknownInEnvironment", {"status"}, {{"REDLOCK_LOG_FORMAT", "yaml"}}},
+    {"SyslogUnknownInEnvironment", {"status"}, {{"REDLOCK_SYSLOG", "maybe"}}},
+    {"SyslogFacilityUnknown", {"--syslog-facility", "local8", "status"}, {}},
 };
 
 long long info_number(const RedisServer& redis, const std::string& section, const std::string& field) {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "harness.hpp"
 #include "lock/keys.hpp"
@@ -137,6 +138,7 @@ struct ScriptServer::Parts {
   Client client{server.port()};
   Client listener{server.port()};
   std::map<lock::ScriptName, std::string> loaded;
+  std::vector<std::string> events;
 };
 
 ScriptServer::ScriptServer() : m_parts(std::make_unique<Parts>()) {
@@ -183,8 +185,18 @@ std::vector<std::string> ScriptServer::published() {
     if (channel == "t:end") {
       return out;
     }
+    const std::string suffix = ":events";
+    if (channel.size() > suffix.size() && channel.compare(channel.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      m_parts->events.push_back(m.items[3].text);
+      continue;
+    }
     out.push_back(channel + " " + m.items[3].text);
   }
+}
+
+std::vector<std::string> ScriptServer::events() {
+  (void)published();
+  return std::exchange(m_parts->events, {});
 }
 
 ScriptServer& script_server() {

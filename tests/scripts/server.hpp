@@ -48,8 +48,12 @@ class ScriptServer {
   // Runs the script by the SHA-1 redlock computed with `args` (numkeys,
   // KEYS, ARGV: lock::to_args).
   Value eval(lock::ScriptName name, const std::vector<std::string>& args);
-  // The messages published since the last call: "channel message", in order.
+  // The messages published since the last call: "channel message", in
+  // order; but those on a lock's events channel, which events() returns.
   [[nodiscard]] std::vector<std::string> published();
+  // The messages published on "t:{a}:events" (includes/events.lua) since
+  // the last call, in order (each call of published() collects them).
+  [[nodiscard]] std::vector<std::string> events();
 
  private:
   struct Parts;

@@ -99,13 +99,13 @@ help_options() {
 }
 
 # --- subcommands ----------------------------------------------------------
-expect_exactly "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor help
-expect_exactly "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor
+expect_exactly "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor events help
+expect_exactly "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor events
 expect_exactly "redlock help exec " # one subcommand only
 expect_exactly "redlock re" release renew revoke resume
 expect_exactly "redlock -q st" status
 # The value of an option is not the subcommand: `status` here is a prefix.
-expect_exactly "redlock --prefix status " acquire release renew status break exec history overdue revoke suspend resume doctor help
+expect_exactly "redlock --prefix status " acquire release renew status break exec history overdue revoke suspend resume doctor events help
 expect_exactly "redlock --timeout 2s a" acquire
 
 # --- options: everything --help lists, at the top and for each subcommand ---
@@ -114,7 +114,7 @@ top=$(help_options)
 # shellcheck disable=SC2086
 expect_includes "redlock --" $top
 expect_includes "redlock -" -r -q -v -h
-for sub in acquire release renew status break exec history overdue revoke suspend resume doctor; do
+for sub in acquire release renew status break exec history overdue revoke suspend resume doctor events; do
   opts=$(help_options "$sub")
   [[ -n $opts ]] || fail "could not read options from '$bin $sub --help'"
   # shellcheck disable=SC2086

@@ -122,8 +122,8 @@ shells=(fish zsh)
 for sh in "${shells[@]}"; do
   expect "$sh" "redlock ac" acquire
   expect_not "$sh" "redlock ac" release status
-  expect "$sh" "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor help
-  expect "$sh" "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor
+  expect "$sh" "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor events help
+  expect "$sh" "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor events
   expect "$sh" "redlock --" --version --redis
   # shellcheck disable=SC2046
   expect "$sh" "redlock --" $(help_options)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The JSON of acquire --json, renew --json, status --json, history --json,
-# overdue --json and doctor --json is a stable
+# overdue --json, doctor --json, events --json and --log-format json is a
+# stable
 # interface: every field they print is documented in redlock(1), section
 # JSON OUTPUT. Usage: json_fields.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
@@ -10,7 +11,8 @@ source "$src/tests/shell/lib/check.bash"
 tmp=$(mktemp -d)
 waiter=
 revoker=
-trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; [ -n "$revoker" ] && kill "$revoker" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
+events=
+trap '[ -n "$waiter" ] && kill "$waiter" 2>/dev/null; [ -n "$revoker" ] && kill "$revoker" 2>/dev/null; [ -n "$events" ] && kill "$events" 2>/dev/null; stop_redis; rm -rf "$tmp"' EXIT
 # A Redlock needs servers of its own (one server named three times is
 # refused): the last one started is the default server.
 start_redis "$tmp" || exit 1
@@ -61,10 +63,40 @@ done
   "$bin" doctor --json
 } >"$tmp/out.json" 2>"$tmp/err"
 [ -s "$tmp/out.json" ] || fail "no JSON printed: $(cat "$tmp/err")"
+
+# events --json: a hold from its acquire to its release, a waiter that joins
+# and leaves, a minimum hold.
+"$bin" events --json evt evk >"$tmp/events.json" 2>"$tmp/events.err" &
+events=$!
+for _ in $(seq 1 100); do
+  [ "$(redis-cli -p "$REDIS_PORT" pubsub numsub 'redlock:{evk}:events' | tail -1)" -ge 1 ] && break
+  sleep 0.05
+done
+etok=$("$bin" acquire --ttl 1m evt)
+"$bin" acquire --token "$etok" evt >/dev/null
+"$bin" acquire --wait 200ms evt 2>/dev/null
+"$bin" release --token "$etok" evt
+"$bin" exec --hold-at-least 1m evk -- true
+for _ in $(seq 1 100); do
+  [ "$(wc -l <"$tmp/events.json")" -ge 6 ] && break
+  sleep 0.05
+done
+kill -TERM "$events"
+wait "$events" || fail "events exited $? on SIGTERM: $(cat "$tmp/events.err")"
+events=
+[ "$(wc -l <"$tmp/events.json")" -ge 6 ] || fail "too few events: $(cat "$tmp/events.json")"
+cat "$tmp/events.json" >>"$tmp/out.json"
+
+# --log-format json: a line with the lock's fence, and one with the exit status.
+"$bin" --log-format json exec logged -- /no/such/command 2>"$tmp/log.json"
+"$bin" --log-format json -r redis://127.0.0.1:1 acquire logged 2>>"$tmp/log.json"
+jq -e . "$tmp/log.json" >/dev/null || fail "a log line is not JSON: $(cat "$tmp/log.json")"
+cat "$tmp/log.json" >>"$tmp/out.json"
 fields=$(keys <"$tmp/out.json" | sort -u)
 for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
   finished_ms holders servers url error waiters position until_ms left_ms run outcome exit start_ms end_ms \
-  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms check level server detail advice; do
+  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms check level server detail advice \
+  event time time_ms holder limit held_ms kept_ms waiter place message; do
   grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
 done
 for f in $fields; do

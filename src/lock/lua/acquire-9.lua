@@ -18,6 +18,9 @@
 -- gets it in ticket order. A busy answer puts a waiter that gave its id in
 -- line (or refreshes its entry: the heartbeat) and says its place.
 -- 'unfair' skips the line altogether.
+-- Told on the lock's events channel (includes/events.lua): 'acquired',
+-- 'reentered', and 'joined' when a waiter first enters the line (never on
+-- its heartbeats).
 -- The run ledger (includes/ledger.lua): an exec that records its run starts
 -- it here, with its grant, and names any run before it that never ended
 -- (its redlock died and its lock expired: abandoned). With a skip window,
@@ -88,6 +91,7 @@
 --                         ACL that would not let the lock be given back:
 --                         nothing written
 --@include check_key.lua
+--@include events.lua
 --@include line.lua
 --@include fence.lua
 --@include index.lua
@@ -171,11 +175,13 @@ local entered = nil
 local function enter()
   if entered then return entered[1], entered[2] end
   local v = entry_of_waiter(waiter)
+  local joined = false
   if not v then
     local first = settled
     if not first and ticket == 'clock' then first = now end
     if not first then first = redis.call('HINCRBY', waiters_key, 'seq', 1) end
     v = {ticket = first, since = now, host = host, pid = tonumber(pid), cmd = cmd, mode = mode, limit = limit}
+    joined = true
   elseif settled then
     v.ticket = settled
   end
@@ -185,6 +191,9 @@ local function enter()
   redis.call('ZADD', line_key, v.ticket, waiter)
   if mode ~= 'shared' then redis.call('ZADD', writers_key, v.ticket, waiter) end
   local rank = redis.call('ZRANK', line_key, waiter)
+  if joined then
+    event('joined', {waiter = waiter, host = host, pid = pid, cmd = cmd, mode = mode, place = rank + 1})
+  end
   -- Near the head a lease is short whatever the waiter asked: one that
   -- stops there is skipped within k_near_lease.
   local lease = tonumber(lease_ms)
@@ -221,12 +230,23 @@ local function dequeue()
   drop(waiter)
   moved()
 end
+-- Tells of a hold taken or re-entered by the caller.
+local function told(kind, holder, fence, count, lease)
+  local e = {holder = holder_id(holder), host = host, pid = pid, cmd = cmd, mode = mode, limit = limit,
+             fence = string.format('%d', fence), count = count, ttl_ms = lease}
+  if kind == 'acquired' and note ~= '' then e.note = note end
+  event(kind, e)
+end
 -- Suspended: nobody new takes the lock, and a waiter in line leaves it
 -- (its wait is over).
 local function refuse_suspended()
-  if fair and waiter ~= '' and entry_of_waiter(waiter) then
-    drop(waiter)
-    moved()
+  if fair and waiter ~= '' then
+    local v = entry_of_waiter(waiter)
+    if v then
+      waiter_left(waiter, v, 'suspended')
+      drop(waiter)
+      moved()
+    end
   end
   return suspended
 end
@@ -255,6 +275,7 @@ if multi then
       redis.call('HSET', KEYS[1], 'h:' .. reenter, cjson.encode(v))
       keep_alive(list)
       index_sync()
+      told('reentered', reenter, fence, v.count, v.expiry - now)
       return {'reentered', reenter, fence, v.count, v.expiry - now}
     end
     first = first or v
@@ -285,6 +306,7 @@ elseif t == 'hash' then
     local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
     local lease = extend(math.max(ttl, since + hold - now))
     index_sync()
+    told('reentered', h[1], fence, count, lease)
     return {'reentered', h[1], fence, count, lease}
   end
   local kept = ''
@@ -381,6 +403,7 @@ if mode == 'exclusive' then
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
     index_sync()
+    told('acquired', token, fence, 1, math.max(ttl, hold))
     return started({'acquired', token, fence, 1, math.max(ttl, hold)}, {})
   end
 end
@@ -393,6 +416,7 @@ local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 dequeue()
 index_sync()
+told('acquired', token, fence, 1, ttl)
 local live = {}
 for _, v in ipairs(holders()) do live[run_of(v.token)] = true end
 return started({'acquired', token, fence, 1, ttl}, live)

@@ -7,7 +7,8 @@
 -- reported and left alone. The waiters at the head of the line are woken
 -- as by a release (dead entries pruned first, the line moved). PUBLISH
 -- comes before the DEL: a user whose ACL refuses the channel must find the
--- lock untouched.
+-- lock untouched. Each holder removed is told as 'broken' on the lock's
+-- events channel (includes/events.lua).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
@@ -27,6 +28,7 @@
 --   {'free'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
+--@include events.lua
 --@include line.lua
 --@include index.lua
 --@include ledger.lua
@@ -94,4 +96,7 @@ else
   redis.call('DEL', KEYS[1])
 end
 index_sync()
+for _, o in ipairs(out) do
+  event('broken', {holder = holder_id(o[1]), host = o[2], pid = o[3], fence = o[6], count = tonumber(o[7]) or 1})
+end
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}

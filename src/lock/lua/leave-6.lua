@@ -1,7 +1,8 @@
 -- leave: a waiter leaves the line (its --wait ran out, or it was stopped).
 --
 -- Atomic so that the waiters it was holding up are woken exactly when it
--- goes.
+-- goes. Its leaving is told as 'left' on the lock's events channel
+-- (includes/events.lua, through line.lua).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
@@ -22,6 +23,7 @@ local waiter = ARGV[1]
 local bad = line_bad()
 if bad then return {'foreign', bad} end
 local was = redis.call('ZSCORE', line_key, waiter)
+if was then waiter_left(waiter, entry_of_waiter(waiter), 'left') end
 drop(waiter)
 prune()
 -- Whoever it held up can go now.

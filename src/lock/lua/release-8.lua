@@ -29,6 +29,10 @@
 -- granted it records nothing). An undone acquire takes its run out. A
 -- ledger that is not redlock's is left alone, and the lock is released all
 -- the same.
+-- Told on the lock's events channel (includes/events.lua): 'released' for
+-- every level dropped (with the levels left), and 'lost' when the token no
+-- longer holds the lock (not when an attempt that never counted is undone,
+-- 'quiet': the server that did not grant it has nothing to tell).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
@@ -59,6 +63,7 @@
 --   {'notheld'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
 --@include check_key.lua
+--@include events.lua
 --@include line.lua
 --@include index.lua
 --@include ledger.lua
@@ -88,6 +93,20 @@ local function ledger_end(held, since)
   end
 end
 
+-- Tells that the token's hold (its host, pid and fence) dropped a level,
+-- `left` levels remaining; `more` adds what the kind has.
+local function told(host, pid, fence, left, more)
+  local e = more or {}
+  e.holder, e.host, e.pid, e.fence, e.count = holder_id(token), host or '', tostring(pid or ''), fence or '', left
+  event('released', e)
+end
+local function lost()
+  if quiet == 'quiet' then return end
+  local pid = ARGV[10] or ''
+  if pid == '0' then pid = '' end
+  event('lost', {holder = holder_id(token), host = ARGV[9] or '', pid = pid})
+end
+
 local function announce(st)
   if quiet == 'quiet' then return end
   if line_bad() then redis.call('PUBLISH', channel, 'released') return end
@@ -101,6 +120,7 @@ if multi then
     keep_alive(list)
     index_sync()
     ledger_end(false)
+    lost()
     return {'notheld'}
   end
   if v.count <= floor then return {'floor', v.count} end
@@ -108,6 +128,7 @@ if multi then
     v.count = v.count - 1
     v.token = nil
     redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
+    told(v.host, v.pid, v.fence, v.count)
     return {'decremented', 1, v.count}
   end
   local rest = {}
@@ -117,15 +138,21 @@ if multi then
   keep_alive(rest)
   index_sync()
   ledger_end(true, string.format('%d', v.since or now))
+  told(v.host, v.pid, v.fence, 0, {held_ms = now - (v.since or now)})
   return {'released', v.count, #rest}
 end
 if t == 'none' or h[1] ~= token then
   ledger_end(false)
+  lost()
   return {'notheld'}
 end
 local count = tonumber(h[2])
 if count <= floor then return {'floor', count} end
-if levels ~= 'all' and count > 1 then return {'decremented', 1, redis.call('HINCRBY', KEYS[1], 'count', -1)} end
+if levels ~= 'all' and count > 1 then
+  local left = redis.call('HINCRBY', KEYS[1], 'count', -1)
+  told(h[4], h[5], h[3], left)
+  return {'decremented', 1, left}
+end
 local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
 local left = since + tonumber(min_hold_ms) - now
 if left > 0 then
@@ -133,10 +160,12 @@ if left > 0 then
   redis.call('PEXPIRE', KEYS[1], left)
   index_sync()
   ledger_end(true, string.format('%d', since))
+  told(h[4], h[5], h[3], 0, {held_ms = now - since, kept_ms = left})
   return {'kept', count, left}
 end
 announce({count = 0})
 redis.call('DEL', KEYS[1])
 index_sync()
 ledger_end(true, string.format('%d', since))
+told(h[4], h[5], h[3], 0, {held_ms = now - since})
 return {'released', count, 0}

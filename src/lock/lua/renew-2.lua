@@ -3,6 +3,10 @@
 -- Atomic so that an expired hold is never recreated and only the holder's
 -- token extends it. A lease is the longest that any of its levels asked
 -- for: a nested holder's shorter --ttl never shortens it.
+-- A renewal is told to nobody (it comes every ttl/3: `redlock events`
+-- notices an expiry by reading the lease it expects to end); one that
+-- finds the token no longer holding the lock is told as 'lost'
+-- (includes/events.lua).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  the index of held locks, <prefix>index (includes/index.lua;
@@ -16,6 +20,7 @@
 --   {'notheld'}           the token holds nothing here
 --   {'foreign', what}     the key is not redlock's: left alone
 --@include check_key.lua
+--@include events.lua
 --@include index.lua
 
 local token = ARGV[1]
@@ -33,10 +38,16 @@ if multi then
   end
   keep_alive(list)
   index_sync()
-  if not v then return {'notheld'} end
+  if not v then
+    event('lost', {holder = holder_id(token)})
+    return {'notheld'}
+  end
   return {'renewed', v.expiry - now, multi, h[7] or '1'}
 end
-if t == 'none' or h[1] ~= token then return {'notheld'} end
+if t == 'none' or h[1] ~= token then
+  event('lost', {holder = holder_id(token)})
+  return {'notheld'}
+end
 local lease = extend(ttl)
 index_sync()
 return {'renewed', lease, 'exclusive', '1'}

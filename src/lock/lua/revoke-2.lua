@@ -9,6 +9,8 @@
 -- in the mark. The mark names runs, never the lock: a holder that ends and
 -- a new one that takes the lock are not affected by it, and it expires by
 -- itself.
+-- Each holder asked is told as 'revoked' on the lock's events channel
+-- (includes/events.lua), with who asked; its release follows as usual.
 -- A lock kept for a finished holder's minimum hold (--hold-at-least) has no
 -- holder to ask: it is named with an empty run, for the caller to break.
 --
@@ -27,6 +29,7 @@
 --   {'free'}
 --   {'foreign', what}   the lock's key or the mark is not redlock's
 --@include check_key.lua
+--@include events.lua
 --@include ledger.lua
 
 local host = ARGV[1]
@@ -65,6 +68,10 @@ for _, a in ipairs(asked) do
 end
 local keep = grace_ms + k_mark_keep_ms
 if redis.call('PTTL', KEYS[2]) < keep then redis.call('PEXPIRE', KEYS[2], keep) end
+for _, a in ipairs(asked) do
+  event('revoked', {holder = a[1], host = a[2], pid = a[3], fence = a[6], by_host = host, by_pid = pid,
+                    grace_ms = grace_ms})
+end
 local listeners = 0
 if #runs > 0 then
   listeners = redis.call('PUBLISH', channel,

@@ -7,7 +7,9 @@
 -- suspension given a duration. The index lists it as its own key, scored
 -- by when it lapses, so that status lists a suspended name that nobody
 -- holds, and the index's pruning drops it once it has lapsed. The lock
--- itself is not touched: a running holder goes on.
+-- itself is not touched: a running holder goes on. Told as 'suspended'
+-- (with the reason, who and until when) or 'resumed' on the lock's events
+-- channel (includes/events.lua).
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME} (read only: is it redlock's)
 -- KEYS[2]  its suspension, <prefix>{NAME}:suspended
@@ -25,6 +27,7 @@
 --   {'resumed', 1 if it was suspended, else 0}
 --   {'foreign', what}   the lock's key or the marker is not redlock's
 --@include check_key.lua
+--@include events.lua
 --@include index.lua
 --@include suspension.lua
 
@@ -47,6 +50,7 @@ end
 if action == 'resume' then
   redis.call('DEL', KEYS[2])
   index_marker(nil)
+  if was then event('resumed', {by_host = ARGV[3], by_pid = ARGV[4]}) end
   return {'resumed', was and 1 or 0}
 end
 local until_ms = -1
@@ -56,4 +60,5 @@ redis.call('HSET', KEYS[2], 'schema', k_schema, 'reason', ARGV[2], 'host', ARGV[
            'since_ms', string.format('%d', now), 'until_ms', string.format('%d', until_ms))
 if for_ms > 0 then redis.call('PEXPIRE', KEYS[2], for_ms) end
 if until_ms > 0 then index_marker(until_ms) else index_marker(9007199254740991) end
+event('suspended', {reason = ARGV[2], by_host = ARGV[3], by_pid = ARGV[4], until_ms = string.format('%d', until_ms)})
 return {'suspended', string.format('%d', until_ms), string.format('%d', now)}

@@ -20,7 +20,8 @@
 -- The keys expire with the longest lease in them, and are deleted together
 -- when the line empties.
 -- - line_bad(): nil when the line's keys are absent or redlock's, else what.
--- - prune(), moved(): see above; drop(id) takes one entry out.
+-- - prune(), moved(): see above; drop(id) takes one entry out;
+--   waiter_left(id, entry, reason) tells that a waiter left.
 -- - walk(key, keep, most): the live waiters from the head on.
 -- - lock_state(): what holds the lock now (mode, count of live holders, limit).
 -- - heads(st): the ids at the head of the line that the lock, in state st,
@@ -29,8 +30,11 @@
 -- - wake(st): PUBLISH 'released <id>...' naming those heads, on the lock's
 --   channel (for waiters not in line) and on each named waiter's own
 --   channel '<channel>:<id>', where it listens (the others sleep on).
--- It builds on check_key (t, multi, h and now: what holds the lock; k_schema).
+-- It builds on check_key (t, multi, h and now: what holds the lock; k_schema),
+-- and tells of waiters that join and leave through events.lua: a dead entry
+-- pruned is told as 'left' (reason 'dead'), never a heartbeat.
 --@include check_key.lua
+--@include events.lua
 local k_near = 4
 local k_near_lease = 2000
 local k_prune = 16
@@ -73,10 +77,19 @@ local function drop(id)
   redis.call('HDEL', waiters_key, id)
 end
 
+-- Tells that waiter `id` (its entry v, or nil) left the line, and why.
+local function waiter_left(id, v, reason)
+  v = v or {}
+  event('left', {waiter = id, host = v.host or '', pid = tostring(v.pid or ''), mode = v.mode or '', reason = reason})
+end
+
 -- Removes up to k_prune dead entries, those whose lease ended first.
 local function prune()
   local dead = redis.call('ZRANGEBYSCORE', beats_key, '-inf', now, 'LIMIT', 0, k_prune)
-  for _, id in ipairs(dead) do drop(id) end
+  for _, id in ipairs(dead) do
+    waiter_left(id, entry_of_waiter(id), 'dead')
+    drop(id)
+  end
   return #dead
 end
 

@@ -1,0 +1,133 @@
+// Where stderr's lines go (util/log's sinks), from the log options and
+// their environment variables.
+
+#include "cli/log_options.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/option_values.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+
+namespace redlock::cli {
+
+namespace {
+
+// Where stderr's lines go: the flags, else $REDLOCK_LOG_FORMAT and
+// $REDLOCK_SYSLOG (unset, empty, 0, no, off or false: no syslog; 1, yes, on
+// or true: syslog with facility user; a facility's name: syslog with it).
+// A value that is neither is a UsageError (64), before any traffic.
+LogSinks sinks_of(const GlobalOptions& g) {
+  LogSinks s;
+  if (g.log_format) {
+    s.format = *g.log_format;
+  } else if (const char* env = std::getenv("REDLOCK_LOG_FORMAT"); env != nullptr && *env != '\0') {
+    s.format = parse_log_format(env, "REDLOCK_LOG_FORMAT");
+  }
+  s.syslog = g.syslog || g.syslog_facility.has_value();
+  if (g.syslog_facility) {
+    s.facility = *g.syslog_facility;
+  }
+  if (const char* env = std::getenv("REDLOCK_SYSLOG"); env != nullptr) {
+    const std::string_view v = env;
+    if (v == "1" || v == "yes" || v == "on" || v == "true") {
+      s.syslog = true;
+    } else if (!v.empty() && v != "0" && v != "no" && v != "off" && v != "false") {
+      const int facility = parse_syslog_facility(env, "REDLOCK_SYSLOG");
+      s.facility = g.syslog_facility.value_or(facility);
+      s.syslog = true;
+    }
+  }
+  return s;
+}
+
+// The lock the command is about, for the JSON log lines: its one NAME.
+void set_name_field(std::optional<Subcommand> which, const AllOptions& o) {
+  if (!which || log_sinks().format != LogFormat::k_json) {
+    return;
+  }
+  auto one = [](const std::vector<std::string>& names) { return names.size() == 1 ? names.front() : ""; };
+  std::string name;
+  switch (*which) {
+    case Subcommand::k_acquire:
+      name = o.acquire.take.name;
+      break;
+    case Subcommand::k_exec:
+      name = o.exec.take.name;
+      break;
+    case Subcommand::k_release:
+      name = o.release.name;
+      break;
+    case Subcommand::k_renew:
+      name = o.renew.name;
+      break;
+    case Subcommand::k_history:
+      name = o.history.name;
+      break;
+    case Subcommand::k_overdue:
+      name = o.overdue.name;
+      break;
+    case Subcommand::k_status:
+      name = one(o.status.names);
+      break;
+    case Subcommand::k_break:
+      name = one(o.brk.names);
+      break;
+    case Subcommand::k_events:
+      name = one(o.events.names);
+      break;
+    default:
+      break;  // a subcommand of no single lock
+  }
+  if (!name.empty()) {
+    set_log_field("name", name);
+  }
+}
+
+}  // namespace
+
+// Before argv is read in full: the log flags and variables as far as they
+// are valid, so that even a usage error is written as asked (what is not
+// valid is said by the full reading, as text).
+void set_early_logging(int argc, char** argv) noexcept {
+  try {
+    GlobalOptions g;
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) {
+      const std::string_view w = argv[i];
+      try {
+        if (w == "--log-format" && i + 1 < argc) {
+          g.log_format = parse_log_format(argv[++i], "--log-format");
+        } else if (w.substr(0, 13) == "--log-format=") {
+          g.log_format = parse_log_format(std::string(w.substr(13)), "--log-format");
+        } else if (w == "--syslog") {
+          g.syslog = true;
+        } else if (w == "--syslog-facility" && i + 1 < argc) {
+          g.syslog_facility = parse_syslog_facility(argv[++i], "--syslog-facility");
+        } else if (w.substr(0, 18) == "--syslog-facility=") {
+          g.syslog_facility = parse_syslog_facility(std::string(w.substr(18)), "--syslog-facility");
+        }
+      } catch (const UsageError&) {
+      }
+    }
+    LogSinks s;
+    try {
+      s = sinks_of(g);
+    } catch (const UsageError&) {
+      s.format = g.log_format.value_or(LogFormat::k_text);
+    }
+    if (s.format != LogFormat::k_text || s.syslog) {
+      set_log_sinks(s);
+    }
+  } catch (...) {
+  }
+}
+
+void set_logging(const AllOptions& o, std::optional<Subcommand> which) {
+  set_log_sinks(sinks_of(o.global));
+  set_name_field(which, o);
+}
+
+}  // namespace redlock::cli

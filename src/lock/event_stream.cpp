@@ -1,0 +1,316 @@
+#include "lock/event_stream.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "lock/keys.hpp"
+#include "redis/fanout.hpp"
+#include "util/exit_status.hpp"
+#include "util/log.hpp"
+
+namespace redlock::lock {
+
+namespace {
+
+// A subscriber is asked for a PONG this often: a server that went away
+// without closing the connection (a host that died, a cut link) is found
+// out within this and the command timeout.
+constexpr Millis k_ping_every{15'000};
+// A server that went away is subscribed to again after this, doubling up
+// to k_retry_most while it stays away.
+constexpr Millis k_retry_first{500};
+constexpr Millis k_retry_most{5000};
+// A hold that could not be read back is read again after this.
+constexpr Millis k_recheck{1000};
+
+// The flags of notify-keyspace-events that make a server publish the
+// expiry of a key on its keyspace channel: K, and x (or A, which has it).
+bool tells_expiries(const std::string& flags) {
+  const bool keyspace = flags.find('K') != std::string::npos;
+  return keyspace && (flags.find('x') != std::string::npos || flags.find('A') != std::string::npos);
+}
+
+long long wall_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct EventStream::Feed {
+  redis::Endpoint endpoint;
+  std::unique_ptr<redis::Connection> conn;
+  bool up = false;
+  std::string why;  // why it is down
+  TimePoint retry_at;
+  Millis backoff = k_retry_first;
+  TimePoint ping_at;
+  // "__keyspace@<db>__:" while the server tells expiries there, else "".
+  std::string keyspace;
+};
+
+EventStream::EventStream(Locker& locker, std::vector<std::string> names)
+    : m_locker(locker),
+      m_names(std::move(names)),
+      m_prefix(locker.options().prefix),
+      m_tracker(locker.endpoints().size()),
+      m_merger(locker.endpoints().size()) {
+  size_t up = 0;
+  std::vector<std::string> down;
+  for (const auto& ep : locker.endpoints()) {
+    m_feeds.push_back(std::make_unique<Feed>());
+    m_feeds.back()->endpoint = ep;
+  }
+  for (size_t i = 0; i < m_feeds.size(); ++i) {
+    if (subscribe(i)) {
+      ++up;
+    } else {
+      down.push_back(fmt::format("{}: {}", m_feeds[i]->endpoint.display(), m_feeds[i]->why));
+      m_feeds[i]->retry_at = Clock::now() + k_retry_first;
+    }
+  }
+  if (up < majority(m_feeds.size())) {
+    throw Error(ExitStatus::k_unavailable, fmt::format("cannot subscribe to the events: {}", fmt::join(down, "; ")));
+  }
+  for (const auto& line : down) {
+    log_warning("cannot subscribe to {}; trying again", line);
+  }
+  seed();
+}
+
+EventStream::~EventStream() = default;
+
+bool EventStream::subscribe(size_t i) {
+  Feed& f = *m_feeds[i];
+  const Options& o = m_locker.options();
+  f.conn = std::make_unique<redis::Connection>(f.endpoint, o.timeouts, o.tls, m_locker.cancel());
+  f.up = false;
+  f.keyspace.clear();
+  try {
+    // Keyspace notifications tell an expiry as it happens, where the
+    // server is set to send them; a user that may not read the
+    // configuration goes without (the leases are read back instead).
+    const redis::Reply flags = redis::call(*f.conn, {"CONFIG", "GET", "notify-keyspace-events"});
+    if (flags.is_array() && flags.elements.size() == 2 && tells_expiries(flags.elements[1].str)) {
+      f.keyspace = fmt::format("__keyspace@{}__:", f.endpoint.db);
+    }
+  } catch (const Error& e) {
+    f.why = e.what();
+    return false;
+  }
+  std::vector<std::vector<std::string>> wanted;
+  if (m_names.empty()) {
+    wanted.push_back({"PSUBSCRIBE", events_pattern(m_prefix)});
+    if (!f.keyspace.empty()) {
+      wanted.push_back({"PSUBSCRIBE", glob_escaped(f.keyspace + m_prefix) + "{*}"});
+    }
+  } else {
+    for (const auto& name : m_names) {
+      wanted.push_back({"SUBSCRIBE", events_channel(m_prefix, name)});
+      if (!f.keyspace.empty()) {
+        wanted.push_back({"SUBSCRIBE", f.keyspace + lock_key(m_prefix, name)});
+      }
+    }
+  }
+  for (const auto& argv : wanted) {
+    f.conn->queue(argv);
+  }
+  redis::Connection* one[] = {f.conn.get()};
+  (void)redis::run_all(one, m_locker.cancel());
+  if (f.conn->failure()) {
+    f.why = f.conn->failure()->message;
+    return false;
+  }
+  for (const auto& r : f.conn->take_replies()) {
+    if (r.is_error()) {
+      // An ACL without the channels: no use trying again.
+      throw Error(redis::classify_error(r.str), fmt::format("{} refuses to let redlock subscribe to the events: {}",
+                                                            f.endpoint.display(), mask_secrets(r.str)));
+    }
+  }
+  f.up = true;
+  f.ping_at = Clock::now() + k_ping_every;
+  return true;
+}
+
+void EventStream::seed() {
+  try {
+    const std::vector<std::string> names = m_names.empty() ? m_locker.list() : m_names;
+    if (names.empty()) {
+      return;
+    }
+    const auto views = m_locker.inspect(names);
+    const TimePoint now = Clock::now();
+    for (size_t k = 0; k < names.size() && k < views.size(); ++k) {
+      for (size_t i = 0; i < views[k].size(); ++i) {
+        m_tracker.seed(i, names[k], views[k][i], now);
+      }
+    }
+  } catch (const Error& e) {
+    // The holds will be learned from their events.
+    log_debug("cannot read the locks held now: {}", e.what());
+  }
+}
+
+void EventStream::show(std::vector<Event> events) {
+  m_ready.insert(m_ready.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+}
+
+void EventStream::told(size_t server, Event e) {
+  const TimePoint now = Clock::now();
+  show(m_merger.add(server, m_tracker.learn(server, std::move(e), now), now));
+}
+
+void EventStream::take_message(size_t i, const std::string& channel, const std::string& payload) {
+  const Feed& f = *m_feeds[i];
+  if (!f.keyspace.empty() && channel.rfind(f.keyspace, 0) == 0) {
+    std::optional<std::string> name = name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()));
+    if (payload == "expired" && name) {
+      const TimePoint now = Clock::now();
+      for (auto& e : m_tracker.key_expired(i, *name, wall_ms())) {
+        show(m_merger.add(i, std::move(e), now));
+      }
+    }
+    return;
+  }
+  std::optional<std::string> name = name_of_events_channel(m_prefix, channel);
+  if (!name || (!m_names.empty() && std::find(m_names.begin(), m_names.end(), *name) == m_names.end())) {
+    return;
+  }
+  if (std::optional<Event> e = parse_event(*name, payload)) {
+    told(i, std::move(*e));
+  } else {
+    log_debug("not an event on {}: {}", one_line(channel), one_line(payload));
+  }
+}
+
+void EventStream::take_arrived() {
+  for (size_t i = 0; i < m_feeds.size(); ++i) {
+    Feed& f = *m_feeds[i];
+    if (!f.up) {
+      continue;
+    }
+    for (const auto& r : f.conn->take_replies()) {
+      // A message (SUBSCRIBE) or pmessage (PSUBSCRIBE); anything else is a
+      // subscription's confirmation or a PONG.
+      const bool message = r.is_array() && r.elements.size() == 3 && r.elements[0].str == "message";
+      const bool pmessage = r.is_array() && r.elements.size() == 4 && r.elements[0].str == "pmessage";
+      if (message || pmessage) {
+        take_message(i, r.elements[message ? 1 : 2].str, r.elements[message ? 2 : 3].str);
+      }
+    }
+    if (f.conn->failure() || f.conn->closed()) {
+      f.up = false;
+      f.why = f.conn->failure() ? f.conn->failure()->message : "the server closed the connection";
+      f.retry_at = Clock::now() + f.backoff;
+      log_warning("lost the events of {}: {}; subscribing again", f.endpoint.display(), f.why);
+    }
+  }
+}
+
+void EventStream::check_due() {
+  const TimePoint now = Clock::now();
+  const std::vector<std::string> names = m_tracker.due(now);
+  if (names.empty()) {
+    return;
+  }
+  std::vector<std::vector<ServerView>> views;
+  try {
+    views = m_locker.inspect(names);
+  } catch (const Error& e) {
+    log_debug("cannot read back {} lock(s): {}", names.size(), e.what());
+  }
+  for (size_t k = 0; k < names.size(); ++k) {
+    for (size_t i = 0; i < m_feeds.size(); ++i) {
+      ServerView view;
+      if (k < views.size() && i < views[k].size()) {
+        view = views[k][i];
+      } else {
+        view.error = "not read";
+      }
+      for (auto& e : m_tracker.checked(i, names[k], view, now, k_recheck)) {
+        show(m_merger.add(i, std::move(e), now));
+      }
+    }
+  }
+}
+
+std::optional<TimePoint> EventStream::next_wake() const {
+  std::optional<TimePoint> next = m_tracker.next_due();
+  if (const auto merged = m_merger.next_due(); merged && (!next || *merged < *next)) {
+    next = merged;
+  }
+  for (const auto& f : m_feeds) {
+    const TimePoint t = f->up ? f->ping_at : f->retry_at;
+    if (!next || t < *next) {
+      next = t;
+    }
+  }
+  return next;
+}
+
+void EventStream::retry_down(TimePoint now) {
+  for (size_t i = 0; i < m_feeds.size(); ++i) {
+    Feed& f = *m_feeds[i];
+    if (f.up || f.retry_at > now) {
+      continue;
+    }
+    if (subscribe(i)) {
+      log_warning(
+          "subscribed to the events of {} again; what happened while it was away is not told, and the "
+          "holds known before are read back now",
+          f.endpoint.display());
+      f.backoff = k_retry_first;
+      m_tracker.recheck(i, now);
+      m_reseed = true;
+    } else {
+      f.backoff = std::min(f.backoff * 2, k_retry_most);
+      f.retry_at = Clock::now() + f.backoff;
+      log_debug("cannot subscribe to {} yet: {}", f.endpoint.display(), f.why);
+    }
+  }
+}
+
+std::vector<redis::Connection*> EventStream::live_feeds(TimePoint now) {
+  std::vector<redis::Connection*> live;
+  for (auto& f : m_feeds) {
+    if (!f->up) {
+      continue;
+    }
+    if (f->ping_at <= now) {
+      f->conn->queue({"PING"});
+      f->ping_at = now + k_ping_every;
+    }
+    live.push_back(f->conn.get());
+  }
+  return live;
+}
+
+std::vector<Event> EventStream::next(const Cancel& cancel) {
+  while (m_ready.empty()) {
+    if (cancel.requested()) {
+      return {};
+    }
+    const TimePoint now = Clock::now();
+    retry_down(now);
+    check_due();
+    show(m_merger.flush(now));
+    if (m_reseed) {
+      m_reseed = false;
+      seed();
+    }
+    const std::vector<redis::Connection*> live = live_feeds(now);
+    if (!m_ready.empty()) {
+      break;
+    }
+    if (redis::wait_any(live, next_wake(), cancel) == redis::RunResult::k_cancelled) {
+      return {};
+    }
+    take_arrived();
+  }
+  return std::exchange(m_ready, {});
+}
+
+}  // namespace redlock::lock
