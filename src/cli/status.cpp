@@ -142,6 +142,7 @@ struct Shown {
 
 std::string quoted_globs(const std::vector<std::string>& globs) {
   std::vector<std::string> quoted;
+  quoted.reserve(globs.size());
   for (const auto& g : globs) {
     quoted.push_back("'" + escape_for_terminal(g) + "'");
   }
@@ -286,9 +287,11 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
         what += ' ';
         what += escape_for_terminal(name);
       }
-      what += " on " + escape_for_terminal(where.servers);
-      const std::string header = fmt::format("Every {}: {}    {}\n\n", format_duration(interval), what, when);
-      block = "\033[H\033[2J" + fit_screen(header + block, now);
+      what += " on ";
+      what += escape_for_terminal(where.servers);
+      std::string screen = fmt::format("Every {}: {}    {}\n\n", format_duration(interval), what, when);
+      screen += block;
+      block = fmt::format("\033[H\033[2J{}", fit_screen(screen, now));
     } else if (!first) {
       block = fmt::format("\n{}", block);  // insert() would trip a false -Wrestrict of GCC 12
     }

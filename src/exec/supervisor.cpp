@@ -291,17 +291,23 @@ class Supervisor {
       m_lost_reason = m_renewer.lost_reason();
     }
     if (fds[0].revents & POLLIN) {
-      while (const int sig = m_signals.take()) {
-        if (sig != SIGCHLD) {
-          log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
-          kill(-m_child, sig);
-          if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-            m_done.stop_signal = sig;
-          }
-          if (sig != SIGUSR1 && sig != SIGUSR2) {
-            kill(-m_child, SIGCONT);  // a stopped command must wake up to act on a stop signal
-          }
-        }
+      forward_signals();
+    }
+  }
+
+  // Passes the signals redlock received on to the command's group.
+  void forward_signals() {
+    while (const int sig = m_signals.take()) {
+      if (sig == SIGCHLD) {
+        continue;
+      }
+      log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
+      kill(-m_child, sig);
+      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        m_done.stop_signal = sig;
+      }
+      if (sig != SIGUSR1 && sig != SIGUSR2) {
+        kill(-m_child, SIGCONT);  // a stopped command must wake up to act on a stop signal
       }
     }
   }
