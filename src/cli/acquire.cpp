@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
+#include "cli/take_all.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -18,14 +19,45 @@ namespace {
 // Prints `line` on stdout. A token nobody received is a lock nobody can
 // release: if the write fails (a closed pipe, a full disk), give the lock
 // back and exit 74 (EX_IOERR).
-ExitCode print_or_give_back(const std::string& line, lock::Locker& locker, const std::string& name,
-                            const std::string& token) {
+ExitCode print_or_give_back(const std::string& line, lock::Locker& locker, const HeldAll& all) {
   if (write_stdout(line + "\n")) {
     return ExitStatus::k_ok;
   }
-  (void)locker.release(name, token);
-  log_warning("could not write the token to standard output; {} was released", escape_for_terminal(name));
+  give_back(locker, all.held, false);
+  log_warning("could not write the token to standard output; {} {} released", spoken_names(all.names()),
+              all.held.size() == 1 ? "was" : "were");
   return ExitStatus::k_output;
+}
+
+// acquire --json: one name's token, fence, count and leases; for several,
+// the first name's besides every name's fence and count, and the validity
+// of the earliest lease.
+nlohmann::json acquired_json(const Take& take, const HeldAll& all, const lock::Locker& locker) {
+  const lock::Acquired& got = all.of(take.first);
+  nlohmann::json j = {{"name", take.first}, {"token", all.token()},      {"fence", got.fence},
+                      {"count", got.count}, {"ttl_ms", got.ttl.count()}, {"validity_ms", all.validity().count()}};
+  if (all.held.size() > 1) {
+    j["names"] = all.names();
+    nlohmann::json fences = nlohmann::json::object();
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& h : all.held) {
+      fences[h.name] = h.got.fence;
+      counts[h.name] = h.got.count;
+    }
+    j["fences"] = fences;
+    j["counts"] = counts;
+  }
+  if (locker.size() > 1) {
+    auto names = locker.endpoint_names();
+    nlohmann::json voted = nlohmann::json::array();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (got.voted[i]) {
+        voted.push_back(names[i]);
+      }
+    }
+    j["voted"] = voted;
+  }
+  return j;
 }
 
 }  // namespace
@@ -38,29 +70,19 @@ ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g, const Canc
   lock::Locker locker(r.endpoints, r.options, stop);
   // The lock is meant for the script that called us, so record that process.
   const long long holder_pid = getppid();
-  auto taken = take_lock(locker, take, make_owner(holder_pid, process_argv(holder_pid)), signals);
-  const auto* got_it = std::get_if<lock::Acquired>(&taken);
-  if (got_it == nullptr) {
-    return status_without_lock(taken);
+  auto taken = take_all(locker, take, make_owner(holder_pid, process_argv(holder_pid)), signals);
+  if (auto* conflict = std::get_if<Conflict>(&taken)) {
+    return conflict->status;
   }
-  const lock::Acquired& got = *got_it;
+  if (auto* stopped = std::get_if<Stopped>(&taken)) {
+    return ExitCode::for_signal(stopped->signal);
+  }
+  const HeldAll& all = std::get<HeldAll>(taken);
   if (o.json) {
-    nlohmann::json j = {{"name", take.name},  {"token", got.token},        {"fence", got.fence},
-                        {"count", got.count}, {"ttl_ms", got.ttl.count()}, {"validity_ms", got.validity.count()}};
-    if (locker.size() > 1) {
-      auto names = locker.endpoint_names();
-      nlohmann::json voted = nlohmann::json::array();
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (got.voted[i]) {
-          voted.push_back(names[i]);
-        }
-      }
-      j["voted"] = voted;
-    }
-    return print_or_give_back(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), locker, take.name,
-                              got.token);
+    return print_or_give_back(
+        acquired_json(take, all, locker).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), locker, all);
   }
-  return print_or_give_back(got.token, locker, take.name, got.token);
+  return print_or_give_back(all.token(), locker, all);
 }
 
 }  // namespace redlock::cli

@@ -62,11 +62,28 @@ std::optional<RunningExec> exec_holding(const std::string& name, const std::stri
     const char* v = std::getenv(key);
     return std::string(v ? v : "");
   };
-  if (token.empty() || variable("REDLOCK_TOKEN") != token || variable("REDLOCK_NAME") != name) {
+  if (token.empty() || variable("REDLOCK_TOKEN") != token) {
     return std::nullopt;
   }
+  // REDLOCK_EXEC_LEVELS: "<level> <name>" a line, for every name the exec
+  // holds; else (an exec of one name before it) REDLOCK_NAME's level.
+  std::optional<long long> level;
+  const std::string levels = variable("REDLOCK_EXEC_LEVELS");
+  if (!levels.empty()) {
+    for (size_t start = 0; start <= levels.size();) {
+      size_t end = levels.find('\n', start);
+      end = end == std::string::npos ? levels.size() : end;
+      const std::string_view line(levels.data() + start, end - start);
+      if (const size_t space = line.find(' '); space != std::string_view::npos && line.substr(space + 1) == name) {
+        level = parse_integer(std::string(line.substr(0, space)));
+        break;
+      }
+      start = end + 1;
+    }
+  } else if (variable("REDLOCK_NAME") == name) {
+    level = parse_integer(variable("REDLOCK_EXEC_LEVEL"));
+  }
   const auto pid = parse_integer(variable("REDLOCK_EXEC_PID"));
-  const auto level = parse_integer(variable("REDLOCK_EXEC_LEVEL"));
   if (!pid || !level || *pid <= 0 || *level <= 0) {
     return std::nullopt;
   }

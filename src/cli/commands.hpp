@@ -48,7 +48,7 @@ struct GlobalOptions {
 
 // How acquire and exec take a lock: the options they share.
 struct TakeOptions {
-  std::string name;
+  std::vector<std::string> names;  // one or more: several are taken as one lock
   Millis ttl{30'000};
   std::optional<Millis> wait = Millis(0);  // nullopt: forever
   std::string token;
@@ -69,14 +69,14 @@ struct AcquireOptions {
 ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct ReleaseOptions {
-  std::string name;
+  std::vector<std::string> names;
   std::string token;
   Millis hold_at_least{0};  // 0: none
 };
 ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Cancel& stop);
 
 struct RenewOptions {
-  std::string name;
+  std::vector<std::string> names;
   std::string token;
   Millis ttl{30'000};
   bool json = false;

@@ -11,6 +11,7 @@
 #include "cli/runs.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
+#include "cli/take_all.hpp"
 #include "exec/supervisor.hpp"
 #include "lock/wait_loop.hpp"
 #include "util/exit_status.hpp"
@@ -24,12 +25,18 @@ namespace redlock::cli {
 namespace {
 
 // What CMD runs: argv after --, or STRING under $SHELL -c (like flock -c).
+// Every word before `--` is a NAME; without `--` (-c STRING, or a command
+// that lacks its --), exec takes one NAME, and words after it are taken for
+// a command that lacks its `--`.
 std::vector<std::string> command_argv(const ExecOptions& o) {
-  if (!o.command.empty() && !o.saw_double_dash) {
+  if (!o.saw_double_dash && (!o.command.empty() || o.take.names.size() > 1)) {
     std::string line = o.dashes_hint;
     if (line.empty()) {
-      line = "redlock exec " + escape_for_terminal(o.take.name) + " --";
-      for (const auto& w : redact_arguments(o.command)) {
+      std::vector<std::string> words = o.take.names;
+      words.insert(words.end(), o.command.begin(), o.command.end());
+      line = "redlock exec " + escape_for_terminal(words.front()) + " --";
+      words.erase(words.begin());
+      for (const auto& w : redact_arguments(words)) {
         line += " " + escape_for_terminal(w);
       }
     }
@@ -126,37 +133,36 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
 // and taken again while --wait lasts. An exit status when CMD must not
 // start (a stop signal while waiting or taking the lock, or no room in
 // time).
-std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, const Take& take, const lock::Owner& owner,
-                                                      SignalFd& signals, const exec::Policy& policy) {
-  const std::string& name = take.name;
+std::variant<HeldAll, ExitCode> take_with_room(lock::Locker& locker, const Take& take, const lock::Owner& owner,
+                                               SignalFd& signals, const exec::Policy& policy) {
   const Millis needed = policy.kill_after + exec::Renewer::interval_for(take.ttl);
   const auto started = std::chrono::steady_clock::now();
   Take attempt = take;
   while (true) {
-    auto taken = take_lock(locker, attempt, owner, signals);
-    if (!std::holds_alternative<lock::Acquired>(taken)) {
-      return status_without_lock(taken);
+    auto taken = take_all(locker, attempt, owner, signals);
+    if (auto* conflict = std::get_if<Conflict>(&taken)) {
+      return conflict->status;
     }
-    lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
-    if (got.validity > needed) {
-      return got;
+    if (auto* stopped = std::get_if<Stopped>(&taken)) {
+      return ExitCode::for_signal(stopped->signal);
     }
-    try {
-      (void)locker.release(name, got.token, 0, got.count == 1 && take.claim.record_run);
-    } catch (const Error& e) {
-      log_debug("could not give {} back: {}", escape_for_terminal(name), e.what());
+    HeldAll all = std::get<HeldAll>(std::move(taken));
+    const Millis validity = all.validity();
+    if (validity > needed) {
+      return all;
     }
+    give_back(locker, all.held, take.claim.record_run);
+    const std::string names = spoken_names(all.names());
     const auto waited = std::chrono::ceil<Millis>(std::chrono::steady_clock::now() - started);
     if (take.wait && waited >= *take.wait) {
       log_warning(
           "only {} of {}'s validity was left after acquiring it, not more than --kill-after ({}) plus one "
           "renewal period ({}); the command was not started (is Redis slow? a longer --ttl may help)",
-          format_duration(got.validity), escape_for_terminal(name), format_duration(policy.kill_after),
+          format_duration(validity), names, format_duration(policy.kill_after),
           format_duration(needed - policy.kill_after));
       return ExitStatus::k_unavailable;
     }
-    log_debug("only {} of {}'s validity was left after acquiring it; trying again", format_duration(got.validity),
-              escape_for_terminal(name));
+    log_debug("only {} of {}'s validity was left after acquiring it; trying again", format_duration(validity), names);
     if (take.wait) {
       attempt.wait = *take.wait - waited;
     }
@@ -164,15 +170,28 @@ std::variant<lock::Acquired, ExitCode> take_with_room(lock::Locker& locker, cons
   }
 }
 
-// After CMD: ends the hold and tells exec's exit status. Release happens on
-// every path; if Redis cannot be reached, the TTL frees the lock. A stop
-// signal now (CMD is gone: nothing to forward it to) ends redlock by it
-// once released; one that arrives during the round trip abandons it at once, and
-// the lock's TTL frees it.
-ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acquired& got, const exec::Finished& done,
-                       SignalFd& signals, const std::optional<RunningExec>& outer,
-                       const std::optional<lock::RunEnd>& run) {
-  const std::string& name = take.name;
+// How the run ended, for the ledger (nothing with --no-history).
+std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got, const exec::Finished& done,
+                                    const lock::Owner& owner) {
+  if (!take.claim.record_run) {
+    return std::nullopt;
+  }
+  lock::Outcome outcome = lock::outcome_of_command(done.status, done.signalled, done.lost, done.timed_out);
+  if (done.revoked && !done.lost) {
+    outcome = lock::Outcome::k_revoked;
+  }
+  // A run --max-runtime ended is recorded with the status exec exits with.
+  const int exit = outcome == lock::Outcome::k_timed_out ? static_cast<int>(ExitStatus::k_timed_out) : done.status;
+  return lock::RunEnd{outcome, exit, owner, got.fence};
+}
+
+// After CMD: ends the hold of every name (the last taken first) and tells
+// exec's exit status. Release happens on every path; if Redis cannot be
+// reached, the TTL frees the lock. A stop signal now (CMD is gone: nothing
+// to forward it to) ends redlock by it once released; one that arrives
+// during the round trip abandons it at once, and the lock's TTL frees it.
+ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& all, const exec::Finished& done,
+                       SignalFd& signals, const lock::Owner& owner) {
   int stop = 0;
   while (int sig = signals.take()) {
     stop = sig == SIGCHLD ? stop : sig;
@@ -183,23 +202,30 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const lock::Acqui
     return sig == SIGINT || sig == SIGTERM || sig == SIGHUP ? ExitCode::for_signal(sig)
                                                             : ExitCode::passed_on(128 + sig);
   };
-  log_debug("releasing {}", escape_for_terminal(name));
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
-  try {
-    lost = end_hold(locker, name, got, take.claim.min_hold, done, outer, run) || lost;
-  } catch (const Error& e) {
-    if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
-      log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
-                  escape_for_terminal(name), format_duration(take.ttl));
-      return lost ? ExitCode(ExitStatus::k_lost) : ended_by(sig);
-    }
-    if (lost) {
-      // The lock was lost, and said so: a release that cannot be sent is no news.
-      log_debug("could not release {}: {}", escape_for_terminal(name), e.what());
-    } else {
-      log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
-                  format_duration(take.ttl));
+  for (auto h = all.held.rbegin(); h != all.held.rend(); ++h) {
+    const std::string& name = h->name;
+    log_debug("releasing {}", escape_for_terminal(name));
+    // An exec that re-entered the lock of the exec running it (same name,
+    // inherited token) must never give back that exec's levels.
+    const std::optional<RunningExec> outer = exec_holding(name, h->got.token);
+    try {
+      lost =
+          end_hold(locker, name, h->got, take.claim.min_hold, done, outer, run_end(take, h->got, done, owner)) || lost;
+    } catch (const Error& e) {
+      if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
+        log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
+                    escape_for_terminal(name), format_duration(take.ttl));
+        return lost ? ExitCode(ExitStatus::k_lost) : ended_by(sig);
+      }
+      if (lost) {
+        // The lock was lost, and said so: a release that cannot be sent is no news.
+        log_debug("could not release {}: {}", escape_for_terminal(name), e.what());
+      } else {
+        log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
+                    format_duration(take.ttl));
+      }
     }
   }
   locker.reset_cancel();
@@ -248,48 +274,38 @@ void report_abandoned(const std::string& name, const lock::Acquired& got) {
   }
 }
 
-// How the run ended, for the ledger (nothing with --no-history).
-std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got, const exec::Finished& done,
-                                    const lock::Owner& owner) {
-  if (!take.claim.record_run) {
-    return std::nullopt;
-  }
-  lock::Outcome outcome = lock::outcome_of_command(done.status, done.signalled, done.lost, done.timed_out);
-  if (done.revoked && !done.lost) {
-    outcome = lock::Outcome::k_revoked;
-  }
-  // A run --max-runtime ended is recorded with the status exec exits with.
-  const int exit = outcome == lock::Outcome::k_timed_out ? static_cast<int>(ExitStatus::k_timed_out) : done.status;
-  return lock::RunEnd{outcome, exit, owner, got.fence};
-}
-
-// --on-busy replace: the holder is revoked (with --kill-after as its grace)
-// before the lock is taken, and `take` then waits long enough for the lock
-// to come free. Nothing to do with a token that re-enters (a nested exec
-// must not revoke the exec that runs it). An exit status if a stop signal
-// ended it.
+// --on-busy replace: the holders are revoked (with --kill-after as their
+// grace) before the lock is taken, and `take` then waits long enough for
+// the lock to come free. Nothing to do with a token that re-enters (a
+// nested exec must not revoke the exec that runs it). An exit status if a
+// stop signal ended it.
 std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const lock::Owner& owner, SignalFd& signals,
                                        const exec::Policy& policy) {
   if (!take.reenter.empty()) {
     return std::nullopt;
   }
-  const Revoked r = revoke_holders(locker, take.name, owner, policy.kill_after, signals);
-  switch (r.kind) {
-    case Revoked::Kind::k_stopped:
-      log_warning("{}", r.said);
-      return ExitCode::for_signal(r.signal);
-    case Revoked::Kind::k_not_held:
-      return std::nullopt;
-    case Revoked::Kind::k_given_back:
-      log_notice("{} (--on-busy replace)", r.said);
-      break;
-    case Revoked::Kind::k_still_held:
-      log_warning("{} (--on-busy replace)", r.said);
-      break;
+  bool revoked = false;
+  for (const auto& name : take.names) {
+    const Revoked r = revoke_holders(locker, name, owner, policy.kill_after, signals);
+    switch (r.kind) {
+      case Revoked::Kind::k_stopped:
+        log_warning("{}", r.said);
+        return ExitCode::for_signal(r.signal);
+      case Revoked::Kind::k_not_held:
+        break;
+      case Revoked::Kind::k_given_back:
+        log_notice("{} (--on-busy replace)", r.said);
+        revoked = true;
+        break;
+      case Revoked::Kind::k_still_held:
+        log_warning("{} (--on-busy replace)", r.said);
+        revoked = true;
+        break;
+    }
   }
   // The lock was given back to the line: wait for it a little at least.
   constexpr Millis k_least_wait{5000};
-  if (take.wait && *take.wait < k_least_wait) {
+  if (revoked && take.wait && *take.wait < k_least_wait) {
     take.wait = k_least_wait;
   }
   return std::nullopt;
@@ -321,7 +337,6 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   // Blocked before any thread or child exists; read through one descriptor.
   SignalFd signals({SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD});
   lock::Locker locker(r.endpoints, r.options, stop);
-  const std::string& name = take.name;
   const lock::Owner owner = make_owner(getpid(), argv);
   if (o.replace) {
     if (const auto stopped = replace_holder(locker, take, owner, signals, policy)) {
@@ -332,30 +347,33 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   if (const auto* status = std::get_if<ExitCode>(&taken)) {
     return *status;
   }
-  const lock::Acquired got = std::get<lock::Acquired>(std::move(taken));
+  const HeldAll all = std::get<HeldAll>(std::move(taken));
+  const lock::Acquired& first = all.of(take.first);
+  set_log_field("fence", std::to_string(first.fence), true);
   say_held_warnings();  // the lock is held: a server that refused is news now, not after CMD
-  report_abandoned(name, got);
-  // An exec that re-entered the lock of the exec running it (same name,
-  // inherited token) must never give back that exec's levels.
-  const std::optional<RunningExec> outer = exec_holding(name, got.token);
+  for (const auto& h : all.held) {
+    report_abandoned(h.name, h.got);
+  }
 
-  // REDLOCK_EXEC_PID and REDLOCK_EXEC_LEVEL tell a release inside CMD which
-  // levels are this exec's, so that it never takes them.
-  std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", name},
-                                                          {"REDLOCK_TOKEN", got.token},
-                                                          {"REDLOCK_FENCE", std::to_string(got.fence)},
+  // REDLOCK_EXEC_PID and REDLOCK_EXEC_LEVEL(S) tell a release inside CMD
+  // which levels are this exec's, so that it never takes them.
+  std::vector<std::pair<std::string, std::string>> add = {{"REDLOCK_NAME", take.first},
+                                                          {"REDLOCK_TOKEN", all.token()},
+                                                          {"REDLOCK_FENCE", std::to_string(first.fence)},
+                                                          {"REDLOCK_FENCES", numbered_names(all, false)},
                                                           {"REDLOCK_URL", display_endpoints(r.endpoints)},
                                                           {"REDLOCK_PREFIX", r.options.prefix},
                                                           {"REDLOCK_EXEC_PID", std::to_string(getpid())},
-                                                          {"REDLOCK_EXEC_LEVEL", std::to_string(got.count)}};
+                                                          {"REDLOCK_EXEC_LEVEL", std::to_string(first.count)},
+                                                          {"REDLOCK_EXEC_LEVELS", numbered_names(all, true)}};
   add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
   exec::Command cmd{argv, command_env(add, r.credentials_unset)};
   exec::GroupGuard guard;  // reaped once the lock is released; outlives the renewer, which tells it renewals
-  exec::LockerLease lease(locker, name, got.token, take.ttl);
-  exec::Renewer renewer(lease, got.sent, got.valid_until);
-  exec::RevokeListener revocation(locker, name, got.token);
+  exec::LockerLease lease(locker, all.names(), all.token(), take.ttl);
+  exec::Renewer renewer(lease, all.sent(), all.valid_until());
+  exec::RevokeListener revocation(locker, all.names(), all.token());
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard, &revocation);
-  const ExitCode status = release_after(locker, take, got, done, signals, outer, run_end(take, got, done, owner));
+  const ExitCode status = release_after(locker, take, all, done, signals, owner);
   guard.stop();
   return status;
 }

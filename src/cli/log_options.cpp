@@ -44,7 +44,8 @@ LogSinks sinks_of(const GlobalOptions& g) {
   return s;
 }
 
-// The lock the command is about, for the JSON log lines: its one NAME.
+// The lock the command is about, for the JSON log lines: its one NAME
+// (none for several).
 void set_name_field(std::optional<Subcommand> which, const AllOptions& o) {
   if (!which || log_sinks().format != LogFormat::k_json) {
     return;
@@ -53,16 +54,16 @@ void set_name_field(std::optional<Subcommand> which, const AllOptions& o) {
   std::string name;
   switch (*which) {
     case Subcommand::k_acquire:
-      name = o.acquire.take.name;
+      name = one(o.acquire.take.names);
       break;
     case Subcommand::k_exec:
-      name = o.exec.take.name;
+      name = one(o.exec.take.names);
       break;
     case Subcommand::k_release:
-      name = o.release.name;
+      name = one(o.release.names);
       break;
     case Subcommand::k_renew:
-      name = o.renew.name;
+      name = one(o.renew.names);
       break;
     case Subcommand::k_history:
       name = o.history.name;

@@ -90,7 +90,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
 
 // How acquire and exec take a lock: the options they share.
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
-  sub.add_option("NAME", o.name, "the lock's name")->required();
+  sub.add_option("NAME", o.names, "the lock's name; several names are taken as one lock, all or nothing")->required();
   add_parsed_option(
       sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); }, ttl_help)
       ->type_name("D");
@@ -135,9 +135,9 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
 // A subcommand that acts on a lock held by a token (release, renew): its
 // NAME and --token, and `example` as its help's footer.
 CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* description, const char* example,
-                               std::string& name, std::string& token) {
+                               std::vector<std::string>& names, std::string& token) {
   auto* sub = app.add_subcommand(verb, description);
-  sub->add_option("NAME", name, "the lock's name")->required();
+  sub->add_option("NAME", names, "the lock's name (several: each, as one lock)")->required();
   sub->add_option("--token", token, "the holder's token (default: $REDLOCK_TOKEN)")->type_name("T");
   sub->footer(fmt::format("Example:\n  {}", example));
   return sub;
@@ -157,7 +157,7 @@ CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
 // release NAME --token T.
 CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
   auto* sub = add_token_subcommand(app, "release", "release the lock held by a token (one level of re-entry)",
-                                   "redlock release --token \"$tok\" migrate", o.name, o.token);
+                                   "redlock release --token \"$tok\" migrate", o.names, o.token);
   add_parsed_option(
       *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
       "keep the lock until D after it was taken (nobody's token can release or renew it meanwhile)")
@@ -169,7 +169,7 @@ CLI::App* add_release(CLI::App& app, ReleaseOptions& o) {
 CLI::App* add_renew(CLI::App& app, RenewOptions& o) {
   auto* sub = add_token_subcommand(app, "renew", "extend the lock held by a token",
                                    "redlock renew --token \"$tok\" --ttl 60s migrate || echo 'lost the lock' >&2",
-                                   o.name, o.token);
+                                   o.names, o.token);
   add_parsed_option(
       *sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); },
       "the new time to live, from now (default 30s)")

@@ -3,6 +3,7 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
+#include "cli/take.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -23,46 +24,64 @@ ExitCode refuse_exec_level(const std::string& name, const std::optional<RunningE
 
 }  // namespace
 
-ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Cancel& stop) {
-  validate_name(o.name);
-  const std::string token = required_token(o.token, "release");
-  const Millis hold = o.hold_at_least;
+namespace {
+
+// Gives back one level of `name` held by `token` (with --hold-at-least, the
+// last level kept until then): 0, or 1 when the token does not hold it, or
+// holds only the levels of the exec that runs this command.
+ExitCode release_one(lock::Locker& locker, const std::string& name, const std::string& token, Millis hold) {
   // The command's inherited token must never take its own exec's level.
-  const std::optional<RunningExec> exec = exec_holding(o.name, token);
+  const std::optional<RunningExec> exec = exec_holding(name, token);
   const long long floor = exec ? exec->level : 0;
-  Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options, stop);
   if (hold > Millis(0)) {
-    const lock::Ended ended = locker.finish(o.name, token, hold, false, floor);
+    const lock::Ended ended = locker.finish(name, token, hold, false, floor);
     if (ended.kind == lock::Ended::Kind::k_floor) {
-      return refuse_exec_level(o.name, exec);
+      return refuse_exec_level(name, exec);
     }
     if (ended.kind == lock::Ended::Kind::k_kept) {
-      log_debug("{} stays held for {} more (--hold-at-least); its token no longer holds it",
-                escape_for_terminal(o.name), format_duration(ended.kept));
+      log_debug("{} stays held for {} more (--hold-at-least); its token no longer holds it", escape_for_terminal(name),
+                format_duration(ended.kept));
       return ExitStatus::k_ok;
     }
     if (ended.kind != lock::Ended::Kind::k_not_held) {
-      log_debug("released {}", escape_for_terminal(o.name));
+      log_debug("released {}", escape_for_terminal(name));
       return ExitStatus::k_ok;
     }
   } else {
-    switch (locker.release(o.name, token, floor)) {
+    switch (locker.release(name, token, floor)) {
       case lock::ReleaseOutcome::k_released:
-        log_debug("released {}", escape_for_terminal(o.name));
+        log_debug("released {}", escape_for_terminal(name));
         return ExitStatus::k_ok;
       case lock::ReleaseOutcome::k_decremented:
-        log_debug("released one level of {}; it is still held", escape_for_terminal(o.name));
+        log_debug("released one level of {}; it is still held", escape_for_terminal(name));
         return ExitStatus::k_ok;
       case lock::ReleaseOutcome::k_floor:
-        return refuse_exec_level(o.name, exec);
+        return refuse_exec_level(name, exec);
       case lock::ReleaseOutcome::k_not_held:
         break;
     }
   }
   log_warning("{} is not held by this token (it expired, was released, or is someone else's); nothing changed",
-              escape_for_terminal(o.name));
+              escape_for_terminal(name));
   return ExitStatus::k_no;
+}
+
+}  // namespace
+
+// Several names are released one by one, the last taken first: every one
+// the token holds is released even when another is not held (then 1).
+ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Cancel& stop) {
+  const std::vector<std::string> names = parse_names(o.names);
+  const std::string token = required_token(o.token, "release");
+  Resolved r = resolve(g);
+  lock::Locker locker(r.endpoints, r.options, stop);
+  ExitCode status = ExitStatus::k_ok;
+  for (auto name = names.rbegin(); name != names.rend(); ++name) {
+    if (const ExitCode one = release_one(locker, *name, token, o.hold_at_least); one != ExitStatus::k_ok) {
+      status = one;
+    }
+  }
+  return status;
 }
 
 }  // namespace redlock::cli

@@ -5,6 +5,7 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
+#include "cli/take.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -12,31 +13,37 @@
 
 namespace redlock::cli {
 
+// Several names are renewed one by one, in sorted order; each the token
+// holds is renewed even when another is not held (then 1).
 ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& stop) {
-  validate_name(o.name);
+  const std::vector<std::string> names = parse_names(o.names);
   const Millis ttl = o.ttl;
   const std::string token = required_token(o.token, "renew");
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
-  auto outcome = locker.renew(o.name, token, ttl);
-  if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
-    if (o.json) {
-      nlohmann::json j = {
-          {"name", o.name}, {"ttl_ms", renewed->ttl.count()}, {"validity_ms", renewed->validity.count()}};
-      if (!write_stdout(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
-        log_warning("could not write to standard output; {} was renewed", escape_for_terminal(o.name));
-        return ExitStatus::k_output;
+  ExitCode status = ExitStatus::k_ok;
+  for (const auto& name : names) {
+    auto outcome = locker.renew(name, token, ttl);
+    if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
+      if (o.json) {
+        nlohmann::json j = {
+            {"name", name}, {"ttl_ms", renewed->ttl.count()}, {"validity_ms", renewed->validity.count()}};
+        if (!write_stdout(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n")) {
+          log_warning("could not write to standard output; {} was renewed", escape_for_terminal(name));
+          return ExitStatus::k_output;
+        }
       }
+      continue;
     }
-    return ExitStatus::k_ok;
+    const auto& not_held = std::get<lock::NotHeld>(outcome);
+    if (not_held.foreign && locker.size() == 1) {
+      throw Error(ExitStatus::k_protocol, lock::foreign_message(name, not_held.what, ""));
+    }
+    log_warning("{} is not held by this token (it expired or was released); acquire it again",
+                escape_for_terminal(name));
+    status = ExitStatus::k_no;
   }
-  const auto& not_held = std::get<lock::NotHeld>(outcome);
-  if (not_held.foreign && locker.size() == 1) {
-    throw Error(ExitStatus::k_protocol, lock::foreign_message(o.name, not_held.what, ""));
-  }
-  log_warning("{} is not held by this token (it expired or was released); acquire it again",
-              escape_for_terminal(o.name));
-  return ExitStatus::k_no;
+  return status;
 }
 
 }  // namespace redlock::cli

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -20,10 +21,37 @@
 
 namespace redlock::cli {
 
+std::vector<std::string> parse_names(const std::vector<std::string>& names) {
+  if (names.empty()) {
+    throw UsageError("a lock's name is needed");
+  }
+  if (names.size() > k_max_names) {
+    throw UsageError(fmt::format("{} names is too many for one lock (at most {})", names.size(), k_max_names));
+  }
+  std::vector<std::string> sorted = names;
+  for (const auto& n : sorted) {
+    validate_name(n);
+    // A name is shown to everyone (status, events): a password in one is a
+    // mistake, such as a URL where a name was expected.
+    if (const std::string shown = redact_secrets(n); shown != n) {
+      throw UsageError(
+          fmt::format("'{}' looks like it holds a password, which a lock's name must not: names are "
+                      "shown to everyone (a server goes in --redis)",
+                      escape_for_terminal(shown)));
+    }
+  }
+  std::sort(sorted.begin(), sorted.end());
+  if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end()) {
+    throw UsageError(fmt::format("the name '{}' is given twice", escape_for_terminal(*twice)));
+  }
+  return sorted;
+}
+
 Take parse_take(const TakeOptions& o, bool shared) {
-  validate_name(o.name);
   Take t;
-  t.name = o.name;
+  t.names = parse_names(o.names);
+  t.first = o.names.front();
+  t.name = t.names.front();
   t.ttl = o.ttl;
   t.wait = o.wait;
   t.conflict_exit_code = o.conflict_exit_code;
@@ -148,7 +176,7 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
 // and how long it may wait (WaitReport), then its progress lines.
 class TakeListener final : public lock::WaitListener {
  public:
-  explicit TakeListener(const Take& take) : m_take(take) {}
+  TakeListener(const Take& take, KeepAlive* keep) : m_take(take), m_keep(keep) {}
 
   void busy(const lock::Busy& busy) override {
     if (m_waiting) {
@@ -160,11 +188,19 @@ class TakeListener final : public lock::WaitListener {
     }
   }
   [[nodiscard]] std::optional<TimePoint> next_tick() const override {
-    return m_report ? m_report->next_tick() : std::nullopt;
+    std::optional<TimePoint> next = m_report ? m_report->next_tick() : std::nullopt;
+    if (const auto due = m_keep != nullptr ? m_keep->due() : std::nullopt) {
+      next = next ? std::min(*next, *due) : *due;
+    }
+    return next;
   }
   void tick() override {
-    if (m_report) {
+    const TimePoint now = Clock::now();
+    if (m_report && m_report->next_tick() && *m_report->next_tick() <= now) {
       m_report->tick();
+    }
+    if (const auto due = m_keep != nullptr ? m_keep->due() : std::nullopt; due && *due <= now) {
+      m_keep->renew();
     }
   }
 
@@ -172,6 +208,7 @@ class TakeListener final : public lock::WaitListener {
 
  private:
   const Take& m_take;
+  KeepAlive* m_keep;
   bool m_waiting = false;
   std::optional<WaitReport> m_report;
 };
@@ -188,7 +225,8 @@ ExitCode status_without_lock(const TakeOutcome& outcome) {
   throw std::logic_error("status_without_lock: the lock was taken");
 }
 
-TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& asking, SignalFd& signals) {
+TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& asking, SignalFd& signals,
+                      KeepAlive* keep) {
   lock::Owner owner = asking;
   owner.note = take.note;
   if (const int sig = sleep_jitter(take.jitter, signals)) {
@@ -199,7 +237,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   // What a wait says starts with its first busy answer: the first try
   // already takes a place in line (one round trip, not a try and then
   // another to queue).
-  TakeListener listener(take);
+  TakeListener listener(take, keep);
   std::optional<WaitReport>& report = listener.report();
   const bool may_wait = !take.wait || *take.wait > Millis(0);
   auto outcome = lock::acquire_waiting(locker, take.name, take.ttl, take.reenter, owner, take.wait, signals.cancel(),

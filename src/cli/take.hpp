@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "lock/locker.hpp"
+#include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
 #include "util/signals.hpp"
@@ -18,10 +19,20 @@ namespace redlock::cli {
 
 // The longest --note (and --reason of suspend), in bytes.
 inline constexpr size_t k_max_note_bytes = 256;
+// The most names one acquire, exec, release or renew takes as one lock.
+inline constexpr size_t k_max_names = 32;
+
+// The names of a lock of several (or one): each valid, none twice, at most
+// k_max_names; a UsageError (64) otherwise. Sorted: the order they are taken
+// in, so that two commands that ask for the same names in another order
+// never wait for each other crosswise.
+[[nodiscard]] std::vector<std::string> parse_names(const std::vector<std::string>& names);
 
 // TakeOptions validated (UsageError otherwise), with --shared from exec.
 struct Take {
-  std::string name;
+  std::vector<std::string> names;  // sorted, distinct: the order they are taken in
+  std::string first;               // the first name given: REDLOCK_NAME and REDLOCK_FENCE are its
+  std::string name;                // the one take_lock takes (the first of `names` unless set)
   Millis ttl{0};
   std::optional<Millis> wait;  // nullopt: forever
   lock::Claim claim;
@@ -33,6 +44,20 @@ struct Take {
   std::string note;                   // kept with a new hold (secrets redacted)
 };
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
+
+// Renewals a take of several names owes the names it already holds while
+// it waits for the next one (cli/take_all.cpp).
+class KeepAlive {
+ public:
+  KeepAlive() = default;
+  KeepAlive(const KeepAlive&) = delete;
+  KeepAlive& operator=(const KeepAlive&) = delete;
+  virtual ~KeepAlive() = default;
+  // When the next renewal is due (nullopt: none).
+  [[nodiscard]] virtual std::optional<TimePoint> due() const = 0;
+  // Renews what is due.
+  virtual void renew() = 0;
+};
 
 // What take_lock did when it took nothing (it said why on stderr).
 struct Conflict {
@@ -50,8 +75,9 @@ using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
 // Takes the lock, waiting as --wait allows: what was acquired, a conflict
 // (busy), or the stop signal that ended the wait or the acquire (then what
 // was acquired is released: nothing stays taken). SIGCHLD is not a stop.
-[[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner,
-                                    SignalFd& signals);
+// While it waits, `keep` (if any) renews what the caller already holds.
+[[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals,
+                                    KeepAlive* keep = nullptr);
 
 // --hold-at-least D (0: none) for a lock taken as `claim`: only a plain
 // lock has a minimum hold (a UsageError otherwise).

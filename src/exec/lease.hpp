@@ -6,6 +6,7 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "lock/locker.hpp"
 #include "util/cancel.hpp"
@@ -46,18 +47,21 @@ class Lease {
   [[nodiscard]] virtual RenewResult renew(const Cancel& cancel) = 0;
 };
 
-// The lease of the lock `name` held through `locker` under `token`.
+// The lease of the locks `names` (one or more, renewed in their order, as
+// one: losing any of them is losing the lease) held through `locker` under
+// `token`.
 class LockerLease final : public Lease {
  public:
-  LockerLease(lock::Locker& locker, std::string name, std::string token, Millis ttl);
+  LockerLease(lock::Locker& locker, std::vector<std::string> names, std::string token, Millis ttl);
 
-  [[nodiscard]] const std::string& name() const override { return m_name; }
+  [[nodiscard]] const std::string& name() const override { return m_spoken; }
   [[nodiscard]] Millis ttl() const override { return m_ttl; }
   [[nodiscard]] RenewResult renew(const Cancel& cancel) override;
 
  private:
   lock::Locker& m_locker;
-  std::string m_name;
+  std::vector<std::string> m_names;
+  std::string m_spoken;  // the names as a sentence says them
   std::string m_token;
   Millis m_ttl;
 };

@@ -43,13 +43,16 @@ std::string text_of(const nlohmann::json& j) {
 
 }  // namespace
 
-RevokeListener::RevokeListener(const lock::Locker& locker, const std::string& name, const std::string& token)
+RevokeListener::RevokeListener(const lock::Locker& locker, const std::vector<std::string>& names,
+                               const std::string& token)
     : m_locker(locker),
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       m_revoked(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  const lock::Keys keys = lock::keys_for(locker.options().prefix, name);
-  m_channel = keys.revoke_channel;
-  m_mark = keys.revoke;
+  for (const auto& name : names) {
+    const lock::Keys keys = lock::keys_for(locker.options().prefix, name);
+    m_channels.push_back(keys.revoke_channel);
+    m_marks.push_back(keys.revoke);
+  }
   m_run = lock::run_of(token);
 }
 
@@ -114,10 +117,12 @@ std::vector<std::unique_ptr<redis::Connection>> RevokeListener::send_to_all(cons
 }
 
 bool RevokeListener::read_mark() {
-  for (auto& c : send_to_all({"HGET", m_mark, "r:" + m_run})) {
-    for (const auto& r : c->take_replies()) {
-      if (r.type == redis::Reply::Type::k_string && take_notice(r.str, true)) {
-        return true;
+  for (const auto& mark : m_marks) {
+    for (auto& c : send_to_all({"HGET", mark, "r:" + m_run})) {
+      for (const auto& r : c->take_replies()) {
+        if (r.type == redis::Reply::Type::k_string && take_notice(r.str, true)) {
+          return true;
+        }
       }
     }
   }
@@ -126,7 +131,9 @@ bool RevokeListener::read_mark() {
 
 bool RevokeListener::listen_once() {
   const Cancel stop(m_stop.get());
-  std::vector<std::unique_ptr<redis::Connection>> subs = send_to_all({"SUBSCRIBE", m_channel});
+  std::vector<std::string> subscribe = {"SUBSCRIBE"};
+  subscribe.insert(subscribe.end(), m_channels.begin(), m_channels.end());
+  std::vector<std::unique_ptr<redis::Connection>> subs = send_to_all(subscribe);
   for (auto& c : subs) {
     (void)c->take_replies();
   }

@@ -52,7 +52,9 @@ class Revocation {
 class RevokeListener final : public Revocation {
  public:
   // `locker` (its endpoints and options) outlives the listener.
-  RevokeListener(const lock::Locker& locker, const std::string& name, const std::string& token);
+  // Several `names` (a lock of several names) are listened for at once: a
+  // revoke of any is a revoke of the hold.
+  RevokeListener(const lock::Locker& locker, const std::vector<std::string>& names, const std::string& token);
   ~RevokeListener() override;
 
   void start() override;
@@ -68,14 +70,14 @@ class RevokeListener final : public Revocation {
   // `argv` sent on a new connection to each server, each answered, failed
   // or cut short by the stop.
   std::vector<std::unique_ptr<redis::Connection>> send_to_all(const std::vector<std::string>& argv);
-  // Reads the lock's revoke mark: true if it names this run.
+  // Reads the locks' revoke marks: true if one names this run.
   bool read_mark();
   // Takes `text` (a message or the mark's entry) as a revoke of this run.
   bool take_notice(const std::string& text, bool from_mark);
 
   const lock::Locker& m_locker;
-  std::string m_channel;
-  std::string m_mark;
+  std::vector<std::string> m_channels;
+  std::vector<std::string> m_marks;
   std::string m_run;
   Fd m_stop;
   Fd m_revoked;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "util/duration.hpp"
@@ -24,6 +25,9 @@ struct Claim {
   // within skip_ok_within (exec --skip-if-ok-within; 0: always taken).
   bool record_run = false;
   Millis skip_ok_within{0};
+  // The token a free lock is taken under: "" for a new random one; a lock
+  // of several names takes each under the token of the first it took.
+  std::string token = {};
 };
 
 // "exclusive", "semaphore" or "shared": the mode's name in the lock's hash,

@@ -181,7 +181,7 @@ std::optional<std::string> Locker::shared_node(const std::vector<Answer>& answer
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
                                    const Claim& claim, const Place& place) {
   const Keys keys = keys_for(m_options.prefix, name);
-  const std::string token = random_token();
+  const std::string token = claim.token.empty() ? random_token() : claim.token;
   const auto start = Clock::now();
   const AcquireArgs args{.token = token,
                          .ttl = ttl,

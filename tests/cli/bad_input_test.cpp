@@ -31,6 +31,16 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 const std::string k_long_name(513, 'n');
 
+// acquire with one name more than a lock may have.
+std::vector<std::string> thirty_three_names() {
+  std::vector<std::string> args = {"acquire"};
+  for (int i = 0; i < 33; ++i) {
+    args.push_back("n" + std::to_string(i));
+  }
+  return args;
+}
+const std::vector<std::string> k_thirty_three_names = thirty_three_names();
+
 // Each of these is a usage error, whatever the server would say.
 const std::vector<Case> k_cases = {
     // durations
@@ -111,8 +121,16 @@ const std::vector<Case> k_cases = {
     {"NoSubcommand", {}, {}},
     {"OnlyGlobalOptions", {"--prefix", "p:"}, {}},
     {"AcquireWithoutName", {"acquire"}, {}},
-    {"AcquireTwoNames", {"acquire", "x", "y"}, {}},
-    {"ExecTwoNames", {"exec", "x", "y", "--", "true"}, {}},
+    // several names
+    {"AcquireSameNameTwice", {"acquire", "x", "y", "x"}, {}},
+    {"ExecSameNameTwice", {"exec", "x", "x", "--", "true"}, {}},
+    {"ReleaseSameNameTwice", {"release", "--token", std::string(40, 'a'), "x", "x"}, {}},
+    {"RenewSameNameTwice", {"renew", "--token", std::string(40, 'a'), "y", "y"}, {}},
+    {"AcquireThirtyThreeNames", k_thirty_three_names, {}},
+    {"ExecTwoNamesWithoutDashes", {"exec", "x", "y", "-c", "true"}, {}},
+    {"AcquireANameWithAPassword", {"acquire", "x", "redis://:pw@127.0.0.1:1"}, {}},
+    {"ExecANameWithAPassword", {"exec", "x", "PASSWORD=pw", "--", "true"}, {}},
+    {"AcquireSecondNameTooLong", {"acquire", "x", k_long_name}, {}},
     {"ExecDoubleDashIsNeverShellCommand", {"exec", "x", "-c", "--", "true"}, {}},
     {"TtlOnRelease", {"release", "x", "--token", "t", "--ttl", "5s"}, {}},
     {"WaitOnStatus", {"status", "--wait", "5s"}, {}},

@@ -65,7 +65,7 @@ TEST(Messages, AParseErrorNamesTheNearestWordAndTheHelpToRead) {
        "acquire --help"},
       {{"status", "--wach"}, "unknown option '--wach' for status (did you mean --watch?); see redlock status --help"},
       {{"aquire", "x"}, "unknown subcommand 'aquire' (did you mean acquire?); see redlock --help"},
-      {{"release", "a", "b"}, "unexpected argument 'b' for release; see redlock release --help"},
+      {{"history", "a", "b"}, "unexpected argument 'b' for history; see redlock history --help"},
       {{"acquire", "x", "--ttl"}, "--ttl needs a value for acquire; see redlock acquire --help"},
       {{"exec", "--timeuot", "1s", "job", "--", "true"},
        "unknown option '--timeuot' for exec (did you mean --timeout?); see redlock exec --help"},

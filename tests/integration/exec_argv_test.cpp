@@ -69,9 +69,19 @@ TEST(ExecArgv, AGlobalOptionWhoseValueIsExecDoesNotMakeTheCommandExec) {
   EXPECT_NE(r.out.find("-dash-name"), std::string::npos) << r.out;
 }
 
-TEST(ExecArgv, AWordBetweenNameAndDoubleDashIsNamed) {
-  Result r = run({"exec", "a", "b", "--", "true"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+TEST(ExecArgv, EveryWordBeforeDoubleDashIsAName) {
+  RedisServer redis;
+  TempDir dir;
+  Result r = run({"exec", "a", "b", "--", "sh", "-c", "printf '%s\\n' \"$REDLOCK_FENCES\" > \"$D/fences\""},
+                 {{"REDLOCK_URL", redis.url()}, {"D", dir.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string fences = read_file(dir.path() + "/fences");
+  EXPECT_NE(fences.find(" a\n"), std::string::npos) << fences;
+  EXPECT_NE(fences.find(" b\n"), std::string::npos) << fences;
+}
+
+TEST(ExecArgv, ANameGivenTwiceIsNamed) {
+  Result r = run({"exec", "a", "b", "a", "--", "true"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
   EXPECT_EQ(r.status, 64);
-  EXPECT_NE(r.err.find("'b'"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("'a'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'a' is given twice"), std::string::npos) << r.err;
 }
