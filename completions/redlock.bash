@@ -204,7 +204,8 @@ _redlock() {
         COMPREPLY=($(compgen -W "${_redlock_subcommands% help}" -- "$cur"))
         ;;
         release | renew | status | break | history | overdue | revoke | suspend | resume | events)
-        [[ $sub != status && $sub != break && $sub != events ]] && ((npos > 0)) && return 0
+        [[ $sub != status && $sub != break && $sub != events && $sub != release && $sub != renew ]] &&
+            ((npos > 0)) && return 0
         local name IFS=$'\n'
         for name in $(_redlock_lock_names); do
             [[ $name == "$cur"* ]] || continue

@@ -74,9 +74,9 @@ function __redlock_wants_lock_name
     set -l parsed (__redlock_parse)
     test (count $parsed) -gt 0; or return 1
     switch $parsed[1]
-        case status break events
+        case status break events release renew
             return 0
-        case release renew history overdue revoke suspend resume
+        case history overdue revoke suspend resume
             test (count $parsed) -eq 1
         case '*'
             return 1

@@ -30,22 +30,18 @@ ExitCode print_or_give_back(const std::string& line, lock::Locker& locker, const
 }
 
 // acquire --json: one name's token, fence, count and leases; for several,
-// the first name's besides every name's fence and count, and the validity
-// of the earliest lease.
+// the first name's, and `locks`: every name with its fence and count, in
+// the order taken, and the validity of the earliest lease.
 nlohmann::json acquired_json(const Take& take, const HeldAll& all, const lock::Locker& locker) {
   const lock::Acquired& got = all.of(take.first);
   nlohmann::json j = {{"name", take.first}, {"token", all.token()},      {"fence", got.fence},
                       {"count", got.count}, {"ttl_ms", got.ttl.count()}, {"validity_ms", all.validity().count()}};
   if (all.held.size() > 1) {
-    j["names"] = all.names();
-    nlohmann::json fences = nlohmann::json::object();
-    nlohmann::json counts = nlohmann::json::object();
+    nlohmann::json locks = nlohmann::json::array();
     for (const auto& h : all.held) {
-      fences[h.name] = h.got.fence;
-      counts[h.name] = h.got.count;
+      locks.push_back({{"name", h.name}, {"fence", h.got.fence}, {"count", h.got.count}});
     }
-    j["fences"] = fences;
-    j["counts"] = counts;
+    j["locks"] = locks;
   }
   if (locker.size() > 1) {
     auto names = locker.endpoint_names();

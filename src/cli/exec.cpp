@@ -185,6 +185,41 @@ std::optional<lock::RunEnd> run_end(const Take& take, const lock::Acquired& got,
   return lock::RunEnd{outcome, exit, owner, got.fence};
 }
 
+// What giving one name back after CMD found: the lock lost (not reported
+// yet), or the stop signal that cut the round trip short.
+struct Released {
+  bool lost = false;
+  int interrupted = 0;
+};
+
+// Ends the hold of `h` after CMD. When Redis cannot be reached, its TTL
+// frees it: said, unless the lock was already known lost (`lost`).
+Released release_name(lock::Locker& locker, const Take& take, const Held& h, const exec::Finished& done,
+                      SignalFd& signals, const lock::Owner& owner, bool lost) {
+  const std::string& name = h.name;
+  log_debug("releasing {}", escape_for_terminal(name));
+  // An exec that re-entered the lock of the exec running it (same name,
+  // inherited token) must never give back that exec's levels.
+  const std::optional<RunningExec> outer = exec_holding(name, h.got.token);
+  try {
+    return {end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner)), 0};
+  } catch (const Error& e) {
+    if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
+      log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
+                  escape_for_terminal(name), format_duration(take.ttl));
+      return {false, sig};
+    }
+    if (lost) {
+      // The lock was lost, and said so: a release that cannot be sent is no news.
+      log_debug("could not release {}: {}", escape_for_terminal(name), e.what());
+    } else {
+      log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
+                  format_duration(take.ttl));
+    }
+  }
+  return {};
+}
+
 // After CMD: ends the hold of every name (the last taken first) and tells
 // exec's exit status. Release happens on every path; if Redis cannot be
 // reached, the TTL frees the lock. A stop signal now (CMD is gone: nothing
@@ -205,28 +240,11 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& al
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   for (auto h = all.held.rbegin(); h != all.held.rend(); ++h) {
-    const std::string& name = h->name;
-    log_debug("releasing {}", escape_for_terminal(name));
-    // An exec that re-entered the lock of the exec running it (same name,
-    // inherited token) must never give back that exec's levels.
-    const std::optional<RunningExec> outer = exec_holding(name, h->got.token);
-    try {
-      lost =
-          end_hold(locker, name, h->got, take.claim.min_hold, done, outer, run_end(take, h->got, done, owner)) || lost;
-    } catch (const Error& e) {
-      if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
-        log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
-                    escape_for_terminal(name), format_duration(take.ttl));
-        return lost ? ExitCode(ExitStatus::k_lost) : ended_by(sig);
-      }
-      if (lost) {
-        // The lock was lost, and said so: a release that cannot be sent is no news.
-        log_debug("could not release {}: {}", escape_for_terminal(name), e.what());
-      } else {
-        log_warning("could not release {}: {}; it frees itself within {}", escape_for_terminal(name), e.what(),
-                    format_duration(take.ttl));
-      }
+    const Released r = release_name(locker, take, *h, done, signals, owner, lost);
+    if (r.interrupted != 0) {
+      return lost || r.lost ? ExitCode(ExitStatus::k_lost) : ended_by(r.interrupted);
     }
+    lost = r.lost || lost;
   }
   locker.reset_cancel();
   if (lost || done.revoked) {

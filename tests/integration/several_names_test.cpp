@@ -59,14 +59,18 @@ TEST(SeveralNames, AcquireTakesEveryNameUnderOneTokenAndReleaseGivesThemAllBack)
   Result a = run({"acquire", "--json", "--ttl", "60s", "cc", "aa", "bb"}, f.env());
   ASSERT_EQ(a.status, 0) << a.err;
   const json j = json::parse(a.out);
-  EXPECT_EQ(j["names"], json::array({"aa", "bb", "cc"})) << a.out;
   EXPECT_EQ(j["name"], "cc") << "the first name given";
   const std::string token = j["token"];
-  for (const std::string name : {"aa", "bb", "cc"}) {
-    EXPECT_EQ(field(f.redis, name, "token"), token) << name;
-    EXPECT_EQ(std::to_string(j["fences"][name].get<long long>()), field(f.redis, name, "fence")) << name;
+  ASSERT_EQ(j["locks"].size(), 3u) << a.out;
+  const std::vector<std::string> order = {"aa", "bb", "cc"};
+  for (size_t i = 0; i < order.size(); ++i) {
+    const json& l = j["locks"][i];
+    EXPECT_EQ(l["name"], order[i]) << "in the order taken";
+    EXPECT_EQ(field(f.redis, order[i], "token"), token) << order[i];
+    EXPECT_EQ(std::to_string(l["fence"].get<long long>()), field(f.redis, order[i], "fence")) << order[i];
+    EXPECT_EQ(l["count"], 1);
   }
-  EXPECT_EQ(j["fence"], j["fences"]["cc"]);
+  EXPECT_EQ(j["fence"], j["locks"][2]["fence"]);
   EXPECT_EQ(run({"renew", "--token", token, "--ttl", "90s", "aa", "bb", "cc"}, f.env()).status, 0);
   EXPECT_GT(pttl(f.redis, "bb"), 60'000);
   Result rel = run({"release", "--token", token, "bb", "cc", "aa"}, f.env());

@@ -156,9 +156,12 @@ expect_exactly "$bin --redis $url status deploy " db:migrate deploy 'name\ with\
 # break takes several NAMEs, like status.
 expect_exactly "$bin --redis $url break " db:migrate deploy 'name\ with\ space'
 expect_exactly "$bin --redis $url break deploy d" db:migrate deploy
-# release and renew take one NAME; acquire and exec name new locks.
-expect_exactly "$bin --redis $url release deploy "
+# release and renew take several NAMEs too; acquire and exec name new locks.
+expect_exactly "$bin --redis $url release deploy " db:migrate deploy 'name\ with\ space'
+expect_exactly "$bin --redis $url renew deploy d" db:migrate deploy
 expect_exactly "$bin --redis $url acquire "
+# history takes one NAME.
+expect_exactly "$bin --redis $url history deploy "
 # $REDLOCK_URL is used when the command line has no --redis.
 got=$(REDLOCK_URL=$url complete_line "$bin status ")
 grep -qx deploy <<<"$got" || fail "names not fetched through \$REDLOCK_URL (got: $(echo $got))"

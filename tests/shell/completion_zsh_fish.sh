@@ -141,8 +141,9 @@ for sh in "${shells[@]}"; do
   expect "$sh" "redlock --redis $url status deploy " db:migrate
   expect "$sh" "redlock --redis $url break " deploy db:migrate
   expect "$sh" "redlock --redis $url break deploy " db:migrate
-  # release takes one NAME: no more names after it (zsh offers options there).
-  expect_not "$sh" "redlock --redis $url release deploy " deploy db:migrate
+  # release takes several NAMEs; history takes one: no more names after it.
+  expect "$sh" "redlock --redis $url release deploy " db:migrate
+  expect_not "$sh" "redlock --redis $url history deploy " deploy db:migrate
   expect_none "$sh" "redlock --redis redis://127.0.0.1:$closed release "
   # Options of exec go anywhere before `--`, also after NAME.
   expect "$sh" "redlock exec deploy --t" --ttl --token --timeout

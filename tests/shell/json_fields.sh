@@ -52,6 +52,7 @@ done
 {
   tok=$("$bin" acquire --ttl 1m held)
   "$bin" acquire --json --ttl 1m fresh
+  "$bin" acquire --json --ttl 1m fresh-a fresh-b
   "$bin" renew --json --token "$tok" held
   "$bin" exec --hold-at-least 1m kept -- true
   redis-cli -p "$REDIS_PORT" set redlock:{odd} x >/dev/null
@@ -95,7 +96,7 @@ cat "$tmp/log.json" >>"$tmp/out.json"
 fields=$(keys <"$tmp/out.json" | sort -u)
 for f in name token fence count ttl_ms validity_ms voted state held type mode host pid cmd since_ms age_ms kept \
   finished_ms holders servers url error waiters position until_ms left_ms run outcome exit start_ms end_ms \
-  duration_ms overdue max_age_ms last_ok note suspended reason revoke grace_ms check level server detail advice \
+  duration_ms locks overdue max_age_ms last_ok note suspended reason revoke grace_ms check level server detail advice \
   event time time_ms holder limit held_ms kept_ms waiter place message; do
   grep -qx "$f" <<<"$fields" || [ "$f" = error ] || fail "expected field '$f' in the JSON, got: $fields"
 done
