@@ -100,8 +100,31 @@ std::vector<std::string> to_args(const Keys& keys, const RenewArgs& a) {
   return with_argv(keys_of<lua::k_renew>(keys.lock, keys.index), {a.token, ms(a.ttl)});
 }
 
-std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& /*a*/) {
-  return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence, &Keys::suspended, &Keys::revoke);
+std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& a) {
+  using Part = InspectArgs::Part;
+  if (a.part == Part::k_all) {
+    return keys_per_lock<lua::k_inspect>(locks, &Keys::lock, &Keys::fence, &Keys::suspended, &Keys::revoke);
+  }
+  // Fewer keys a lock than the file's name says: ARGV[1] tells how many.
+  const size_t per = a.part == Part::k_lock ? 2 : 1;
+  std::vector<std::string> args{std::to_string(locks.size() * per)};
+  for (const Keys& lock : locks) {
+    switch (a.part) {
+      case Part::k_lock:
+        args.push_back(lock.lock);
+        args.push_back(lock.fence);
+        break;
+      case Part::k_suspended:
+        args.push_back(lock.suspended);
+        break;
+      case Part::k_revoke:
+      case Part::k_all:
+        args.push_back(lock.revoke);
+        break;
+    }
+  }
+  args.push_back(std::to_string(per));
+  return args;
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {

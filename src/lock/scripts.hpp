@@ -125,7 +125,12 @@ struct RenewArgs {
 // fit in one reply, from the first (their file's header says how many).
 
 // inspect-4n.lua: read everything status shows of each lock (no ARGV).
-struct InspectArgs {};
+struct InspectArgs {
+  // Which keys of each lock: all four; the hash and the fence counter; or
+  // one of the lock's marks alone, read as a hash would be (Redis Cluster).
+  enum class Part { k_all, k_lock, k_suspended, k_revoke };
+  Part part = Part::k_all;
+};
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const InspectArgs& a);
 
 // raise-fence-2.lua: raise the fence counter to a quorum's fence.

@@ -210,15 +210,39 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   std::vector<bool> only(m_conns.size(), false);
   only[i] = true;
   const std::span<const Keys> one(&keys, 1);
-  Answer a = line ? round(to_args(one, LineArgs{}), script(ScriptName::k_line), only)[i]
-                  : round(to_args(one, InspectArgs{}), script(ScriptName::k_inspect), only)[i];
-  if (a.failure) {
+  // One lock's answer to one call of a script.
+  const auto read = [&](const std::vector<std::string>& args, const Script& s) {
+    Answer a = round(args, s, only)[i];
+    if (a.failure) {
+      return a;
+    }
+    auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
+    a.reply = parts ? std::move(parts->front()) : redis::Reply{};
+    if (!parts) {
+      a.failure = unexpected_reply(m_names[i], line ? "line" : "inspect");
+    }
     return a;
+  };
+  if (line) {
+    return read(to_args(one, LineArgs{}), script(ScriptName::k_line));
   }
-  auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
-  a.reply = parts ? std::move(parts->front()) : redis::Reply{};
-  if (!parts) {
-    a.failure = unexpected_reply(m_names[i], line ? "line" : "inspect");
+  // A Redis Cluster answers TRYAGAIN, while a slot moves, to a script whose
+  // keys are not all on one node, and the marks seldom exist anywhere: the
+  // hash and the fence counter are read together, each mark on its own.
+  using Part = InspectArgs::Part;
+  const Script& inspect = script(ScriptName::k_inspect);
+  Answer a = read(to_args(one, InspectArgs{Part::k_lock}), inspect);
+  for (const auto& [part, at] : {std::pair{Part::k_suspended, size_t{5}}, std::pair{Part::k_revoke, size_t{6}}}) {
+    if (a.failure || !a.reply.is_array() || a.reply.elements.size() <= at) {
+      return a;
+    }
+    Answer mark = read(to_args(one, InspectArgs{part}), inspect);
+    if (mark.failure) {
+      return mark;
+    }
+    if (mark.reply.is_array() && mark.reply.elements.size() > 4) {
+      a.reply.elements[at] = std::move(mark.reply.elements[4]);  // the mark's fields, read as a hash's
+    }
   }
   return a;
 }

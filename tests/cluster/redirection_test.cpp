@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -89,4 +90,29 @@ TEST(Cluster, APrefixWithItsOwnHashTagWorksFromAnyNode) {
     EXPECT_EQ(st.status, 0) << st.err;
     EXPECT_EQ(run({"release", "--token", holder.out.substr(0, holder.out.find('\n')), name}, env).status, 0);
   }
+}
+
+// A lock of several names whose keys live on three different nodes: taken
+// name by name (no script spans slots), all or nothing, and given back.
+TEST(Cluster, SeveralNamesOnDifferentNodesAreOneLock) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  const std::vector<std::string> names = {c.name_on("multi", 0), c.name_on("multi", 1), c.name_on("multi", 2)};
+  const auto key = [](const std::string& name) { return "redlock:{" + name + "}"; };
+  Result r = run({"exec", names[2], names[0], names[1], "--", "sh", "-c", "printf '%s\\n' \"$REDLOCK_FENCES\""}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3) << r.out;
+  for (const auto& name : names) {
+    EXPECT_NE(r.out.find(" " + name + "\n"), std::string::npos) << r.out;
+    EXPECT_EQ(c.holders(key(name)), 0) << name;
+  }
+  // One busy name: nothing is taken.
+  Result holder = run({"acquire", "--ttl", "30s", names[1]}, env);
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  Result busy = run({"acquire", names[0], names[1], names[2]}, env);
+  EXPECT_EQ(busy.status, 75) << busy.err;
+  EXPECT_EQ(c.holders(key(names[0])), 0);
+  EXPECT_EQ(c.holders(key(names[2])), 0);
+  const std::string token = holder.out.substr(0, holder.out.find('\n'));
+  EXPECT_EQ(run({"release", "--token", token, names[1]}, env).status, 0);
 }

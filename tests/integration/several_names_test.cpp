@@ -268,3 +268,17 @@ TEST(SeveralNames, OverThreeServersAMajorityLostMidWaitLeavesNothingHeld) {
   EXPECT_EQ(s.holders("m1"), 0) << "given back on the server left";
   EXPECT_EQ(s.holders("m2"), 0);
 }
+
+TEST(SeveralNames, LimitAndSharedApplyToEachName) {
+  Fixture f;
+  // --limit 2: each name a semaphore of two places.
+  EXPECT_EQ(run({"acquire", "--limit", "2", "s1", "s2"}, f.env()).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "s2", "s1"}, f.env()).status, 0);
+  EXPECT_EQ(run({"acquire", "--limit", "2", "s1", "s2"}, f.env()).status, 75);
+  // --shared: readers share each name; a writer of one of them is busy.
+  EXPECT_EQ(run({"acquire", "--shared", "r1", "r2"}, f.env()).status, 0);
+  EXPECT_EQ(run({"acquire", "--shared", "r2", "r1"}, f.env()).status, 0);
+  Result w = run({"acquire", "r0", "r2"}, f.env());
+  EXPECT_EQ(w.status, 75) << w.err;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("r0"))) << "given back";
+}

@@ -15,7 +15,12 @@
 --   KEYS[4i-1]  its suspension, <prefix>{NAME}:suspended
 --   KEYS[4i]    its revoke mark, <prefix>{NAME}:revoke
 --
--- No ARGV.
+-- ARGV[1]  optional: how many of the four keys each lock gives, 4 (the
+--          default), 2 (the hash and the fence counter: no marks read) or 1
+--          (one key alone, read as a lock's hash). On a Redis Cluster a
+--          script whose keys are not all on the node gets TRYAGAIN while
+--          their slot moves, and the marks seldom exist: there each is read
+--          on its own.
 --
 -- Replies {'locks', lock, ...}: the first locks asked for, in order, each
 -- {type, now_ms, fence, pttl, fields, suspension, revoke}: the type of the
@@ -36,11 +41,17 @@ local function fields_of(key)
   if redis.call('TYPE', key)['ok'] ~= 'hash' then return {} end
   return redis.call('HGETALL', key)
 end
-for at = 1, #KEYS - 3, 4 do
+local per = tonumber(ARGV[1]) or 4
+if per ~= 1 and per ~= 2 then per = 4 end
+for at = 1, #KEYS - per + 1, per do
   local t = redis.call('TYPE', KEYS[at])['ok']
-  local fence = redis.pcall('GET', KEYS[at + 1])
+  local fence = per > 1 and redis.pcall('GET', KEYS[at + 1]) or ''
   if type(fence) ~= 'string' then fence = '' end
-  local lock = {t, now_ms, fence, -2, {}, fields_of(KEYS[at + 2]), fields_of(KEYS[at + 3])}
+  local lock = {t, now_ms, fence, -2, {}, {}, {}}
+  if per == 4 then
+    lock[6] = fields_of(KEYS[at + 2])
+    lock[7] = fields_of(KEYS[at + 3])
+  end
   local size = 64 + #fence
   if t == 'hash' then
     lock[4] = redis.call('PTTL', KEYS[at])
