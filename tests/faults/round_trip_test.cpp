@@ -174,3 +174,36 @@ TEST(RoundTrips, AGrantThatArrivesAfterItsTtlIsRedisTooSlowNotBusy) {
   EXPECT_NE(r.err.find("a longer --ttl helps"), std::string::npos) << r.err;
   EXPECT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("slow")}).integer == 0; }, Seconds(2)));
 }
+
+// A stop signal that comes once the lock is granted is taken by redlock,
+// which gives the lock back before it ends. A give-back that fails (the
+// servers close the connection) must not turn that stop into 69: it ends
+// with 128+N all the same, and says the lock frees itself. Two servers
+// and --wait make the window wide enough to hit: after the grant, the
+// waiter leaves both lines, and the servers hold that request until the
+// signal has come.
+TEST(RoundTrips, AStopAfterTheGrantIs128PlusNEvenWhenTheGiveBackFails) {
+  // {acquired, token, fence, count, ttl}: the token is not read back.
+  const std::string grant = "*5\r\n$8\r\nacquired\r\n$1\r\nx\r\n:7\r\n:1\r\n:30000\r\n";
+  using Step = FakeRedis::Step;
+  const std::vector<Step> steps{{Step::Kind::k_answer, grant}, {Step::Kind::k_stall, ""}, {Step::Kind::k_close, ""}};
+  TempDir dir;
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"acquire", "--wait", "10s", "job"}, {"exec", "--wait", "10s", "job", "--", "touch", dir.path() + "/ran"}}) {
+    SCOPED_TRACE(args[0]);
+    FakeRedis a(steps);
+    FakeRedis b(steps);
+    args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--timeout", "5s"});
+    Child child(args);
+    // Both servers granted, and hold the request that follows the grant.
+    ASSERT_TRUE(eventually([&] { return a.requests() >= 2 && b.requests() >= 2; }, Seconds(10))) << child.err_so_far();
+    child.signal(SIGTERM);
+    Result r = child.wait(Seconds(20));
+    EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
+    EXPECT_LT(r.seconds, 5.0);
+    EXPECT_EQ(r.out, "");  // no token
+    EXPECT_NE(r.err.find("interrupted by SIGTERM"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("frees itself"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(file_exists(dir.path() + "/ran")) << "CMD ran";
+}
