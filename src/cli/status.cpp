@@ -193,13 +193,6 @@ Shown show(const StatusOptions& o, Format format, Snapshot snap, bool named, con
   return shown;
 }
 
-// A reader that went away (`status | head -1`) ends the listing quietly,
-// as it ends ls(1): by SIGPIPE, or with 0 when redlock was started with
-// SIGPIPE ignored.
-ExitCode reader_gone() {
-  return sigpipe_ignored_at_start() ? ExitCode(ExitStatus::k_ok) : ExitCode::for_signal(SIGPIPE);
-}
-
 // Keys redlock did not write end status with 76, and a failure gets one
 // line: it names them all.
 void warn_foreign(const std::vector<Verdict>& verdicts) {
