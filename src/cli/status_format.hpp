@@ -1,8 +1,9 @@
 #pragma once
 
 // What `status` prints, as pure functions of the locks' verdicts: the
-// table, the JSON document and the Prometheus metrics. No I/O, no clock:
-// the ages and TTLs come from the verdicts (server time).
+// table (status_table.cpp), the JSON document and the order of the locks
+// (status_format.cpp) and the Prometheus metrics (status_metrics.cpp). No
+// I/O, no clock: the ages and TTLs come from the verdicts (server time).
 
 #include <optional>
 #include <string>
