@@ -20,14 +20,14 @@ using Verdict = lock::StatusVerdict;
 using State = lock::StatusVerdict::State;
 
 using Row = std::vector<std::string>;
-constexpr size_t k_columns = 10;
-constexpr size_t k_fence_column = 6;  // then COUNT: left out of a narrow table
 
-// A detail line under a lock (a waiter, a server, the last run): two cells,
-// which set no column's width.
-bool is_detail(const Row& row) {
-  return row.size() == 2;
-}
+// A line of the table as it is shown: a lock's or a holder's cells, in the
+// columns shown, or a detail line under a lock (a waiter, a server, the
+// last run: two cells, which set no column's width).
+struct Line {
+  Row cells;
+  bool detail = false;
+};
 
 // The STATE column: held, free, foreign(TYPE), held N/LIMIT (a semaphore's
 // places), shared N (readers) or held(min-hold).
@@ -123,35 +123,74 @@ void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
   }
 }
 
-// Waiter and per-server detail lines (two cells) do not set column widths.
-std::vector<size_t> column_widths(const std::vector<Row>& rows) {
-  std::vector<size_t> width(k_columns, 0);
-  for (const auto& row : rows) {
-    if (is_detail(row)) {
+// Detail lines do not set column widths.
+std::vector<size_t> column_widths(const std::vector<Line>& lines) {
+  std::vector<size_t> width;
+  for (const auto& line : lines) {
+    if (line.detail) {
       continue;
     }
-    for (size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
+    width.resize(std::max(width.size(), line.cells.size()), 0);
+    for (size_t c = 0; c < line.cells.size(); ++c) {
+      width[c] = std::max(width[c], line.cells[c].size());
     }
   }
   return width;
 }
 
 // One line of the table, without trailing blanks.
-std::string render_row(const Row& row, const std::vector<size_t>& width) {
-  std::string line;
-  if (is_detail(row)) {
-    line = row[0] + "  " + row[1];
+std::string render_line(const Line& line, const std::vector<size_t>& width) {
+  const Row& cells = line.cells;
+  std::string text;
+  if (line.detail) {
+    text = cells[0] + "  " + cells[1];
   } else {
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
+    for (size_t c = 0; c < cells.size(); ++c) {
+      text += c + 1 == cells.size() ? cells[c] : fmt::format("{:<{}}  ", cells[c], width[c]);
     }
   }
-  while (!line.empty() && line.back() == ' ') {
-    line.pop_back();
+  while (!text.empty() && text.back() == ' ') {
+    text.pop_back();
   }
-  line += '\n';
-  return line;
+  text += '\n';
+  return text;
+}
+
+// The columns `layout` shows: those -o named, or every one (but FENCE and
+// COUNT on a terminal, unless --wide).
+std::vector<StatusColumn> shown_columns(const TableLayout& layout) {
+  if (!layout.columns.empty()) {
+    return layout.columns;
+  }
+  std::vector<StatusColumn> shown;
+  shown.reserve(k_status_columns.size());
+  for (size_t c = 0; c < k_status_columns.size(); ++c) {
+    const auto column = static_cast<StatusColumn>(c);
+    if (layout.wide || (column != StatusColumn::k_fence && column != StatusColumn::k_count)) {
+      shown.push_back(column);
+    }
+  }
+  return shown;
+}
+
+// Each row as shown: a lock's or holder's row (one cell per column, in
+// StatusColumn's order) cut down to the columns shown; detail rows as they are.
+std::vector<Line> lay_out(const std::vector<Row>& rows, const std::vector<StatusColumn>& shown) {
+  std::vector<Line> lines;
+  lines.reserve(rows.size());
+  for (const auto& row : rows) {
+    if (row.size() != k_status_columns.size()) {
+      lines.push_back({row, true});
+      continue;
+    }
+    Row cells;
+    cells.reserve(shown.size());
+    for (const StatusColumn column : shown) {
+      cells.push_back(row[static_cast<size_t>(column)]);
+    }
+    lines.push_back({std::move(cells), false});
+  }
+  return lines;
 }
 
 // status NAME: the lock's last run, held or free ("last run: ok on web-3,
@@ -199,7 +238,7 @@ std::string clip_lines(std::string_view text, size_t width) {
 std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers, bool with_waiters,
                          const TableLayout& layout) {
   std::vector<Row> rows;
-  rows.push_back({"NAME", "STATE", "HOST", "PID", "AGE", "TTL", "FENCE", "COUNT", "WAITING", "COMMAND"});
+  rows.emplace_back(k_status_columns.begin(), k_status_columns.end());
   for (const auto& v : verdicts) {
     add_holder_rows(v, rows);
     add_mark_rows(v, rows);
@@ -211,17 +250,11 @@ std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers
       add_server_rows(v, rows);
     }
   }
-  if (!layout.wide) {
-    for (auto& row : rows) {
-      if (!is_detail(row)) {
-        row.erase(row.begin() + k_fence_column, row.begin() + k_fence_column + 2);
-      }
-    }
-  }
-  const std::vector<size_t> width = column_widths(rows);
+  const std::vector<Line> lines = lay_out(rows, shown_columns(layout));
+  const std::vector<size_t> width = column_widths(lines);
   std::string out;
-  for (const auto& row : rows) {
-    out += render_row(row, width);
+  for (const auto& line : lines) {
+    out += render_line(line, width);
   }
   return clip_lines(out, layout.width);
 }
