@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "exec_support.hpp"
@@ -206,4 +208,33 @@ TEST(RoundTrips, AStopAfterTheGrantIs128PlusNEvenWhenTheGiveBackFails) {
     EXPECT_NE(r.err.find("frees itself"), std::string::npos) << r.err;
   }
   EXPECT_FALSE(file_exists(dir.path() + "/ran")) << "CMD ran";
+}
+
+// Half a reply read, the rest never coming: the stop still wins at once,
+// for a single server and a Redlock alike (the redis layer never takes the
+// signal, so whatever the round's failure, the command ends by it).
+TEST(RoundTrips, AStopWhileAReplyIsHalfReadIs128PlusN) {
+  using Step = FakeRedis::Step;
+  const std::vector<Step> steps{{Step::Kind::k_answer, "*5\r\n$8\r\nacqu"}, {Step::Kind::k_stall, ""}};
+  for (const int servers : {1, 3}) {
+    SCOPED_TRACE(servers);
+    std::vector<std::unique_ptr<FakeRedis>> fakes;
+    std::vector<std::string> args;
+    for (int i = 0; i < servers; ++i) {
+      fakes.push_back(std::make_unique<FakeRedis>(steps));
+      args.insert(args.end(), {"--redis", fakes.back()->url()});
+    }
+    args.insert(args.end(), {"--timeout", "10s", "acquire", "--wait", "10s", "job"});
+    Child child(args);
+    ASSERT_TRUE(eventually(
+        [&] { return std::all_of(fakes.begin(), fakes.end(), [](const auto& f) { return f->requests() >= 1; }); },
+        Seconds(10)))
+        << child.err_so_far();
+    const double sent = now_seconds();
+    child.signal(SIGTERM);
+    Result r = child.wait(Seconds(20));
+    EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
+    EXPECT_LT(now_seconds() - sent, 2.0);
+    EXPECT_EQ(r.out, "");
+  }
 }
