@@ -213,6 +213,28 @@ class TakeListener final : public lock::WaitListener {
   std::optional<WaitReport> m_report;
 };
 
+// How long the last words to Redis may wait once a stop signal was taken
+// (the release of what the grant gave, the leave of the line): the signal
+// no longer cuts them short, and a server that stopped answering must not
+// hold redlock for a whole --timeout. What is not answered by then was
+// sent all the same; the lock's TTL, or the waiter's lease, covers the rest.
+constexpr Millis k_after_stop{250};
+
+// While it lives, the locker's rounds wait at most k_after_stop.
+class StopBound {
+ public:
+  explicit StopBound(lock::Locker& locker) : m_locker(locker), m_timer(k_after_stop) {
+    m_locker.set_cancel(m_timer.cancel());
+  }
+  ~StopBound() { m_locker.reset_cancel(); }
+  StopBound(const StopBound&) = delete;
+  StopBound& operator=(const StopBound&) = delete;
+
+ private:
+  lock::Locker& m_locker;
+  CancelAfter m_timer;
+};
+
 // A stop signal `sig` came with the grant: the lock goes back before
 // redlock ends by it. The signal is taken by now, so a give-back that
 // fails (Redis went away, or answered wrongly) must not end the command
@@ -220,6 +242,7 @@ class TakeListener final : public lock::WaitListener {
 // frees the lock.
 void give_back_after_stop(lock::Locker& locker, const Take& take, const lock::Acquired& got, int sig) {
   try {
+    const StopBound bound(locker);
     (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
   } catch (const Error& e) {
     log_warning("interrupted by SIG{}; {} could not be given back: {}; it frees itself within {}", sigabbrev_np(sig),
@@ -267,7 +290,10 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   }
   if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {
     int sig = signals.take();
-    locker.leave(take.name, stopped->queued_as);
+    {
+      const StopBound bound(locker);
+      locker.leave(take.name, stopped->queued_as);
+    }
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
     return Stopped{sig};

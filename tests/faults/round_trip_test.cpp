@@ -188,24 +188,31 @@ TEST(RoundTrips, AStopAfterTheGrantIs128PlusNEvenWhenTheGiveBackFails) {
   // {acquired, token, fence, count, ttl}: the token is not read back.
   const std::string grant = "*5\r\n$8\r\nacquired\r\n$1\r\nx\r\n:7\r\n:1\r\n:30000\r\n";
   using Step = FakeRedis::Step;
-  const std::vector<Step> steps{{Step::Kind::k_answer, grant}, {Step::Kind::k_stall, ""}, {Step::Kind::k_close, ""}};
   TempDir dir;
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"acquire", "--wait", "10s", "job"}, {"exec", "--wait", "10s", "job", "--", "touch", dir.path() + "/ran"}}) {
-    SCOPED_TRACE(args[0]);
-    FakeRedis a(steps);
-    FakeRedis b(steps);
-    args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--timeout", "5s"});
-    Child child(args);
-    // Both servers granted, and hold the request that follows the grant.
-    ASSERT_TRUE(eventually([&] { return a.requests() >= 2 && b.requests() >= 2; }, Seconds(10))) << child.err_so_far();
-    child.signal(SIGTERM);
-    Result r = child.wait(Seconds(20));
-    EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
-    EXPECT_LT(r.seconds, 5.0);
-    EXPECT_EQ(r.out, "");  // no token
-    EXPECT_NE(r.err.find("interrupted by SIGTERM"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("frees itself"), std::string::npos) << r.err;
+  // The give-back meets a closed connection, or a server that no longer
+  // answers: then it waits a moment, not the whole --timeout.
+  for (const auto then : {Step::Kind::k_close, Step::Kind::k_stall}) {
+    const std::vector<Step> steps{{Step::Kind::k_answer, grant}, {Step::Kind::k_stall, ""}, {then, ""}};
+    for (auto args :
+         std::vector<std::vector<std::string>>{{"acquire", "--wait", "10s", "job"},
+                                               {"exec", "--wait", "10s", "job", "--", "touch", dir.path() + "/ran"}}) {
+      SCOPED_TRACE(args[0] + (then == Step::Kind::k_close ? " (closed)" : " (stalled)"));
+      FakeRedis a(steps);
+      FakeRedis b(steps);
+      args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--timeout", "5s"});
+      Child child(args);
+      // Both servers granted, and hold the request that follows the grant.
+      ASSERT_TRUE(eventually([&] { return a.requests() >= 2 && b.requests() >= 2; }, Seconds(10)))
+          << child.err_so_far();
+      const double sent = now_seconds();
+      child.signal(SIGTERM);
+      Result r = child.wait(Seconds(20));
+      EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
+      EXPECT_LT(now_seconds() - sent, 2.0);
+      EXPECT_EQ(r.out, "");  // no token
+      EXPECT_NE(r.err.find("interrupted by SIGTERM"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("frees itself"), std::string::npos) << r.err;
+    }
   }
   EXPECT_FALSE(file_exists(dir.path() + "/ran")) << "CMD ran";
 }
@@ -237,4 +244,28 @@ TEST(RoundTrips, AStopWhileAReplyIsHalfReadIs128PlusN) {
     EXPECT_LT(now_seconds() - sent, 2.0);
     EXPECT_EQ(r.out, "");
   }
+}
+
+// A stop that comes while a waiter's beat is in flight to a server that
+// has stopped answering: the waiter leaves the line on the way out, but
+// waits only a moment for that answer, not a whole --timeout (the stop was
+// taken already: only a bound of its own ends that wait).
+TEST(RoundTrips, AStopDuringAWaitEndsAtOnceWhenTheServerStopsAnswering) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  warm_up(env);
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "held"}, env).status, 0);
+  Child waiter({"--timeout", "5s", "acquire", "--wait", "30s", "held"}, env);
+  ASSERT_TRUE(await_waiters(redis, "held", 1, Seconds(10))) << waiter.err_so_far();
+  redis.pause();
+  // Its next beat (every 500 ms) waits in the stopped server's socket.
+  ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << waiter.err_so_far();
+  const double sent = now_seconds();
+  waiter.signal(SIGTERM);
+  Result r = waiter.wait(Seconds(20));
+  const double took = now_seconds() - sent;
+  redis.resume();
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
+  EXPECT_LT(took, 1.5) << r.err;
+  EXPECT_NE(r.err.find("SIGTERM"), std::string::npos) << r.err;
 }
