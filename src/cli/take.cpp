@@ -213,28 +213,6 @@ class TakeListener final : public lock::WaitListener {
   std::optional<WaitReport> m_report;
 };
 
-// How long the last words to Redis may wait once a stop signal was taken
-// (the release of what the grant gave, the leave of the line): the signal
-// no longer cuts them short, and a server that stopped answering must not
-// hold redlock for a whole --timeout. What is not answered by then was
-// sent all the same; the lock's TTL, or the waiter's lease, covers the rest.
-constexpr Millis k_after_stop{250};
-
-// While it lives, the locker's rounds wait at most k_after_stop.
-class StopBound {
- public:
-  explicit StopBound(lock::Locker& locker) : m_locker(locker), m_timer(k_after_stop) {
-    m_locker.set_cancel(m_timer.cancel());
-  }
-  ~StopBound() { m_locker.reset_cancel(); }
-  StopBound(const StopBound&) = delete;
-  StopBound& operator=(const StopBound&) = delete;
-
- private:
-  lock::Locker& m_locker;
-  CancelAfter m_timer;
-};
-
 // A stop signal `sig` came with the grant: the lock goes back before
 // redlock ends by it. The signal is taken by now, so a give-back that
 // fails (Redis went away, or answered wrongly) must not end the command
