@@ -12,7 +12,7 @@ _redlock_subcommands='acquire release renew status break exec history overdue re
 _redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose --log-format --syslog --syslog-facility -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort --log-format --syslog-facility --note --on-busy --grace --for --reason -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort -o --columns --log-format --syslog-facility --note --on-busy --grace --for --reason -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
@@ -20,7 +20,7 @@ _redlock_subcommand_opts() {
         acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --max-waiters --stale-after --note --json' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
-        status) echo '--json --format --watch --interval --sort --wide --scan' ;;
+        status) echo '--json --format --watch --interval --sort --wide -o --columns --scan' ;;
         break) echo '--json' ;;
         exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history --note --on-busy -c' ;;
         history) echo '--limit --json' ;;
@@ -180,6 +180,12 @@ _redlock() {
             --wait) COMPREPLY=($(compgen -W 'inf' -- "$value_cur")) ;;
             --format) COMPREPLY=($(compgen -W 'table json prometheus' -- "$value_cur")) ;;
             --sort) COMPREPLY=($(compgen -W 'name age ttl' -- "$value_cur")) ;;
+            -o | --columns)
+                # A comma-separated list: the names after the last comma.
+                local listed=${value_cur%"${value_cur##*,}"}
+                compopt -o nospace 2>/dev/null
+                COMPREPLY=($(compgen -P "$listed" -W 'name state host pid age ttl fence count waiting command' -- "${value_cur##*,}"))
+                ;;
         esac
         return 0
     fi

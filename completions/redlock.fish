@@ -10,7 +10,7 @@
 set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
     --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
     --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --note --on-busy --grace --for --reason \
-    --max-age --format --interval --sort --log-format --syslog-facility -c
+    --max-age --format --interval --sort -o --columns --log-format --syslog-facility -c
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -185,6 +185,15 @@ complete -c redlock -n '__redlock_using renew' -l token -x -d "the holder's toke
 complete -c redlock -n '__redlock_using renew' -l ttl -x -d 'the new time to live, from now'
 complete -c redlock -n '__redlock_using renew' -l json -d 'print ttl_ms and validity_ms as JSON'
 
+# status -o LIST: the column names, after what the list already has.
+function __redlock_columns
+    set -l listed (string replace -r '[^,]*$' '' -- (commandline -ct))
+    set listed (string replace -r '^(--columns=|-o)' '' -- $listed)
+    for c in name state host pid age ttl fence count waiting command
+        echo $listed$c
+    end
+end
+
 # status [NAME...]
 complete -c redlock -n '__redlock_using status' -l json -d 'print a JSON array instead of a table'
 complete -c redlock -n '__redlock_using status' -l format -x -a 'table json prometheus' -d 'how to print it'
@@ -192,6 +201,7 @@ complete -c redlock -n '__redlock_using status' -l watch -d 'show it again every
 complete -c redlock -n '__redlock_using status' -l interval -x -d 'how often --watch shows it'
 complete -c redlock -n '__redlock_using status' -l sort -x -a 'name age ttl' -d 'order the locks by'
 complete -c redlock -n '__redlock_using status' -l wide -d 'on a terminal too: every column, lines unclipped'
+complete -c redlock -n '__redlock_using status' -s o -l columns -x -a '(__redlock_columns)' -d 'the table\'s columns to show, in this order'
 complete -c redlock -n '__redlock_using status' -l scan -d 'find the locks by SCAN too, for those of versions before 0.2'
 
 # break NAME...

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/supervisor.hpp"
@@ -85,6 +87,11 @@ ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& 
 
 enum class StatusFormat { k_table, k_json, k_prometheus };
 enum class StatusSort { k_name, k_age, k_ttl };
+// The columns of status's table, in their default order.
+enum class StatusColumn { k_name, k_state, k_host, k_pid, k_age, k_ttl, k_fence, k_count, k_waiting, k_command };
+// Their names, as the table's header spells them (in StatusColumn's order).
+inline constexpr std::array<std::string_view, 10> k_status_columns = {"NAME", "STATE", "HOST",  "PID",     "AGE",
+                                                                      "TTL",  "FENCE", "COUNT", "WAITING", "COMMAND"};
 struct StatusOptions {
   std::vector<std::string> names;  // names, and globs (with * ? or [) matched against held locks' names
   bool json = false;
@@ -94,6 +101,7 @@ struct StatusOptions {
   bool scan = false;                   // list by SCAN too, not only from the index of held locks
   bool wide = false;                   // on a terminal: every column, lines unclipped
   std::optional<StatusSort> sort;      // none: names in the order given, then the rest by name
+  std::vector<StatusColumn> columns;   // -o: the table's columns, in this order (none: the default ones)
 };
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop);
 

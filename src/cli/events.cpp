@@ -3,6 +3,8 @@
 
 #include <signal.h>
 
+#include <cerrno>
+
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/event_format.hpp"
@@ -51,6 +53,9 @@ ExitCode run_events(const EventsOptions& o, const GlobalOptions& g, const Cancel
         take_stops(stops);
         return ExitStatus::k_ok;
       case StoppableStdout::Outcome::k_failed:
+        if (errno == EPIPE) {
+          return reader_gone();  // `events | head -1`: quietly, as status ends
+        }
         log_warning("could not write the events to standard output");
         return ExitStatus::k_output;
     }

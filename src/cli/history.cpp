@@ -3,12 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+
 #include "cli/commands.hpp"
 #include "cli/runs.hpp"
 #include "cli/servers.hpp"
 #include "lock/locker.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
+#include "util/output.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
@@ -18,8 +21,13 @@ namespace {
 // The ledger keeps this many runs: overdue reads them all.
 constexpr long long k_whole_ledger = 200;
 
+// Prints `text`; a reader that went away (`history NAME | head -1`) ends
+// the command quietly, as it ends `status`.
 ExitCode print(const std::string& text) {
   if (!write_stdout(text)) {
+    if (errno == EPIPE) {
+      return reader_gone();
+    }
     log_warning("could not write to standard output");
     return ExitStatus::k_output;
   }

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
+#include <string_view>
 
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -62,6 +65,50 @@ StatusSort parse_sort(const std::string& text) {
     return StatusSort::k_ttl;
   }
   throw UsageError(fmt::format("invalid --sort '{}': use name, age or ttl", escape_for_terminal(text)));
+}
+
+namespace {
+
+// Every column name, for the message that names them.
+std::string column_names() {
+  std::string names;
+  for (const std::string_view name : k_status_columns) {
+    names.append(names.empty() ? "" : ", ").append(name);
+  }
+  return names;
+}
+
+StatusColumn parse_column(std::string_view name) {
+  for (size_t c = 0; c < k_status_columns.size(); ++c) {
+    const std::string_view known = k_status_columns[c];
+    const bool same = name.size() == known.size() &&
+                      std::equal(name.begin(), name.end(), known.begin(),
+                                 [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; });
+    if (same) {
+      return static_cast<StatusColumn>(c);
+    }
+  }
+  throw UsageError(name.empty() ? fmt::format("an empty column name in --columns; the columns are {}", column_names())
+                                : fmt::format("unknown column '{}' in --columns; the columns are {}",
+                                              escape_for_terminal(std::string(name)), column_names()));
+}
+
+}  // namespace
+
+std::vector<StatusColumn> parse_columns(const std::vector<std::string>& lists) {
+  std::vector<StatusColumn> columns;
+  for (const std::string& list : lists) {
+    std::string_view rest = list;
+    while (true) {
+      const size_t comma = rest.find(',');
+      columns.push_back(parse_column(rest.substr(0, comma)));
+      if (comma == std::string_view::npos) {
+        break;
+      }
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return columns;
 }
 
 LogFormat parse_log_format(const std::string& text, const char* where) {

@@ -6,6 +6,7 @@
 // options; they know nothing of CLI11.
 
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "exec/supervisor.hpp"
@@ -31,6 +32,10 @@ namespace redlock::cli {
 
 // status --sort: name, age or ttl.
 [[nodiscard]] StatusSort parse_sort(const std::string& text);
+
+// status -o/--columns: each a comma-separated list of the table's column
+// names (any case), in the order to show them; several lists add up.
+[[nodiscard]] std::vector<StatusColumn> parse_columns(const std::vector<std::string>& lists);
 
 // status --interval: a duration of at least 100ms.
 [[nodiscard]] Millis parse_interval(const std::string& text);

@@ -199,6 +199,14 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
       "order the locks by name, age (held longest first) or ttl (soonest to expire first)")
       ->type_name("KEY");
   sub->add_flag("--wide", o.wide, "on a terminal too: FENCE and COUNT, and lines as long as they need");
+  // As ps -o: one list per -o (never the next word: `status -o name deploy`
+  // names the lock deploy), and several -o add up.
+  sub->add_option_function<std::vector<std::string>>(
+         "-o,--columns", [&o](const std::vector<std::string>& lists) { o.columns = parse_columns(lists); },
+         "the table's columns to show, in this order: a comma-separated LIST of NAME, STATE, HOST, PID, AGE, TTL, "
+         "FENCE, COUNT, WAITING, COMMAND (any case), as ps -o")
+      ->allow_extra_args(false)
+      ->type_name("LIST");
   sub->add_flag("--scan", o.scan,
                 "without NAME: find the locks with SCAN as well as in the index of held locks, to list those of "
                 "redlock versions before 0.2 too (reads the whole keyspace)");
@@ -206,6 +214,7 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
       "Example:\n  redlock status                 # every lock, as a table\n"
       "  redlock status deploy --json   # exit 0 when held, 1 when free\n"
       "  redlock status 'deploy-*' --sort age\n"
+      "  redlock status -o name,host,pid,ttl\n"
       "  redlock status --watch         # redrawn every 2s; Ctrl-C ends it");
   return sub;
 }

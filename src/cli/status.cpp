@@ -193,13 +193,6 @@ Shown show(const StatusOptions& o, Format format, Snapshot snap, bool named, con
   return shown;
 }
 
-// A reader that went away (`status | head -1`) ends the listing quietly,
-// as it ends ls(1): by SIGPIPE, or with 0 when redlock was started with
-// SIGPIPE ignored.
-ExitCode reader_gone() {
-  return sigpipe_ignored_at_start() ? ExitCode(ExitStatus::k_ok) : ExitCode::for_signal(SIGPIPE);
-}
-
 // Keys redlock did not write end status with 76, and a failure gets one
 // line: it names them all.
 void warn_foreign(const std::vector<Verdict>& verdicts) {
@@ -269,8 +262,9 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
       const bool runs = !names.names.empty() || format != Format::k_table;
       Snapshot snap = snapshot(locker, names, o.scan, runs);
       say_held_warnings();
-      const Shown shown = show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1,
-                               terminal ? TableLayout{o.wide, now.columns} : TableLayout{});
+      const Shown shown =
+          show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1,
+               terminal ? TableLayout{o.wide, now.columns, o.columns} : TableLayout{true, 0, o.columns});
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
       if (stopped(stops)) {
@@ -361,6 +355,11 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
 ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel& stop) {
   const StatusNames names = status_names(o.names);
   const Format format = format_of(o);
+  if (!o.columns.empty() && format != Format::k_table) {
+    // ps -o shapes ps's one output; a JSON or metrics reader wants every field.
+    throw UsageError(fmt::format("--columns picks the table's columns; it does not go with {}",
+                                 format == Format::k_json ? "--json" : "--format prometheus"));
+  }
   if (o.interval && !o.watch) {
     throw UsageError("--interval goes with --watch");
   }
@@ -378,7 +377,9 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   const Screen terminal = screen();
   // A terminal gets a table that fits it (unless --wide); a pipe or a file
   // every column, whole.
-  const TableLayout layout = terminal.columns > 0 && !o.wide ? TableLayout{false, terminal.columns} : TableLayout{};
+  // -o names the columns wherever it goes.
+  const TableLayout layout = terminal.columns > 0 && !o.wide ? TableLayout{false, terminal.columns, o.columns}
+                                                             : TableLayout{true, 0, o.columns};
   const std::vector<Verdict> verdicts = snap.verdicts;
   const Shown shown = show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1, layout);
   if (!shown.empty.empty()) {

@@ -1,14 +1,16 @@
 #pragma once
 
 // What `status` prints, as pure functions of the locks' verdicts: the
-// table, the JSON document and the Prometheus metrics. No I/O, no clock:
-// the ages and TTLs come from the verdicts (server time).
+// table (status_table.cpp), the JSON document and the order of the locks
+// (status_format.cpp) and the Prometheus metrics (status_metrics.cpp). No
+// I/O, no clock: the ages and TTLs come from the verdicts (server time).
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "lock/quorum.hpp"
 
 namespace redlock::cli {
@@ -16,10 +18,12 @@ namespace redlock::cli {
 // How the table is laid out. The default is what a pipe or a file gets
 // (scripts read it): every column, each line as long as it needs. On a
 // terminal FENCE and COUNT are left out unless `wide`, and each line is
-// clipped to `width` columns (COMMAND, the last, goes first).
+// clipped to `width` columns (COMMAND, the last, goes first). `columns`
+// (status -o) names the columns to show instead, as ps -o does.
 struct TableLayout {
   bool wide = true;
-  size_t width = 0;  // 0: no limit
+  size_t width = 0;                   // 0: no limit
+  std::vector<StatusColumn> columns;  // status -o: these, in this order, wide or not (none: as above)
 };
 
 // The table: a header line and one line per holder (one of dashes for a lock

@@ -213,6 +213,23 @@ class TakeListener final : public lock::WaitListener {
   std::optional<WaitReport> m_report;
 };
 
+// A stop signal `sig` came with the grant: the lock goes back before
+// redlock ends by it. The signal is taken by now, so a give-back that
+// fails (Redis went away, or answered wrongly) must not end the command
+// with its own status: the stop is what the caller asked for, and the TTL
+// frees the lock.
+void give_back_after_stop(lock::Locker& locker, const Take& take, const lock::Acquired& got, int sig) {
+  try {
+    const StopBound bound(locker);
+    (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
+  } catch (const Error& e) {
+    log_warning("interrupted by SIG{}; {} could not be given back: {}; it frees itself within {}", sigabbrev_np(sig),
+                escape_for_terminal(take.name), e.what(), format_duration(got.ttl));
+    return;
+  }
+  log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
+}
+
 }  // namespace
 
 ExitCode status_without_lock(const TakeOutcome& outcome) {
@@ -251,7 +268,10 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   }
   if (auto* stopped = std::get_if<lock::Interrupted>(&outcome)) {
     int sig = signals.take();
-    locker.leave(take.name, stopped->queued_as);
+    {
+      const StopBound bound(locker);
+      locker.leave(take.name, stopped->queued_as);
+    }
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
     return Stopped{sig};
@@ -263,8 +283,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   set_log_field("fence", std::to_string(got.fence), true);  // every JSON log line from now on
   for (int sig; (sig = signals.take()) != 0;) {
     if (sig != SIGCHLD) {
-      (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
-      log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
+      give_back_after_stop(locker, take, got, sig);
       return Stopped{sig};
     }
   }

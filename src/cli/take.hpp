@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "lock/locker.hpp"
+#include "util/cancel.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"
@@ -57,6 +58,28 @@ class KeepAlive {
   [[nodiscard]] virtual std::optional<TimePoint> due() const = 0;
   // Renews what is due.
   virtual void renew() = 0;
+};
+
+// How long the last words to Redis may wait once a stop signal was taken
+// (the release of what was granted, the leave of the line): the signal no
+// longer cuts them short, and a server that stopped answering must not hold
+// redlock for a whole --timeout. What is not answered by then was sent all
+// the same; the lock's TTL, or the waiter's lease, covers the rest.
+inline constexpr Millis k_after_stop{250};
+
+// While it lives, `locker`'s rounds wait at most k_after_stop.
+class StopBound {
+ public:
+  explicit StopBound(lock::Locker& locker) : m_locker(locker), m_timer(k_after_stop) {
+    m_locker.set_cancel(m_timer.cancel());
+  }
+  ~StopBound() { m_locker.reset_cancel(); }
+  StopBound(const StopBound&) = delete;
+  StopBound& operator=(const StopBound&) = delete;
+
+ private:
+  lock::Locker& m_locker;
+  CancelAfter m_timer;
 };
 
 // What take_lock did when it took nothing (it said why on stderr).

@@ -187,6 +187,11 @@ std::optional<TakeAllOutcome> take_once(lock::Locker& locker, const Take& take, 
       if (!held.empty()) {
         log_debug("giving back {}: {} was not taken", spoken_names(HeldAll{held}.names()), escape_for_terminal(name));
       }
+      if (std::holds_alternative<Stopped>(taken)) {
+        const StopBound bound(locker);  // the stop was taken: a moment at most for the give-back
+        give_back(locker, held, take.claim.record_run);
+        return without_lock(std::move(taken));
+      }
       give_back(locker, held, take.claim.record_run);
       if (holding.lost()) {
         return std::nullopt;

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <chrono>
+
 #include "util/clock.hpp"
+#include "util/fd.hpp"
 
 namespace redlock {
 
@@ -24,6 +27,19 @@ class Cancel {
 
  private:
   int m_fd = -1;
+};
+
+// A Cancel that comes by itself once `after` has passed (a timerfd): the
+// bound of a wait that must stay short whatever else it waits for, such as
+// the last words to Redis once a stop signal was taken. If no timer can be
+// had, its Cancel never comes.
+class CancelAfter {
+ public:
+  explicit CancelAfter(std::chrono::milliseconds after);
+  [[nodiscard]] Cancel cancel() const { return Cancel(m_fd.get()); }
+
+ private:
+  Fd m_fd;
 };
 
 }  // namespace redlock

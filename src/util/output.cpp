@@ -7,9 +7,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 
+#include "util/log.hpp"
+
 namespace redlock {
+
+ExitCode reader_gone() {
+  return sigpipe_ignored_at_start() ? ExitCode(ExitStatus::k_ok) : ExitCode::for_signal(SIGPIPE);
+}
 
 StoppableStdout::StoppableStdout() {
   std::fflush(stdout);  // what stdio holds goes first

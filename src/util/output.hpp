@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "util/cancel.hpp"
+#include "util/exit_status.hpp"
 #include "util/fd.hpp"
 
 namespace redlock {
@@ -16,6 +17,11 @@ namespace redlock {
 // opened non-blocking (the flag is the description's: one shared with the
 // shell must not change), and polls the stop request beside it; a socket is
 // written with MSG_DONTWAIT. Anything else (a file) takes a plain write.
+// What a listing ends with when its reader went away (`status | head -1`,
+// a write that failed with EPIPE): quietly, as ls(1) ends, by SIGPIPE, or
+// with 0 when redlock was started with SIGPIPE ignored.
+[[nodiscard]] ExitCode reader_gone();
+
 class StoppableStdout {
  public:
   StoppableStdout();

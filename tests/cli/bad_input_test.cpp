@@ -165,6 +165,11 @@ const std::vector<Case> k_cases = {
     {"StatusIntervalWithoutWatch", {"status", "--interval", "5s"}, {}},
     {"StatusIntervalTooShort", {"status", "--watch", "--interval", "10ms"}, {}},
     {"StatusIntervalWord", {"status", "--watch", "--interval", "often"}, {}},
+    {"StatusColumnUnknown", {"status", "-o", "name,owner"}, {}},
+    {"StatusColumnEmpty", {"status", "--columns", "name,,pid"}, {}},
+    {"StatusColumnsWithJson", {"status", "-o", "name", "--json"}, {}},
+    {"StatusColumnsWithPrometheus", {"status", "--columns=name", "--format", "prometheus"}, {}},
+    {"StatusColumnsWithWatchJson", {"status", "--watch", "-o", "name", "--format", "json"}, {}},
     // events and the log's options
     {"EventsEmptyName", {"events", ""}, {}},
     {"EventsControlInName", {"events", "a\nb"}, {}},

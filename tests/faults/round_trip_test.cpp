@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "exec_support.hpp"
@@ -173,4 +175,122 @@ TEST(RoundTrips, AGrantThatArrivesAfterItsTtlIsRedisTooSlowNotBusy) {
   EXPECT_NE(r.err.find("acquiring slow took"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("a longer --ttl helps"), std::string::npos) << r.err;
   EXPECT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("slow")}).integer == 0; }, Seconds(2)));
+}
+
+// A stop signal that comes once the lock is granted is taken by redlock,
+// which gives the lock back before it ends. A give-back that fails (the
+// servers close the connection) must not turn that stop into 69: it ends
+// with 128+N all the same, and says the lock frees itself. Two servers
+// and --wait make the window wide enough to hit: after the grant, the
+// waiter leaves both lines, and the servers hold that request until the
+// signal has come.
+TEST(RoundTrips, AStopAfterTheGrantIs128PlusNEvenWhenTheGiveBackFails) {
+  // {acquired, token, fence, count, ttl}: the token is not read back.
+  const std::string grant = "*5\r\n$8\r\nacquired\r\n$1\r\nx\r\n:7\r\n:1\r\n:30000\r\n";
+  using Step = FakeRedis::Step;
+  TempDir dir;
+  // The give-back meets a closed connection, or a server that no longer
+  // answers: then it waits a moment, not the whole --timeout.
+  for (const auto then : {Step::Kind::k_close, Step::Kind::k_stall}) {
+    const std::vector<Step> steps{{Step::Kind::k_answer, grant}, {Step::Kind::k_stall, ""}, {then, ""}};
+    for (auto args :
+         std::vector<std::vector<std::string>>{{"acquire", "--wait", "10s", "job"},
+                                               {"exec", "--wait", "10s", "job", "--", "touch", dir.path() + "/ran"}}) {
+      SCOPED_TRACE(args[0] + (then == Step::Kind::k_close ? " (closed)" : " (stalled)"));
+      FakeRedis a(steps);
+      FakeRedis b(steps);
+      args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--timeout", "5s"});
+      Child child(args);
+      // Both servers granted, and hold the request that follows the grant.
+      ASSERT_TRUE(eventually([&] { return a.requests() >= 2 && b.requests() >= 2; }, Seconds(10)))
+          << child.err_so_far();
+      const double sent = now_seconds();
+      child.signal(SIGTERM);
+      Result r = child.wait(Seconds(20));
+      EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
+      EXPECT_LT(now_seconds() - sent, 2.5);
+      EXPECT_EQ(r.out, "");  // no token
+      EXPECT_NE(r.err.find("interrupted by SIGTERM"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("frees itself"), std::string::npos) << r.err;
+    }
+  }
+  EXPECT_FALSE(file_exists(dir.path() + "/ran")) << "CMD ran";
+}
+
+// Half a reply read, the rest never coming: the stop still wins at once,
+// for a single server and a Redlock alike (the redis layer never takes the
+// signal, so whatever the round's failure, the command ends by it).
+TEST(RoundTrips, AStopWhileAReplyIsHalfReadIs128PlusN) {
+  using Step = FakeRedis::Step;
+  const std::vector<Step> steps{{Step::Kind::k_answer, "*5\r\n$8\r\nacqu"}, {Step::Kind::k_stall, ""}};
+  for (const int servers : {1, 3}) {
+    SCOPED_TRACE(servers);
+    std::vector<std::unique_ptr<FakeRedis>> fakes;
+    std::vector<std::string> args;
+    for (int i = 0; i < servers; ++i) {
+      fakes.push_back(std::make_unique<FakeRedis>(steps));
+      args.insert(args.end(), {"--redis", fakes.back()->url()});
+    }
+    args.insert(args.end(), {"--timeout", "10s", "acquire", "--wait", "10s", "job"});
+    Child child(args);
+    ASSERT_TRUE(eventually(
+        [&] { return std::all_of(fakes.begin(), fakes.end(), [](const auto& f) { return f->requests() >= 1; }); },
+        Seconds(10)))
+        << child.err_so_far();
+    const double sent = now_seconds();
+    child.signal(SIGTERM);
+    Result r = child.wait(Seconds(20));
+    EXPECT_EQ(r.signal, SIGTERM) << r.status << ": " << r.err;
+    EXPECT_LT(now_seconds() - sent, 2.5);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+// A stop that comes while a waiter's beat is in flight to a server that
+// has stopped answering: the waiter leaves the line on the way out, but
+// waits only a moment for that answer, not a whole --timeout (the stop was
+// taken already: only a bound of its own ends that wait).
+TEST(RoundTrips, AStopDuringAWaitEndsAtOnceWhenTheServerStopsAnswering) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  warm_up(env);
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "held"}, env).status, 0);
+  Child waiter({"--timeout", "5s", "acquire", "--wait", "30s", "held"}, env);
+  ASSERT_TRUE(await_waiters(redis, "held", 1, Seconds(10))) << waiter.err_so_far();
+  redis.pause();
+  // Its next beat (every 500 ms) waits in the stopped server's socket.
+  ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << waiter.err_so_far();
+  const double sent = now_seconds();
+  waiter.signal(SIGTERM);
+  Result r = waiter.wait(Seconds(20));
+  const double took = now_seconds() - sent;
+  redis.resume();
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
+  EXPECT_LT(took, 2.5) << r.err;
+  EXPECT_NE(r.err.find("SIGTERM"), std::string::npos) << r.err;
+}
+
+// Several names: the first taken, the second waited for, and the server
+// stops answering. The stop gives the first name back on the way out, but
+// waits only a moment for that answer, not a --timeout per name.
+TEST(RoundTrips, AStopWhileWaitingForTheSecondNameEndsAtOnceWhenTheServerStopsAnswering) {
+  RedisServer redis;
+  Env env{{"REDLOCK_URL", redis.url()}};
+  warm_up(env);
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "second"}, env).status, 0);
+  Child waiter({"--timeout", "5s", "acquire", "--wait", "30s", "first", "second"}, env);
+  ASSERT_TRUE(await_waiters(redis, "second", 1, Seconds(10))) << waiter.err_so_far();
+  ASSERT_TRUE(key_exists(redis, lock_key("first")));
+  redis.pause();
+  ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << waiter.err_so_far();
+  const double sent = now_seconds();
+  waiter.signal(SIGTERM);
+  Result r = waiter.wait(Seconds(30));
+  const double took = now_seconds() - sent;
+  redis.resume();
+  EXPECT_EQ(r.signal, SIGTERM) << r.err;
+  EXPECT_LT(took, 2.5) << r.err;
+  EXPECT_EQ(r.out, "");
+  // The give-back was sent: the server runs it once it is back.
+  EXPECT_TRUE(eventually([&] { return !key_exists(redis, lock_key("first")); }, Seconds(5)));
 }

@@ -222,3 +222,24 @@ TEST(Events, AServerThatNotifiesExpiriesIsListenedTo) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(line_count(r.out), 2U) << "told once: " << r.out;
 }
+
+TEST(Events, AReaderThatGoesAwayEndsThemQuietly) {
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  for (const bool ignored : {false, true}) {
+    SCOPED_TRACE(ignored ? "SIGPIPE ignored" : "SIGPIPE");
+    TempDir dir;
+    // `events | head -1` once head has its line: the next event's write
+    // meets a closed pipe.
+    const auto events = with_gone_reader({"events", "ev"}, env, dir, ignored);
+    ASSERT_TRUE(eventually(
+        [&] {
+          const std::string out = run({"acquire", "--ttl", "30s", "ev"}, env).out;
+          (void)run({"release", "--token", out.substr(0, out.find('\n')), "ev"}, env);
+          return !events->alive();
+        },
+        Seconds(20)))
+        << events->err_so_far();
+    EXPECT_EQ(events->wait(Seconds(5)).err, ignored ? "rc=0\n" : "rc=141\n");
+  }
+}

@@ -249,3 +249,19 @@ TEST(History, StatusShowsTheLastRunOfAFreeLock) {
   EXPECT_NE(metrics.out.find("redlock_last_success_timestamp_seconds{name=\"job\"} "), std::string::npos)
       << metrics.out;
 }
+
+TEST(History, AReaderThatGoesAwayEndsItQuietly) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  EXPECT_EQ(run({"exec", "job", "--", "true"}, env).status, 0);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"history", "job"}, {"history", "--json", "job"}, {"overdue", "--max-age", "1h", "job"}}) {
+    SCOPED_TRACE(args[0] + " " + args[1]);
+    TempDir dir;
+    // `history job | head -1`: SIGPIPE ends it, as it ends ls, and it says nothing.
+    EXPECT_EQ(with_gone_reader(args, env, dir)->wait(Seconds(20)).err, "rc=141\n");
+    // Started with SIGPIPE ignored, it ends with 0.
+    TempDir other;
+    EXPECT_EQ(with_gone_reader(args, env, other, true)->wait(Seconds(20)).err, "rc=0\n");
+  }
+}

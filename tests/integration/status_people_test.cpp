@@ -181,6 +181,33 @@ TEST_F(StatusForPeople, OnATerminalTheTableFitsItsWidthAndThroughAPipeItIsUnchan
   EXPECT_NE(piped.out.find("./deploy.sh --env production\n"), std::string::npos) << piped.out;
 }
 
+TEST_F(StatusForPeople, DashOPicksTheColumnsAndTheirOrderOnATerminalAndThroughAPipe) {
+  hold_locks(redis, 2);
+  // As ps -o: the header's names in any case, in the order given; FENCE on
+  // a terminal too when asked for. The word after -o's list is a name.
+  Result piped = rl({"status", "-o", "ttl,Name", "--sort", "name", "-o", "FENCE", "lock-0"});
+  EXPECT_EQ(piped.status, 0) << piped.err;
+  const auto lines = split_lines(piped.out);
+  ASSERT_EQ(lines.size(), 2U) << piped.out;
+  EXPECT_EQ(lines[0].rfind("TTL", 0), 0U) << piped.out;
+  EXPECT_NE(lines[0].find("  NAME    FENCE"), std::string::npos) << piped.out;
+  EXPECT_NE(lines[1].find("  lock-0  "), std::string::npos) << piped.out;
+  EXPECT_EQ(piped.out.find("HOST"), std::string::npos) << piped.out;
+
+  const Screen narrow = on_a_terminal({"status", "--columns", "name,fence,count"}, env({{"COLUMNS", "60"}}));
+  EXPECT_EQ(narrow.status, 0) << narrow.text;
+  EXPECT_NE(narrow.text.find("NAME    FENCE"), std::string::npos) << narrow.text;
+  EXPECT_NE(narrow.text.find("COUNT"), std::string::npos) << narrow.text;
+  EXPECT_EQ(narrow.text.find("WAITING"), std::string::npos) << narrow.text;
+
+  Result unknown = rl({"status", "-o", "name,owner"});
+  EXPECT_EQ(unknown.status, 64);
+  EXPECT_NE(unknown.err.find("unknown column 'owner' in --columns; the columns are NAME, STATE, HOST, PID, AGE, "
+                             "TTL, FENCE, COUNT, WAITING, COMMAND"),
+            std::string::npos)
+      << unknown.err;
+}
+
 TEST_F(StatusForPeople, WatchOnATerminalKeepsItsHeaderAndClipsToTheScreen) {
   for (int i = 0; i < 12; ++i) {
     take("watched-lock-with-a-long-name-" + std::to_string(i), {"--ttl", "60s"});

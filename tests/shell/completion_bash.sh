@@ -135,6 +135,12 @@ expect_exactly "redlock exec --on-lost=" term kill ignore
 expect_exactly "redlock exec --on-lost=i" ignore
 expect_exactly "redlock exec deploy --on-lost t" term
 expect_exactly "redlock acquire --ttl " # a duration: nothing to offer
+# status -o: column names, after those the comma-separated list already has.
+expect_exactly "redlock status -o " name state host pid age ttl fence count waiting command
+expect_exactly "redlock status -o na" name
+expect_exactly "redlock status --columns name,host,p" name,host,pid
+expect_exactly "redlock status --columns=name,c" name,command name,count
+expect_exactly "redlock status -o name deploy -o t" ttl
 touch "$tmp/pw-file"
 expect_includes "redlock --password-file $tmp/pw-" "$tmp/pw-file"
 

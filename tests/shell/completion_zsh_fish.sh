@@ -134,6 +134,7 @@ for sh in "${shells[@]}"; do
   done
   expect_not "$sh" "redlock release --" --ttl --json --wait
   expect "$sh" "redlock exec --on-lost " term kill ignore
+  expect "$sh" "redlock status --columns " name state host pid age ttl fence count waiting command
   expect "$sh" "redlock --redis $url release " deploy db:migrate
   expect_not "$sh" "redlock --redis $url release " elsewhere
   expect "$sh" "redlock status --redis $url --prefix other: " elsewhere

@@ -72,6 +72,11 @@ FakeRedis::FakeRedis(std::string reply) : m_mode(Mode::k_canned), m_drip_interva
   listen_on_loopback();
 }
 
+FakeRedis::FakeRedis(std::vector<Step> steps)
+    : m_mode(Mode::k_scripted), m_drip_interval(500), m_steps(std::move(steps)) {
+  listen_on_loopback();
+}
+
 void FakeRedis::listen_on_loopback() {
   m_listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
@@ -107,6 +112,7 @@ void FakeRedis::serve() {
     bool dripping;
     std::chrono::steady_clock::time_point next_drip;
     std::string pending{};  // the start of a request not received whole yet
+    size_t served = 0;      // whole requests received (k_scripted's step)
   };
   std::vector<Client> clients;
   auto drop = [&](size_t i) {
@@ -159,6 +165,7 @@ void FakeRedis::serve() {
         // A canned answer goes to each whole request, as a server would
         // give it: requests pipelined in one read get one each.
         const size_t requests = take_requests(c.pending);
+        m_requests_seen += static_cast<int>(requests);
         switch (m_mode) {
           case Mode::k_silent:
             break;
@@ -179,6 +186,22 @@ void FakeRedis::serve() {
               send_all(c.fd, m_canned);
             }
             break;
+          case Mode::k_scripted: {
+            bool closed = false;
+            for (size_t k = 0; k < requests && !closed && !m_steps.empty(); ++k) {
+              const Step& step = m_steps[std::min(c.served++, m_steps.size() - 1)];
+              if (step.kind == Step::Kind::k_answer) {
+                send_all(c.fd, step.reply);
+              } else if (step.kind == Step::Kind::k_close) {
+                closed = true;
+              }
+            }
+            if (closed) {
+              drop(i);
+              continue;
+            }
+            break;
+          }
           case Mode::k_drip:
             if (!c.dripping) {
               send_all(c.fd, "$100000\r\n");

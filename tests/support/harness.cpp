@@ -396,4 +396,18 @@ std::string Child::out_so_far() const {
   return read_file(m_dir.path() + "/out");
 }
 
+std::unique_ptr<Child> with_gone_reader(const std::vector<std::string>& args, const Env& env, const TempDir& dir,
+                                        bool sigpipe_ignored) {
+  // The reader closes its end, then says so; only then does redlock start.
+  const std::string script = std::string(sigpipe_ignored ? "trap '' PIPE; " : "") +
+                             "d=$1; shift; "
+                             "( while [ ! -e \"$d/gone\" ]; do sleep 0.01; done; \"$RL\" \"$@\"; echo \"rc=$?\" >&2 ) "
+                             "| { exec 0<&-; : >\"$d/gone\"; }";
+  std::vector<std::string> sh{"-c", script, "sh", dir.path()};
+  sh.insert(sh.end(), args.begin(), args.end());
+  Env with = env;
+  with["RL"] = redlock_binary();
+  return std::make_unique<Child>(sh, with, "/bin/sh");
+}
+
 }  // namespace redlock::test

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,6 +125,15 @@ class Child {
   std::optional<Result> m_result;
   std::chrono::steady_clock::time_point m_start;
 };
+
+// Runs redlock `args` (through /bin/sh) with its standard output a pipe
+// whose reader has gone before redlock starts, as `redlock ... | head -1`
+// once head has its line: the first write meets a closed pipe. Its stderr
+// is redlock's, then "rc=N" (N: redlock's status, 141 for SIGPIPE). With
+// `sigpipe_ignored`, redlock starts with SIGPIPE ignored. `dir` holds the
+// file that tells the reader is gone.
+[[nodiscard]] std::unique_ptr<Child> with_gone_reader(const std::vector<std::string>& args, const Env& env,
+                                                      const TempDir& dir, bool sigpipe_ignored = false);
 
 // Polls `pred` every 10 ms until it is true or `limit` passes; returns its last value.
 template <typename Pred>

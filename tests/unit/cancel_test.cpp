@@ -64,3 +64,15 @@ TEST(Cancel, ASleepWithoutTheRequestLastsUntilItsDeadline) {
   EXPECT_GE(Clock::now() - start, 30ms);
   EXPECT_TRUE(request.cancel().sleep_until(start)) << "a deadline already past returns at once";
 }
+
+TEST(CancelAfter, ComesByItselfOnceItsTimeHasPassed) {
+  const redlock::CancelAfter soon(50ms);
+  EXPECT_GE(soon.cancel().fd(), 0);
+  EXPECT_FALSE(soon.cancel().requested());
+  const auto start = Clock::now();
+  EXPECT_FALSE(soon.cancel().sleep_until(start + 5s)) << "it came";
+  const auto waited = Clock::now() - start;
+  EXPECT_GE(waited, 40ms);
+  EXPECT_LT(waited, 2s);
+  EXPECT_TRUE(soon.cancel().requested()) << "and stays come";
+}

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/option_values.hpp"
 #include "lock/claim.hpp"
 
 namespace redlock::cli {
@@ -436,15 +437,56 @@ TEST(StatusPrometheus, EveryServerHasRedlockUpAndTheFindingsWhereKnown) {
 TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) {
   const std::vector<StatusVerdict> locks = {
       held("deploy", holder("web-3", 4411, "./deploy.sh --env production --really", 12'300, 17'700, 42))};
-  EXPECT_EQ(status_table(locks, false, false, TableLayout{false, 0}),
+  EXPECT_EQ(status_table(locks, false, false, TableLayout{false, 0, {}}),
             "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
             "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env production --really\n");
-  const std::string clipped = status_table(locks, false, false, TableLayout{false, 70});
+  const std::string clipped = status_table(locks, false, false, TableLayout{false, 70, {}});
   EXPECT_EQ(clipped,
             "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
             "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env p\n");
-  EXPECT_EQ(status_table(locks, false, false, TableLayout{true, 0}), status_table(locks, false, false))
+  EXPECT_EQ(status_table(locks, false, false, TableLayout{true, 0, {}}), status_table(locks, false, false))
       << "wide and unclipped is what a pipe gets";
+}
+
+TEST(StatusTable, ColumnsNamedByDashOAreShownInTheirOrderWideOrNot) {
+  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'300, 17'700, 42));
+  v.waiters = {waiter("web-1", 812, "./deploy.sh", "exclusive", 3'000, -1)};
+  using C = StatusColumn;
+  const std::vector<C> picked = {C::k_ttl, C::k_name, C::k_fence};
+  const std::string expected =
+      "TTL    NAME    FENCE\n"
+      "17.7s  deploy  42\n"
+      "  waiting 1  web-1 pid 812 for 3s, no time limit: ./deploy.sh\n";
+  EXPECT_EQ(status_table({v}, false, true, TableLayout{false, 0, picked}), expected) << "FENCE, asked for";
+  EXPECT_EQ(status_table({v}, false, true, TableLayout{true, 0, picked}), expected);
+  // Two columns are still a table, not the two cells of a detail line.
+  EXPECT_EQ(status_table({v, free_lock("zz")}, false, false, TableLayout{true, 0, {C::k_name, C::k_state}}),
+            "NAME    STATE\n"
+            "deploy  held\n"
+            "zz      free\n");
+  EXPECT_EQ(status_table({v}, false, false, TableLayout{true, 0, {C::k_command}}), "COMMAND\n./deploy.sh\n");
+}
+
+TEST(StatusColumns, ListsAreReadInOrderInAnyCaseAndAddUp) {
+  using C = StatusColumn;
+  EXPECT_EQ(parse_columns({"name,Host,pid"}), (std::vector<C>{C::k_name, C::k_host, C::k_pid}));
+  EXPECT_EQ(parse_columns({"COMMAND", "ttl,waiting"}), (std::vector<C>{C::k_command, C::k_ttl, C::k_waiting}));
+  EXPECT_EQ(parse_columns({"fence,count,age,state"}), (std::vector<C>{C::k_fence, C::k_count, C::k_age, C::k_state}));
+}
+
+TEST(StatusColumns, AnUnknownOrEmptyColumnIsAUsageErrorNamingTheKnownOnes) {
+  for (const std::string bad : {"name,owner", "", "name,,pid", "name,", "nam"}) {
+    SCOPED_TRACE(bad);
+    try {
+      (void)parse_columns({bad});
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--columns"), std::string::npos) << what;
+      EXPECT_NE(what.find("NAME, STATE, HOST, PID, AGE, TTL, FENCE, COUNT, WAITING, COMMAND"), std::string::npos)
+          << what;
+    }
+  }
 }
 
 TEST(StatusTable, ClippingCountsCharactersAndNeverCutsOneInHalf) {
