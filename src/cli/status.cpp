@@ -100,7 +100,7 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
   std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   Snapshot out;
   for (size_t i = 0; i < names.size(); ++i) {
-    Verdict v = lock::judge(names[i], views[i]);
+    Verdict v = lock::judge(names[i], std::move(views[i]));
     // A listed name whose lock expired between the listing and its reading is simply gone.
     if (i < named || v.shown()) {
       out.verdicts.push_back(std::move(v));
@@ -156,7 +156,7 @@ struct Where {
 };
 
 // `named`: names were given (their waiters and last runs are shown).
-Shown show(const StatusOptions& o, Format format, Snapshot snap, bool named, const Where& where, bool many_servers,
+Shown show(const StatusOptions& o, Format format, Snapshot& snap, bool named, const Where& where, bool many_servers,
            const TableLayout& layout) {
   if (o.sort) {
     sort_verdicts(snap.verdicts, *o.sort);
@@ -263,7 +263,7 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
       Snapshot snap = snapshot(locker, names, o.scan, runs);
       say_held_warnings();
       const Shown shown =
-          show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1,
+          show(o, format, snap, !names.names.empty(), where, locker.size() > 1,
                terminal ? TableLayout{o.wide, now.columns, o.columns} : TableLayout{true, 0, o.columns});
       block = shown.empty.empty() ? shown.output : shown.empty + "\n";
     } catch (const Error& e) {
@@ -324,10 +324,10 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
   } catch (const Error& e) {
     failure = e;
   }
-  const std::vector<Verdict> verdicts = snap.verdicts;
   const Where where{r.options.prefix, display_endpoints(r.endpoints)};
   const Shown shown =
-      show(o, Format::k_prometheus, std::move(snap), !names.names.empty(), where, locker.size() > 1, TableLayout{});
+      show(o, Format::k_prometheus, snap, !names.names.empty(), where, locker.size() > 1, TableLayout{});
+  const std::vector<Verdict>& verdicts = snap.verdicts;
   if (!write_stdout(shown.output + servers_prometheus(servers))) {
     if (errno == EPIPE) {
       return reader_gone();
@@ -380,8 +380,8 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   // -o names the columns wherever it goes.
   const TableLayout layout = terminal.columns > 0 && !o.wide ? TableLayout{false, terminal.columns, o.columns}
                                                              : TableLayout{true, 0, o.columns};
-  const std::vector<Verdict> verdicts = snap.verdicts;
-  const Shown shown = show(o, format, std::move(snap), !names.names.empty(), where, locker.size() > 1, layout);
+  const Shown shown = show(o, format, snap, !names.names.empty(), where, locker.size() > 1, layout);
+  const std::vector<Verdict>& verdicts = snap.verdicts;
   if (!shown.empty.empty()) {
     log_warning("{}", shown.empty);
   }

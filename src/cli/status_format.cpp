@@ -200,12 +200,26 @@ void sort_verdicts(std::vector<Verdict>& verdicts, StatusSort by) {
   });
 }
 
+// The array is written a lock at a time, as dump(2) would write it whole:
+// ten thousand locks never live as one tree of JSON values at once.
 std::string status_json(const std::vector<Verdict>& verdicts) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& v : verdicts) {
-    out.push_back(to_json(v));
+  if (verdicts.empty()) {
+    return "[]\n";
   }
-  return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string out = "[\n";
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    const std::string one = to_json(verdicts[i]).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += "  ";
+    for (const char c : one) {
+      out += c;
+      if (c == '\n') {
+        out += "  ";
+      }
+    }
+    out += i + 1 < verdicts.size() ? ",\n" : "\n";
+  }
+  out += "]\n";
+  return out;
 }
 
 }  // namespace redlock::cli
