@@ -68,14 +68,14 @@ constexpr void compress(std::array<std::uint32_t, 5>& h, const Bytes& block, std
 [[nodiscard]] constexpr Sha1Hex sha1(std::string_view data) {
   std::array<std::uint32_t, 5> h{0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0};
   const std::size_t n = data.size();
-  const std::size_t whole = n - n % 64;
+  const std::size_t rest = n % 64;  // below 64: the tail never overflows
+  const std::size_t whole = n - rest;
   for (std::size_t off = 0; off < whole; off += 64) {
     sha1_detail::compress(h, data, off);
   }
   // The tail, a 0x80 byte, zeros, and the message length in bits (big-endian)
   // fill one or two last blocks.
   std::array<unsigned char, 128> tail{};
-  const std::size_t rest = n - whole;
   for (std::size_t i = 0; i < rest; ++i) {
     tail[i] = static_cast<unsigned char>(data[whole + i]);
   }
