@@ -51,16 +51,15 @@ TEST_F(StatusIndex, ListsTwentyLocksBesideManyOtherKeysWithoutScanning) {
   ASSERT_EQ(redis.cmd({"DEBUG", "POPULATE", "200000", "cache"}).str, "OK");
   hold_locks(redis, 20);
   (void)redis.cmd({"CONFIG", "RESETSTAT"});
-  const auto start = std::chrono::steady_clock::now();
   Result s = rl({"status", "--json"});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(s.status, 0) << s.err;
   EXPECT_EQ(json::parse(s.out).size(), 20u);
   EXPECT_EQ(redis.calls("scan"), 0);
   EXPECT_EQ(redis.calls("keys"), 0);
   EXPECT_EQ(redis.calls("zscan"), 1);
+  // No SCAN, and a few commands: the time is the benchmark's to measure
+  // (status of 20 locks beside 1,000,000 keys).
   EXPECT_LE(client_commands(redis), 10);
-  EXPECT_LT(seconds, 1.0) << "a SCAN of the whole keyspace takes about as long";
 }
 
 TEST_F(StatusIndex, FiveHundredLocksCostFewCommandsAndOneValidDocument) {
