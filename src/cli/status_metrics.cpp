@@ -35,16 +35,11 @@ bool plain_name(std::string_view name) {
   return true;
 }
 
-// The labels of a lock's samples. The name label reads back as the name:
-// only the exposition format's own escapes (\\, \" and \n). A name redlock
-// would not accept (bytes that are not UTF-8, which the format cannot
-// carry, or control characters) is spelt as the table shows it ("\xff",
-// "\x1b", a backslash doubled) and marked name_escaped="true", so that it
-// never reads as, or collides with, a name that spells those escapes out.
-std::string labels_for(const std::string& name) {
-  const bool plain = plain_name(name);
-  std::string out = "name=\"";
-  for (const char c : plain ? name : escape_for_terminal(name)) {
+// A label value: backslash, double quote and newline escaped, as the
+// exposition format asks.
+std::string label_value(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
@@ -54,7 +49,18 @@ std::string labels_for(const std::string& name) {
       out += c;
     }
   }
-  out += '"';
+  return out;
+}
+
+// The labels of a lock's samples. The name label reads back as the name:
+// only the exposition format's own escapes (\\, \" and \n). A name redlock
+// would not accept (bytes that are not UTF-8, which the format cannot
+// carry, or control characters) is spelt as the table shows it ("\xff",
+// "\x1b", a backslash doubled) and marked name_escaped="true", so that it
+// never reads as, or collides with, a name that spells those escapes out.
+std::string labels_for(const std::string& name) {
+  const bool plain = plain_name(name);
+  std::string out = "name=\"" + label_value(plain ? name : escape_for_terminal(name)) + '"';
   if (!plain) {
     out += ",name_escaped=\"true\"";
   }
@@ -149,27 +155,6 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
   }
   return out;
 }
-
-namespace {
-
-// A label value: backslash, double quote and newline escaped, as the
-// exposition format asks.
-std::string label_value(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string servers_prometheus(const std::vector<ServerGauges>& servers) {
   struct Family {
