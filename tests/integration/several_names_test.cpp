@@ -282,3 +282,25 @@ TEST(SeveralNames, LimitAndSharedApplyToEachName) {
   EXPECT_EQ(w.status, 75) << w.err;
   EXPECT_FALSE(key_exists(f.redis, lock_key("r0"))) << "given back";
 }
+
+TEST(SeveralNames, ARevokeOfTheSecondNameIsHeardAtOnce) {
+  // A TTL of 60s: heard on the revoke channel, long before a renewal.
+  Fixture f;
+  Child holder({"exec", "--ttl", "60s", "rv1", "rv2", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  const std::string channel = redlock::lock::keys_for("redlock:", "rv2").revoke_channel;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const redlock::redis::Reply r = f.redis.cmd({"PUBSUB", "NUMSUB", channel});
+        return r.elements.size() == 2 && r.elements[1].integer >= 1;
+      },
+      Seconds(10)))
+      << holder.err_so_far();
+  Result r = run({"revoke", "rv2", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_LT(h.seconds, 20.0);
+  EXPECT_FALSE(key_exists(f.redis, lock_key("rv1")));
+  EXPECT_FALSE(key_exists(f.redis, lock_key("rv2")));
+}
