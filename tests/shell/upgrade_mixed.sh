@@ -28,8 +28,10 @@ if [ -z "$old" ]; then
     git -C "$src" archive 7ef568f | tar -x -C "$build/old"
     launcher=()
     command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    # -O1 without debug information and without -Werror: half the build
+    # time of its defaults, and a newer compiler's warnings cannot stop it.
     cmake -S "$build/old" -B "$build/old/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF \
-      "${launcher[@]}" >/dev/null || exit 1
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DREDLOCK_WERROR=OFF "${launcher[@]}" >/dev/null || exit 1
     cmake --build "$build/old/build" -j "$(nproc)" --target redlock >/dev/null || exit 1
   fi
 fi
