@@ -14,13 +14,13 @@ namespace redlock::cli {
 
 namespace {
 
-using Verdict = lock::BreakDecision::Verdict;
+using BreakVerdict = lock::BreakDecision::Verdict;
 
-const char* verdict_name(Verdict v) {
+const char* verdict_name(BreakVerdict v) {
   switch (v) {
-    case Verdict::k_broken:
+    case BreakVerdict::k_broken:
       return "broken";
-    case Verdict::k_foreign:
+    case BreakVerdict::k_foreign:
       return "foreign";
     default:
       return "free";
@@ -62,7 +62,7 @@ std::string line_for(const std::string& name, const lock::BreakDecision& d) {
 nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std::vector<std::string>& urls) {
   const auto& d = b.decision;
   nlohmann::json j = {{"name", name}, {"state", verdict_name(d.verdict)}};
-  if (d.verdict == Verdict::k_broken) {
+  if (d.verdict == BreakVerdict::k_broken) {
     j["mode"] = lock::mode_name(d.mode);
     if (d.mode == lock::Claim::Mode::k_semaphore) {
       j["limit"] = d.limit;
@@ -78,7 +78,7 @@ nlohmann::json to_json(const std::string& name, const lock::Broken& b, const std
                          {"count", h.count}});
     }
     j["holders"] = std::move(holders);
-  } else if (d.verdict == Verdict::k_foreign) {
+  } else if (d.verdict == BreakVerdict::k_foreign) {
     j["type"] = d.foreign_type;
   }
   nlohmann::json servers = nlohmann::json::array();
@@ -120,10 +120,10 @@ ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& 
     const lock::Broken b = locker.break_lock(name);
     const auto& d = b.decision;
     switch (d.verdict) {
-      case Verdict::k_broken:
+      case BreakVerdict::k_broken:
         output += line_for(name, d) + "\n";
         break;
-      case Verdict::k_foreign:
+      case BreakVerdict::k_foreign:
         foreign.emplace_back(name, d.foreign_type);
         break;
       default:
