@@ -8,8 +8,11 @@ Called by bench.py (./scripts/bench --scale), or alone:
    simulated by bench/redlock_load (the lock core, a few connections, each
    waiter beating at the cadence of its place). Over a window: Redis CPU
    (INFO cpu, cores), the slowest command (SLOWLOG, µs), PING p50/p99 from
-   another client; then the holder releases and the handoff gap is the time
-   until the head of the line prints its token.
+   another client; then the handoff gap, HANDOFFS times over: the holder
+   releases and the gap is the time until the head of the line (a real
+   process, one of the first HANDOFFS in line) prints its token; that head
+   then releases in turn. The median gap is the case's figure, so one
+   descheduled process does not decide it; the slowest is kept too.
 2. The same on 3 servers (Redlock), simulated.
 3. status of 100, 1,000 and 10,000 held locks: wall time and commands per
    server; and 20 locks beside 1,000,000 keys of a cache sharing the server.
@@ -72,6 +75,16 @@ class Client:
         self.s.close()
 
 
+def realtime():
+    """Runs redis-server under SCHED_FIFO where allowed (root): SLOWLOG times a command by the wall clock, and
+    on a 2-core machine the 600 processes of a fleet would otherwise deschedule Redis in the middle of one,
+    which a Redis on its own host never sees."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except OSError:
+        pass
+
+
 class Server:
     def __init__(self, extra=()):
         self.dir = tempfile.mkdtemp(prefix="redlock-scale-")
@@ -79,7 +92,8 @@ class Server:
         self.proc = subprocess.Popen(
             ["redis-server", "--port", "0", "--unixsocket", self.sock, "--save", "", "--appendonly", "no",
              "--maxclients", "12000", "--dir", self.dir, "--logfile", os.path.join(self.dir, "log"), *extra],
-            stdout=DEVNULL, stderr=DEVNULL)
+            stdout=DEVNULL, stderr=DEVNULL, preexec_fn=realtime)
+        self.realtime = os.sched_getscheduler(self.proc.pid) == os.SCHED_FIFO
         deadline = time.monotonic() + 10
         while not os.path.exists(self.sock):
             if time.monotonic() > deadline:
@@ -137,6 +151,30 @@ def wait_for(pred, seconds, what):
         time.sleep(0.05)
 
 
+HANDOFFS = 5
+
+
+def handoffs(redlock, env, token, heads):
+    """Releases `token`, then each head's in turn; the gaps until each head held the lock (s, None if never)."""
+    gaps = []
+    for _, out in heads:
+        released = time.monotonic()
+        subprocess.run([redlock, "release", "--token", token, "L"], env=env, stdout=DEVNULL, stderr=DEVNULL)
+        gap = None
+        while time.monotonic() - released < 10:
+            out.seek(0)
+            line = out.read()
+            if line.endswith("\n"):
+                gap = time.monotonic() - released
+                token = line.strip()
+                break
+            time.sleep(0.002)
+        gaps.append(gap)
+        if gap is None:
+            break
+    return gaps
+
+
 def waiters_case(redlock, load, n, real, servers_n=1, window=20.0, settle=3.0):
     """One measure of N waiters on one lock; returns its figures."""
     servers = [Server() for _ in range(servers_n)]
@@ -147,18 +185,21 @@ def waiters_case(redlock, load, n, real, servers_n=1, window=20.0, settle=3.0):
         env.pop("REDLOCK_PASSWORD", None)
         token = subprocess.run([redlock, "acquire", "--ttl", "10m", "L"], env=env, capture_output=True, text=True,
                                check=True).stdout.strip()
-        head, head_out = start_waiter(redlock, env, os.path.join(tmp, "head"))
-        procs.append(head)
-        outs.append(head_out)
-        wait_for(lambda: line_length(servers[0]) >= 1, 20, "the head of the line")
+        heads = []
+        for i in range(min(HANDOFFS, n)):
+            heads.append(start_waiter(redlock, env, os.path.join(tmp, f"head{i}")))
+            procs.append(heads[-1][0])
+            outs.append(heads[-1][1])
+            wait_for(lambda: line_length(servers[0]) >= i + 1, 20, f"head {i + 1} of the line")
         t0 = time.monotonic()
+        rest = n - len(heads)
         if real:
-            for i in range(n - 1):
+            for i in range(rest):
                 p, o = start_waiter(redlock, env, os.path.join(tmp, f"w{i}"))
                 procs.append(p)
                 outs.append(o)
-        elif n > 1:
-            gen = subprocess.Popen([load, "--url", env["REDLOCK_URL"], "--waiters", str(n - 1), "--threads", "4",
+        elif rest > 0:
+            gen = subprocess.Popen([load, "--url", env["REDLOCK_URL"], "--waiters", str(rest), "--threads", "4",
                                     "--seconds", str(window + settle + 120)], stdout=subprocess.PIPE,
                                    stderr=DEVNULL, text=True)
         wait_for(lambda: line_length(servers[0]) >= n, 180, f"{n} waiters in line")
@@ -182,21 +223,18 @@ def waiters_case(redlock, load, n, real, servers_n=1, window=20.0, settle=3.0):
         slowest_us = slowest[2] if slowest else 0
         slowest_cmd = " ".join(str(x) for x in slowest[3][:2])[:60] if slowest else ""
         lat.sort()
-        released = time.monotonic()
-        subprocess.run([redlock, "release", "--token", token, "L"], env=env, stdout=DEVNULL, stderr=DEVNULL)
-        gap = None
-        while time.monotonic() - released < 10:
-            if os.path.getsize(head_out.name) > 0:
-                gap = time.monotonic() - released
-                break
-            time.sleep(0.002)
+        gaps = handoffs(redlock, env, token, heads)
+        done = sorted(g for g in gaps if g is not None)
         ping.close()
         return {"waiters": n, "real": real, "servers": servers_n, "joined_s": round(joined_s, 2),
+                "redis_realtime": all(s.realtime for s in servers),
                 "redis_cpu_cores": round(cpu, 4), "slowest_us": slowest_us, "slowest_command": slowest_cmd,
                 "slow_over_2ms": sum(1 for e in slow if e[2] > 2000),
                 "ping_p50_ms": round(lat[len(lat) // 2] * 1000, 3),
                 "ping_p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))] * 1000, 3),
-                "handoff_ms": None if gap is None else round(gap * 1000, 1)}
+                "handoff_ms": round(done[len(done) // 2] * 1000, 1) if len(done) == len(gaps) else None,
+                "handoff_max_ms": round(done[-1] * 1000, 1) if len(done) == len(gaps) else None,
+                "handoffs": len(gaps)}
     finally:
         for p in procs:
             p.kill()
@@ -264,14 +302,14 @@ def scale_goals(scale, goal):
             goal(f"{who}: Redis CPU", w["redis_cpu_cores"], 0.15, "cor")
             goal(f"{who}: PING p99", w["ping_p99_ms"], 10.0, "ms")
             goal(f"{who}: slowest command", w["slowest_us"] / 1000.0, 2.0, "ms")
-            if w["handoff_ms"] is not None:
-                goal(f"{who}: handoff", w["handoff_ms"], 1500.0, "ms")
+            goal(f"{who}: slowest handoff", w.get("handoff_max_ms") or float("inf"), 1500.0, "ms")
         if not w["real"] and w["waiters"] >= 10000 and w["servers"] == 1:
             goal(f"{who}: Redis CPU", w["redis_cpu_cores"], 0.10, "cor")
             goal(f"{who}: PING p99", w["ping_p99_ms"], 5.0, "ms")
     sims = {w["waiters"]: w for w in scale.get("waiters", []) if not w["real"] and w["servers"] == 1}
-    if 10 in sims and 1000 in sims and sims[10]["handoff_ms"] and sims[1000]["handoff_ms"]:
-        goal("handoff gap, 1,000 vs 10 waiters", sims[1000]["handoff_ms"] / sims[10]["handoff_ms"], 1.2)
+    if 10 in sims and 1000 in sims:
+        ten, thousand = sims[10]["handoff_ms"], sims[1000]["handoff_ms"]
+        goal("handoff gap (median), 1,000 vs 10 waiters", thousand / ten if ten and thousand else float("inf"), 1.2)
     for s in scale.get("status", []):
         if s["other_keys"]:
             goal(f"status of {s['locks']} locks beside {s['other_keys']:,} keys", s["wall_ms"], 50.0, "ms")
@@ -281,12 +319,12 @@ def scale_goals(scale, goal):
 
 
 def scale_report(scale):
-    print("\nwaiters on one lock           Redis CPU  slowest  PING p50  PING p99  handoff  joined")
+    print("\nwaiters on one lock           Redis CPU  slowest  PING p50  PING p99  handoff med/max  joined")
     for w in scale.get("waiters", []):
         who = f"{w['waiters']:>6} {'real' if w['real'] else 'sim '} x{w['servers']}"
-        handoff = "-" if w["handoff_ms"] is None else f"{w['handoff_ms']:.0f} ms"
+        handoff = "-" if w["handoff_ms"] is None else f"{w['handoff_ms']:.0f}/{w.get('handoff_max_ms', 0):.0f} ms"
         print(f"  {who:<27} {w['redis_cpu_cores']:7.3f}  {w['slowest_us']:5d} us {w['ping_p50_ms']:6.2f} ms "
-              f"{w['ping_p99_ms']:6.2f} ms {handoff:>8} {w['joined_s']:5.1f} s")
+              f"{w['ping_p99_ms']:6.2f} ms {handoff:>15} {w['joined_s']:5.1f} s")
     print("\nstatus --json                     wall      commands  JSON")
     for s in scale.get("status", []):
         beside = f" beside {s['other_keys']:,} keys" if s["other_keys"] else ""
