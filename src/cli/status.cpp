@@ -71,9 +71,17 @@ Screen screen() {
 
 // The locks to show, and the globs that matched no held lock.
 struct Snapshot {
-  std::vector<Verdict> verdicts;
+  std::vector<Verdict> verdicts;  // the named ones first
+  size_t named = 0;               // how many of them were named
   std::vector<std::string> unmatched;
 };
+
+// Whether a lock named is free: status NAME... says so and exits 1. A
+// free lock status lists on its own (a suspended name nobody holds) is not.
+bool named_free(const Snapshot& snap) {
+  return std::any_of(snap.verdicts.begin(), snap.verdicts.begin() + static_cast<std::ptrdiff_t>(snap.named),
+                     [](const Verdict& v) { return v.state == State::k_free; });
+}
 
 bool matches_any(const std::vector<std::string>& globs, const std::string& name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_matches(g, name); });
@@ -99,6 +107,7 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
   }
   std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   Snapshot out;
+  out.named = named;
   for (size_t i = 0; i < names.size(); ++i) {
     Verdict v = lock::judge(names[i], std::move(views[i]));
     // A listed name whose lock expired between the listing and its reading is simply gone.
@@ -180,12 +189,10 @@ Shown show(const StatusOptions& o, Format format, Snapshot& snap, bool named, co
   if (!snap.unmatched.empty() && shown.empty.empty()) {
     shown.unmatched = fmt::format("no held lock matches {}", quoted_globs(snap.unmatched));
   }
-  for (const auto& v : verdicts) {
-    if (v.state == State::k_foreign) {
-      shown.status = ExitStatus::k_protocol;
-    } else if (v.state == State::k_free && shown.status.ok()) {
-      shown.status = ExitStatus::k_no;
-    }
+  if (std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.state == State::k_foreign; })) {
+    shown.status = ExitStatus::k_protocol;
+  } else if (named_free(snap)) {
+    shown.status = ExitStatus::k_no;
   }
   if (!snap.unmatched.empty() && shown.status.ok()) {
     shown.status = ExitStatus::k_no;
@@ -220,11 +227,11 @@ bool stopped(SignalFd& stops) {
 }
 
 // status NAME... exits 1 when a lock named is free, and says which.
-void say_free(const std::vector<Verdict>& verdicts) {
+void say_free(const Snapshot& snap) {
   std::vector<std::string> free;
-  for (const auto& v : verdicts) {
-    if (v.state == State::k_free) {
-      free.push_back(escape_for_terminal(v.name));
+  for (size_t i = 0; i < snap.named; ++i) {
+    if (snap.verdicts[i].state == State::k_free) {
+      free.push_back(escape_for_terminal(snap.verdicts[i].name));
     }
   }
   log_warning("{} {} not held", spoken_list(free), free.size() == 1 ? "is" : "are");
@@ -343,9 +350,8 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
   if (!shown.unmatched.empty()) {
     log_warning("{}", shown.unmatched);
   }
-  if (shown.status == ExitStatus::k_no &&
-      std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.state == State::k_free; })) {
-    say_free(verdicts);
+  if (shown.status == ExitStatus::k_no && named_free(snap)) {
+    say_free(snap);
   }
   return shown.status;
 }
@@ -396,10 +402,8 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   if (!shown.unmatched.empty()) {
     log_warning("{}", shown.unmatched);
   }
-  const bool free =
-      std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.state == State::k_free; });
-  if (shown.status == ExitStatus::k_no && free) {
-    say_free(verdicts);
+  if (shown.status == ExitStatus::k_no && named_free(snap)) {
+    say_free(snap);
   }
   return shown.status;
 }

@@ -214,6 +214,14 @@ TEST(Suspend, AcquireAndExecAreBusyWithTheReasonUntilResumed) {
   Result table = run({"status"}, f.env());
   EXPECT_TRUE(has(table.out, "SUSPENDED")) << "a suspended name is listed though nobody holds it: " << table.out;
   EXPECT_TRUE(has(table.out, "db maintenance")) << table.out;
+  EXPECT_EQ(table.status, 0) << "status of every lock is 1 only for a name given: " << table.err;
+  EXPECT_EQ(table.err, "");
+  Result globbed = run({"status", "night*"}, f.env());
+  EXPECT_EQ(globbed.status, 0) << globbed.err;
+  EXPECT_TRUE(has(globbed.out, "SUSPENDED")) << globbed.out;
+  Result named = run({"status", "nightly"}, f.env());
+  EXPECT_EQ(named.status, 1) << "a name given that nobody holds: " << named.err;
+  EXPECT_TRUE(has(named.err, "nightly is not held")) << named.err;
   Result json = run({"status", "--json", "nightly"}, f.env());
   EXPECT_TRUE(has(json.out, "\"reason\": \"db maintenance\"")) << json.out;
   Result prom = run({"status", "--format", "prometheus", "nightly"}, f.env());
