@@ -113,4 +113,10 @@ TEST(ExecBounds, AcquireTakesJitterToo) {
   Result r = run({"-v", "acquire", "--jitter", "200ms", "job"}, f.env());
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("--jitter 200ms"), std::string::npos) << r.err;
+  // The delay is below D: with D = 1 ms it can only be 0.
+  for (int i = 0; i < 5; ++i) {
+    Result one = run({"-v", "acquire", "--jitter", "1ms", "once" + std::to_string(i)}, f.env());
+    EXPECT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(one.err.find("waiting 0ms before the first try (--jitter 1ms)"), std::string::npos) << one.err;
+  }
 }

@@ -14,6 +14,7 @@
 using redlock::k_token_bytes;
 using redlock::plausible_token;
 using redlock::random_bytes;
+using redlock::random_millis;
 using redlock::random_token;
 
 namespace {
@@ -120,4 +121,26 @@ TEST(PlausibleToken, RejectsEmptyHugeAndUnprintableTokens) {
   EXPECT_FALSE(plausible_token("abc\n"));
   EXPECT_FALSE(plausible_token("t\xc3\xa9"));
   EXPECT_TRUE(plausible_token(std::string(256, 'a')));
+}
+
+TEST(RandomMillis, DrawsEveryValueFromLoToHiAndNothingElse) {
+  // --jitter D draws from 0 to D-1 ms: [0, D), as systemd's
+  // RandomizedDelaySec=. 4,000 draws from 4 values miss one with
+  // probability ~1e-500.
+  std::array<int, 4> seen{};
+  for (int i = 0; i < 4000; ++i) {
+    const long long ms = random_millis(0, 3).count();
+    ASSERT_GE(ms, 0);
+    ASSERT_LE(ms, 3);
+    ++seen[static_cast<size_t>(ms)];
+  }
+  for (size_t v = 0; v < seen.size(); ++v) {
+    EXPECT_GT(seen[v], 0) << v << " ms was never drawn";
+  }
+  for (int i = 0; i < 1000; ++i) {
+    const long long ms = random_millis(250, 260).count();
+    ASSERT_GE(ms, 250);
+    ASSERT_LE(ms, 260);
+  }
+  EXPECT_EQ(random_millis(7, 7).count(), 7);
 }
