@@ -24,8 +24,8 @@ constexpr const char* k_probe_name = "doctor";
 
 // The CONFIG values the checks read, one CONFIG GET each (several names in
 // one CONFIG GET need Redis 7).
-constexpr const char* k_config[] = {"maxmemory", "maxmemory-policy",     "appendonly", "appendfsync",
-                                    "save",      "min-replicas-to-write"};
+constexpr const char* k_config[] = {"maxmemory", "maxmemory-policy",      "appendonly", "appendfsync",
+                                    "save",      "min-replicas-to-write", "maxclients"};
 
 std::string server_words(const Reply& r) {
   return one_line(mask_secrets(r.str));

@@ -247,6 +247,37 @@ void check_cluster(const Report& r, const ServerFacts& s) {
   }
 }
 
+// Each exec that holds a lock and each waiter keeps two connections to every
+// server (its commands, and a subscription that hears a release or a revoke
+// at once). A server out of client slots refuses the next execs and waiters,
+// and everyone else who shares it.
+void check_clients(const Report& r, const ServerFacts& s) {
+  const auto connected = number(field(s.info, "connected_clients"));
+  const auto most = number(field(s.config, "maxclients"));
+  if (!connected) {
+    r.add("clients", Level::k_warn, "could not read connected_clients from INFO",
+          "INFO may be refused: check with INFO clients that maxclients leaves room");
+    return;
+  }
+  if (!most || *most <= 0) {
+    config_unread(r, "clients", s, "maxclients");
+    return;
+  }
+  const std::string seen = fmt::format("{} of maxclients {} connected", *connected, *most);
+  const std::string advice =
+      "raise maxclients (and redis-server's open-files limit), or spread the locks over more servers: an exec "
+      "that holds a lock, and each waiter, keeps two connections";
+  if (*connected * 10 >= *most * 9) {
+    r.add("clients", Level::k_fail, fmt::format("{}: the next execs and waiters will soon be refused", seen), advice);
+  } else if (*connected * 4 >= *most * 3) {
+    r.add("clients", Level::k_warn, fmt::format("{}: three quarters of the slots are taken", seen), advice);
+  } else {
+    r.add("clients", Level::k_ok,
+          fmt::format("{}: room for {} more (an exec that holds a lock, and each waiter, keeps two)", seen,
+                      *most - *connected));
+  }
+}
+
 void check_clock(const Report& r, const ServerFacts& s) {
   if (!s.clock_offset) {
     r.add("clock", Level::k_warn, "could not read the server's clock (TIME)",
@@ -304,6 +335,7 @@ void check_server(std::vector<Finding>& out, const ServerFacts& s, const Expecta
   check_rights(r, s);
   check_eviction(r, s);
   check_persistence(r, s, e);
+  check_clients(r, s);
   check_replicas(r, s, e);
   check_sentinel(r, s, e);
   check_cluster(r, s);

@@ -3,8 +3,10 @@
 // that cannot be reached is a failed check rather than an error.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -49,7 +51,7 @@ TEST(Doctor, AHealthyServerPassesWithOnlyWarnings) {
   RedisServer redis;
   Result r = run({"doctor"}, {{"REDLOCK_URL", redis.url()}});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  for (const char* check : {"reach", "auth", "version", "acl", "eviction", "replicas", "clock", "rtt"}) {
+  for (const char* check : {"reach", "auth", "version", "acl", "eviction", "clients", "replicas", "clock", "rtt"}) {
     EXPECT_NE(line_of(r.out, "ok", check), "") << check << "\n" << r.out;
   }
   // The test servers keep nothing: a restart forgets every lock.
@@ -63,6 +65,36 @@ TEST(Doctor, AnEvictingPolicyWithAMemoryLimitFails) {
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(line_of(r.out, "fail", "eviction").find("noeviction"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("eviction"), std::string::npos) << r.err;
+}
+
+TEST(Doctor, AServerNearlyOutOfClientSlotsFails) {
+  // Each exec that holds a lock keeps two connections (its renewals, and the
+  // revoke channel): four of them nearly fill a server of ten client slots.
+  RedisServer redis(RedisServer::Options{.extra = {"--maxclients", "10"}});
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Result roomy = run({"doctor"}, env);
+  EXPECT_NE(line_of(roomy.out, "ok", "clients").find("of maxclients 10 connected"), std::string::npos) << roomy.out;
+  std::vector<std::unique_ptr<Child>> holders;
+  for (int i = 0; i < 4; ++i) {
+    holders.push_back(std::make_unique<Child>(
+        std::vector<std::string>{"exec", "--ttl", "60s", "job" + std::to_string(i), "--", "sleep", "60"}, env));
+  }
+  const auto connected = [&] {
+    const std::string info = redis.cmd({"INFO", "clients"}).str;
+    const size_t at = info.find("connected_clients:");
+    return at == std::string::npos ? 0 : std::stoi(info.substr(at + 18));
+  };
+  ASSERT_TRUE(eventually([&] { return connected() >= 9; }, Seconds(20))) << connected();
+  Result full = run({"doctor"}, env);
+  EXPECT_EQ(full.status, 1) << full.out << full.err;
+  EXPECT_NE(line_of(full.out, "fail", "clients").find("maxclients"), std::string::npos) << full.out;
+  EXPECT_NE(full.err.find("clients"), std::string::npos) << full.err;
+  for (auto& h : holders) {
+    h->signal(SIGTERM);
+  }
+  for (auto& h : holders) {
+    (void)h->wait(Seconds(20));
+  }
 }
 
 TEST(Doctor, AMasterAndItsReplicaAreNotARedlock) {

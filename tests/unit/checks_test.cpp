@@ -19,10 +19,15 @@ ServerFacts healthy(const std::string& name = "redis://a:6379", const std::strin
   s.server = name;
   s.rtt = std::chrono::microseconds(300);
   s.clock_offset = Millis(3);
-  s.info = {{"redis_version", "7.0.15"},         {"run_id", run_id},      {"role", "master"}, {"connected_slaves", "0"},
-            {"master_replid", run_id + "-repl"}, {"cluster_enabled", "0"}};
-  s.config = {{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"appendonly", "yes"}, {"appendfsync", "always"},
-              {"save", ""},       {"min-replicas-to-write", "0"}};
+  s.info = {{"redis_version", "7.0.15"},
+            {"run_id", run_id},
+            {"role", "master"},
+            {"connected_slaves", "0"},
+            {"master_replid", run_id + "-repl"},
+            {"cluster_enabled", "0"},
+            {"connected_clients", "12"}};
+  s.config = {{"maxmemory", "0"}, {"maxmemory-policy", "noeviction"}, {"appendonly", "yes"},  {"appendfsync", "always"},
+              {"save", ""},       {"min-replicas-to-write", "0"},     {"maxclients", "10000"}};
   s.refused = std::vector<Refusal>{};
   return s;
 }
@@ -43,7 +48,8 @@ std::optional<Level> level_of(const std::vector<Finding>& findings, const std::s
 TEST(Checks, AHealthyServerPassesEveryCheck) {
   const auto findings = diagnose({healthy()}, {});
   EXPECT_EQ(worst(findings), Level::k_ok);
-  for (const char* check : {"reach", "auth", "version", "acl", "eviction", "persistence", "replicas", "clock", "rtt"}) {
+  for (const char* check :
+       {"reach", "auth", "version", "acl", "eviction", "persistence", "clients", "replicas", "clock", "rtt"}) {
     EXPECT_EQ(level_of(findings, check), Level::k_ok) << check;
   }
   EXPECT_EQ(level_of(findings, "cluster"), std::nullopt) << "not a Cluster node";
@@ -117,6 +123,38 @@ TEST(Checks, EachFindingGetsItsLevel) {
        "persistence",
        Level::k_warn},
       {"no persistence", [](ServerFacts& s) { s.config["appendonly"] = "no"; }, {}, "persistence", Level::k_warn},
+      {"three quarters of the client slots taken",
+       [](ServerFacts& s) { s.info["connected_clients"] = "7500"; },
+       {},
+       "clients",
+       Level::k_warn},
+      {"nine tenths of the client slots taken",
+       [](ServerFacts& s) { s.info["connected_clients"] = "9000"; },
+       {},
+       "clients",
+       Level::k_fail},
+      {"a small maxclients nearly full",
+       [](ServerFacts& s) {
+         s.info["connected_clients"] = "95";
+         s.config["maxclients"] = "100";
+       },
+       {},
+       "clients",
+       Level::k_fail},
+      {"just under three quarters",
+       [](ServerFacts& s) { s.info["connected_clients"] = "7499"; },
+       {},
+       "clients",
+       Level::k_ok},
+      {"maxclients refused",
+       [](ServerFacts& s) {
+         s.config.erase("maxclients");
+         s.config_error = "NOPERM";
+       },
+       {},
+       "clients",
+       Level::k_warn},
+      {"INFO without clients", [](ServerFacts& s) { s.info.erase("connected_clients"); }, {}, "clients", Level::k_warn},
       {"a replica",
        [](ServerFacts& s) {
          s.info["role"] = "slave";
