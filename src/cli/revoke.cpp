@@ -83,6 +83,17 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
     runs.push_back(a.run);
   }
   const std::string who = describe_all(asked.holders);
+  if (std::all_of(asked.holders.begin(), asked.holders.end(),
+                  [](const lock::Revoking::Asked& a) { return a.run.empty(); })) {
+    // Only kept for --hold-at-least: no process holds it, nobody to wait for.
+    const lock::Broken b = locker.break_runs(name, runs);
+    return {Revoked::Kind::k_given_back, 0,
+            b.decision.verdict == lock::BreakDecision::Verdict::k_broken
+                ? fmt::format("revoked {}: it was only kept for --hold-at-least, with nothing running under it; "
+                              "broke it",
+                              shown)
+                : fmt::format("revoked {}: its hold kept for --hold-at-least ended", shown)};
+  }
   log_debug("asked {} to give {} back; {} listening", who, shown, asked.listeners);
   const TimePoint start = Clock::now();
   const TimePoint deadline = start + grace.value_or(k_default_wait) + k_release_margin;
@@ -112,8 +123,8 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
     const lock::Broken b = locker.break_runs(name, runs);
     if (b.decision.verdict == lock::BreakDecision::Verdict::k_broken) {
       return {Revoked::Kind::k_given_back, 0,
-              fmt::format("revoked {}: {} runs no exec that listens and did not give it back within {}; broke it",
-                          shown, who, took())};
+              fmt::format("revoked {}: no exec of {} listens, and it was not given back within {}; broke it", shown,
+                          who, took())};
     }
     return {Revoked::Kind::k_given_back, 0, fmt::format("revoked {}: {} gave it back after {}", shown, who, took())};
   }

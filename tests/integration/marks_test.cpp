@@ -79,6 +79,18 @@ TEST(Revoke, AScriptsHoldIsBrokenAfterTheGraceAndOnlyThatHold) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("scripted")));
 }
 
+TEST(Revoke, AHoldKeptForHoldAtLeastIsBrokenAtOnce) {
+  // Nothing runs under a kept hold: there is nobody to wait for.
+  Fixture f;
+  ASSERT_EQ(run({"exec", "--hold-at-least", "60s", "job", "--", "true"}, f.env()).status, 0);
+  ASSERT_TRUE(key_exists(f.redis, lock_key("job"))) << "kept after the run";
+  Result r = run({"revoke", "job", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(r.seconds, 3.0) << "not the grace and a second more";
+  EXPECT_TRUE(has(r.out, "kept for --hold-at-least")) << r.out;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
 TEST(Revoke, ALockNobodyHoldsIs1) {
   Fixture f;
   Result r = run({"revoke", "free"}, f.env());
