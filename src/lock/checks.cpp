@@ -247,10 +247,10 @@ void check_cluster(const Report& r, const ServerFacts& s) {
   }
 }
 
-// Each exec that holds a lock and each waiter keeps two connections to every
-// server (its commands, and a subscription that hears a release or a revoke
-// at once). A server out of client slots refuses the next execs and waiters,
-// and everyone else who shares it.
+// An exec that holds a lock keeps two connections to every server (its
+// renewals, and a subscription that hears a revoke at once), a waiter in
+// line three (its tries, its own channel and the lock's). A server out of client slots refuses the next execs and
+// waiters, and everyone else who shares it.
 void check_clients(const Report& r, const ServerFacts& s) {
   const auto connected = number(field(s.info, "connected_clients"));
   const auto most = number(field(s.config, "maxclients"));
@@ -266,14 +266,14 @@ void check_clients(const Report& r, const ServerFacts& s) {
   const std::string seen = fmt::format("{} of maxclients {} connected", *connected, *most);
   const std::string advice =
       "raise maxclients (and redis-server's open-files limit), or spread the locks over more servers: an exec "
-      "that holds a lock, and each waiter, keeps two connections";
+      "that holds a lock keeps two connections, a waiter three";
   if (*connected * 10 >= *most * 9) {
     r.add("clients", Level::k_fail, fmt::format("{}: the next execs and waiters will soon be refused", seen), advice);
   } else if (*connected * 4 >= *most * 3) {
     r.add("clients", Level::k_warn, fmt::format("{}: three quarters of the slots are taken", seen), advice);
   } else {
     r.add("clients", Level::k_ok,
-          fmt::format("{}: room for {} more (an exec that holds a lock, and each waiter, keeps two)", seen,
+          fmt::format("{}: room for {} more (an exec that holds a lock keeps two, a waiter three)", seen,
                       *most - *connected));
   }
 }
