@@ -68,7 +68,8 @@ std::vector<bool> Locker::failed_over() {
 Locker::~Locker() = default;
 
 std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
-                                  const std::vector<bool>& targets, const std::vector<bool>& eval_body) {
+                                  const std::vector<bool>& targets, const std::vector<bool>& eval_body,
+                                  bool wait_out_tryagain) {
   const bool wait_replicas =
       &script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew);
   redis::ScriptCall call;
@@ -77,7 +78,8 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
   call.eval_body = eval_body;
   call.min_replicas = wait_replicas ? m_options.min_replicas : 0;
   call.timeouts = m_options.timeouts;
-  call.retry_tryagain = &script != &lock::script(ScriptName::k_line);  // status's line is news, not worth a wait
+  // status's line is news, not worth a wait
+  call.retry_tryagain = wait_out_tryagain && &script != &lock::script(ScriptName::k_line);
   call.tls = m_options.tls;
   call.cancel = m_cancel;
   auto said = redis::run_script(m_conns, call, targets);

@@ -251,9 +251,12 @@ class Locker {
   // One script on every targeted server (all if `targets` is empty) at
   // once; `args` is numkeys, keys and argv. Servers marked in `eval_body` get
   // EVAL with the script's body at once, for a request that has no second
-  // chance (a NOSCRIPT answer may never be read).
+  // chance (a NOSCRIPT answer may never be read). A Cluster's TRYAGAIN is
+  // tried again within --timeout, unless `wait_out_tryagain` is false (then
+  // it is the answer, a failure whose reply is the TRYAGAIN).
   std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
-                            const std::vector<bool>& targets, const std::vector<bool>& eval_body = {});
+                            const std::vector<bool>& targets, const std::vector<bool>& eval_body = {},
+                            bool wait_out_tryagain = true);
   // Raises the fence counters of the servers behind the quorum's largest
   // fence; a server that fails to is no longer counted in `votes`.
   void raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,

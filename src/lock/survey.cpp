@@ -211,8 +211,8 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   only[i] = true;
   const std::span<const Keys> one(&keys, 1);
   // One lock's answer to one call of a script.
-  const auto read = [&](const std::vector<std::string>& args, const Script& s) {
-    Answer a = round(args, s, only)[i];
+  const auto read = [&](const std::vector<std::string>& args, const Script& s, bool wait_out_tryagain = true) {
+    Answer a = round(args, s, only, {}, wait_out_tryagain)[i];
     if (a.failure) {
       return a;
     }
@@ -226,11 +226,17 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   if (line) {
     return read(to_args(one, LineArgs{}), script(ScriptName::k_line));
   }
-  // A Redis Cluster answers TRYAGAIN, while a slot moves, to a script whose
-  // keys are not all on one node, and the marks seldom exist anywhere: the
-  // hash and the fence counter are read together, each mark on its own.
+  // One call reads the four keys of the lock's slot. But a Redis Cluster
+  // answers TRYAGAIN, while the slot moves, to a script whose keys are not
+  // all on one node, and the marks seldom exist anywhere: then the hash and
+  // the fence counter are read together, each mark on its own.
   using Part = InspectArgs::Part;
   const Script& inspect = script(ScriptName::k_inspect);
+  Answer whole = read(to_args(one, InspectArgs{Part::k_all}), inspect, false);
+  if (!whole.failure || !whole.reply.is_error() || whole.reply.str.rfind("TRYAGAIN", 0) != 0) {
+    return whole;
+  }
+  log_debug("{}: the slot of {} is moving; its keys are read apart", m_names[i], keys.lock);
   Answer a = read(to_args(one, InspectArgs{Part::k_lock}), inspect);
   for (const auto& [part, at] : {std::pair{Part::k_suspended, size_t{5}}, std::pair{Part::k_revoke, size_t{6}}}) {
     if (a.failure || !a.reply.is_array() || a.reply.elements.size() <= at) {

@@ -136,6 +136,9 @@ class Run {
     if (reply.is_error()) {
       const Step step = redirect(p, reply.str);
       if (step != Step::k_done) {
+        if (step == Step::k_tryagain) {
+          answer.reply = std::move(reply);  // the answer, should no other try follow
+        }
         return step;
       }
     }

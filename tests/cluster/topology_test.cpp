@@ -50,6 +50,45 @@ TEST(ClusterTopology, StatusWithoutANameListsTheLocksOfEveryMaster) {
   }
 }
 
+TEST(ClusterTopology, StatusReadsEachLockInTwoCalls) {
+  // One call reads the lock's four keys (its hash, fence and marks), one its
+  // line of waiters: a lock's keys share a slot, and only a slot that moves
+  // makes status read them apart.
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  std::vector<std::string> names;
+  std::vector<std::string> tokens;
+  for (size_t i = 0; i < c.size(); ++i) {
+    names.push_back(c.name_on("counted", i));
+    Result a = run({"acquire", "--ttl", "60s", names.back()}, env);
+    ASSERT_EQ(a.status, 0) << a.err;
+    tokens.push_back(token_of(a));
+  }
+  const auto scripts_run = [&] {
+    long long calls = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const std::string stats = c.node(i).cmd({"INFO", "commandstats"}).str;
+      for (const std::string cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+        if (const size_t at = stats.find(cmd); at != std::string::npos) {
+          calls += std::stoll(stats.substr(at + cmd.size()));
+        }
+      }
+    }
+    return calls;
+  };
+  const long long before = scripts_run();
+  Result st = run({"status"}, env);
+  EXPECT_EQ(st.status, 0) << st.err;
+  for (const auto& name : names) {
+    EXPECT_NE(st.out.find(name), std::string::npos) << st.out;
+  }
+  // Two a lock, and a refused batch (CROSSSLOT) or two on the way.
+  EXPECT_LE(scripts_run() - before, static_cast<long long>(2 * names.size() + 2));
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(run({"release", "--token", tokens[i], names[i]}, env).status, 0);
+  }
+}
+
 TEST(ClusterTopology, DoctorFindsEverySlotAssigned) {
   Cluster& c = cluster();
   Result r = run({"doctor"}, Env{{"REDLOCK_URL", c.url(0)}});
