@@ -237,6 +237,55 @@ std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError
   return what;
 }
 
+// Whether `word`, before the subcommand, is a global option: its long or
+// short name (with a glued value), or a cluster of its short flags (-qv).
+bool global_word(CLI::App& app, std::string_view word) {
+  const std::string name(word.substr(0, std::min(word.find('='), word.size())));
+  if (app.get_option_no_throw(name) != nullptr || quiet_level(word) > 0) {
+    return true;
+  }
+  if (word.size() < 3 || word[1] == '-') {
+    return false;
+  }
+  for (size_t i = 1; i < word.size(); ++i) {
+    const CLI::Option* opt = app.get_option_no_throw(std::string{'-', word[i]});
+    if (opt == nullptr) {
+      return false;
+    }
+    if (takes_value(*opt)) {
+      return true;  // the rest of the word is its value
+    }
+  }
+  return true;
+}
+
+// An option before the subcommand that is not a global one: a subcommand's
+// own given too early (`redlock --ttl 5s acquire x`) or a typo. Said as
+// such, with the subcommand named later in argv (`sub` is set to it);
+// otherwise its value would be taken for an unknown subcommand. Nothing
+// when every word before the subcommand is global.
+std::optional<std::string> early_option(CLI::App& app, const Prescan& p, char** argv, CLI::App*& sub) {
+  const int at = subcommand_at(app, p.own_argc, argv);
+  for (int i = 1; i < at; ++i) {
+    const std::string_view word = argv[i];
+    if (word.size() < 2 || word[0] != '-' || global_word(app, word)) {
+      continue;
+    }
+    for (int j = i + 1; j < p.own_argc && sub == nullptr && std::strcmp(argv[j], "--") != 0; ++j) {
+      sub = subcommand_named(app, argv[j]);
+    }
+    const std::string typed(word.substr(0, std::min(word.find('='), word.size())));
+    if (sub != nullptr && sub->get_option_no_throw(typed) != nullptr) {
+      return fmt::format("{} is an option of {}, not a global one: put it after {}", typed, sub->get_name(),
+                         sub->get_name());
+    }
+    const std::optional<std::string> near = nearest_word(typed, option_names(app, sub));
+    return fmt::format("unknown option '{}'{}{}", typed, sub != nullptr ? " for " + sub->get_name() : "",
+                       near ? fmt::format(" (did you mean {}?)", *near) : "");
+  }
+  return std::nullopt;
+}
+
 // A usage error: one line (unless --silent) without secrets that says what
 // was wrong, what was probably meant, and where the help is; and 64.
 int report_usage_error(CLI::App& app, const CLI::ParseError& e, const Prescan& p, const ExecOptions& exec, int argc,
@@ -244,7 +293,11 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, const Prescan& p
   const std::string named = subcommand_in(app, p.own_argc, argv);
   CLI::App* sub = named.empty() ? nullptr : subcommand_named(app, named);
   std::string what;
-  if (!named.empty() && sub == nullptr) {
+  CLI::App* named_later = nullptr;
+  if (std::optional<std::string> early = early_option(app, p, argv, named_later)) {
+    what = std::move(*early);
+    sub = named_later;
+  } else if (!named.empty() && sub == nullptr) {
     std::vector<std::string> names;
     std::string listed;
     const std::span<const SubcommandDef> defs = subcommand_defs();

@@ -78,6 +78,39 @@ TEST(Messages, AParseErrorNamesTheNearestWordAndTheHelpToRead) {
   }
 }
 
+TEST(Messages, ASubcommandsOptionBeforeTheSubcommandIsNamedNotItsValue) {
+  // Only global options may come before the subcommand; one of the
+  // subcommand's own given there is named, and never its value taken for
+  // an unknown subcommand ("unknown subcommand '5s'").
+  const Env env{{"REDLOCK_URL", "redis://127.0.0.1:1"}};
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--ttl", "5s", "acquire", "x"},
+       "--ttl is an option of acquire, not a global one: put it after acquire; see redlock acquire --help"},
+      {{"--ttl=5s", "acquire", "x"},
+       "--ttl is an option of acquire, not a global one: put it after acquire; see redlock acquire --help"},
+      {{"--json", "status"},
+       "--json is an option of status, not a global one: put it after status; see redlock status --help"},
+      {{"-q", "--wait", "1m", "exec", "job", "--", "true"},
+       "--wait is an option of exec, not a global one: put it after exec; see redlock exec --help"},
+      {{"--tll", "5s", "acquire", "x"},
+       "unknown option '--tll' for acquire (did you mean --ttl?); see redlock acquire --help"},
+      {{"--nope"}, "unknown option '--nope'; see redlock --help"},
+  };
+  for (const auto& [args, expected] : cases) {
+    Result r = run(args, env);
+    EXPECT_EQ(r.status, 64) << r.err;
+    EXPECT_EQ(r.err, "redlock: " + expected + "\n");
+  }
+  // Global options before the subcommand, clustered short flags and a
+  // glued value included, are no such mistake.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"-qv", "acquire", "--ttl", "5s", "x"},
+                                               {"-r", "redis://127.0.0.1:1", "--timeout=200ms", "acquire", "x"},
+                                               {"-rredis://127.0.0.1:1", "acquire", "x"}}) {
+    Result r = run(args, env);
+    EXPECT_EQ(r.status, 69) << r.err;
+  }
+}
+
 TEST(Messages, HelpFitsEightyColumnsAndEverySubcommandsHelpListsTheGlobalOptions) {
   Result top = run({"--help"});
   ASSERT_EQ(top.status, 0) << top.err;
