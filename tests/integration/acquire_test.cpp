@@ -362,13 +362,17 @@ TEST(AcquireOutput, ATokenThatCannotBeWrittenIsGivenBack) {
 
 TEST_F(Acquire, AFenceCounterThatIsNotANumberExits76AndWritesNothing) {
   // The lock key is free but its fence counter is someone else's list:
-  // INCR answers WRONGTYPE inside the script, before anything is written.
+  // it is refused as foreign, before anything is written.
   const std::string fence = key("fc") + ":fence";
   redis.cmd({"RPUSH", fence, "x"});
   Result r = rl({"acquire", "fc"});
   EXPECT_EQ(r.status, 76) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_TRUE(one_line(r.err));
+  // Said as any key redlock did not write, not as a raw script error.
+  EXPECT_NE(r.err.find("(it holds a list where its fence counter (" + fence + ") belongs)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("remove it or use another --prefix"), std::string::npos) << r.err;
   EXPECT_FALSE(exists(key("fc")));
   EXPECT_EQ(redis.cmd({"LRANGE", fence, "0", "-1"}).elements.size(), 1u);
   // A string that is not a number fails the same way.

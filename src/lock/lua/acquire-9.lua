@@ -86,7 +86,8 @@
 --   {'suspended', reason, host, pid, since (server ms), until (server ms;
 --    -1: until resumed), server time (ms)}   nothing taken; a waiter that
 --    gave its id is out of line
---   {'foreign', what}     the lock's key or the line's is not redlock's
+--   {'foreign', what}     the lock's key, the line's, or the fence
+--                         counter's (not a string) is not redlock's
 --   an error reply        a fence counter redlock cannot increase, or an
 --                         ACL that would not let the lock be given back:
 --                         nothing written
@@ -152,6 +153,13 @@ end
 if ledgered then
   local bad = ledger_bad()
   if bad then return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'} end
+end
+-- A fence counter that is not a string is someone else's key, said as such
+-- (the GET below would fail with a bare WRONGTYPE): never touched, and no
+-- lock is taken whose fence could not be raised.
+local fence_type = redis.call('TYPE', KEYS[2])['ok']
+if fence_type ~= 'none' and fence_type ~= 'string' then
+  return {'foreign', fence_type .. ' where its fence counter (' .. KEYS[2] .. ') belongs'}
 end
 suspension_at(KEYS[8])
 local suspended = suspension()
