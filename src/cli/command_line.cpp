@@ -224,6 +224,13 @@ std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError
   }
   std::string what = e.what();
   std::replace(what.begin(), what.end(), '\n', ' ');
+  if (sub == nullptr && what == "A subcommand is required") {
+    std::vector<std::string> names;
+    for (const SubcommandDef& d : subcommand_defs()) {
+      names.emplace_back(d.name);
+    }
+    return fmt::format("a subcommand is required: {}", fmt::join(names, ", "));
+  }
   // "--ttl: 1 required D missing": an option at the end of the line.
   const size_t colon = what.find(": ");
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && colon != std::string::npos &&

@@ -31,13 +31,20 @@ struct Launch {
   int* error;         // and why (errno)
 };
 
-// Why an exec failed, in words that tell the user what to change, with ": "
-// before and a newline after. strerror() is not safe in the child (it may
-// look up a locale): by hand.
-const char* exec_failure(int err) {
+// Whether `path` names a file by its path (not a command looked up in
+// PATH) that is there: an ENOENT for it means its #! interpreter is missing.
+// Async-signal-safe.
+bool file_there(const char* path) {
+  return strchr(path, '/') != nullptr && access(path, F_OK) == 0;
+}
+
+// Why an exec of `path` failed, in words that tell the user what to change,
+// with ": " before and a newline after. strerror() is not safe in the child
+// (it may look up a locale): by hand.
+const char* exec_failure(int err, const char* path) {
   switch (err) {
     case ENOENT:
-      return ": command not found\n";
+      return file_there(path) ? ": its interpreter (the #! line) was not found\n" : ": command not found\n";
     case EACCES:
     case ENOEXEC:
     case EISDIR:
@@ -104,7 +111,7 @@ int become_command(void* arg) {
   const char* prefix = "redlock: cannot run ";
   (void)!write(STDERR_FILENO, prefix, strlen(prefix));
   (void)!write(STDERR_FILENO, l.shown, strlen(l.shown));
-  const char* why = exec_failure(err);
+  const char* why = exec_failure(err, l.argv[0]);
   (void)!write(STDERR_FILENO, why, strlen(why));
   return status;
 }
@@ -172,7 +179,7 @@ Spawned spawn(const Command& cmd, int tty) {
 
   // When this returns, the child has exec'd CMD or exited: it made itself a
   // process group and, with a terminal, the foreground one.
-  const std::string shown = one_line(cmd.argv.front());
+  const std::string shown = cmd.argv.front().empty() ? "''" : one_line(cmd.argv.front());
   bool failed = false;
   int error = 0;
   // A log (--log-format json, --syslog) is written by the parent, which may
@@ -185,7 +192,7 @@ Spawned spawn(const Command& cmd, int tty) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
   if (failed && !plain && verbosity() != Verbosity::k_silent) {
-    std::string why = exec_failure(error);
+    std::string why = exec_failure(error, cmd.argv.front().c_str());
     why.pop_back();
     write_shown_line("cannot run " + shown + why, LogLevel::k_error);
   }

@@ -27,6 +27,14 @@ TEST(Messages, MinReplicasWithoutReplicasSaysSoAndNotThatRedisIsDown) {
   EXPECT_EQ(r.err.find("is redis-server running"), std::string::npos) << r.err;
 }
 
+TEST(Messages, NoSubcommandListsThem) {
+  Result r = run({}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
+  EXPECT_EQ(r.status, 64);
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_EQ(r.err.rfind("redlock: a subcommand is required: acquire, release, renew, status,", 0), 0) << r.err;
+  EXPECT_NE(r.err.find("see redlock --help"), std::string::npos) << r.err;
+}
+
 TEST(Messages, ExecWithoutDoubleDashSuggestsTheWholeCommand) {
   Result r = run({"exec", "e1", "echo", "hi"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
   EXPECT_EQ(r.status, 64);

@@ -84,6 +84,22 @@ TEST(Exec, ACommandThatIsNotFoundIsNamedWithoutRawControlCharacters) {
   EXPECT_EQ(r.err, "redlock: cannot run /no\\x1b[2Jcmd: command not found\n");
 }
 
+TEST(Exec, AScriptWhoseInterpreterIsMissingIsNotCalledNotFound) {
+  // execve says ENOENT for the #! line's interpreter: the script is there.
+  RedisServer redis;
+  TempDir dir;
+  const std::string script = dir.path() + "/bad-interpreter.sh";
+  write_file(script, "#!/no/such/interpreter\necho hi\n");
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  Result r = run({"exec", "job", "--", script}, url_env(redis, dir));
+  EXPECT_EQ(r.status, 127) << r.err;
+  EXPECT_EQ(r.err, "redlock: cannot run " + script + ": its interpreter (the #! line) was not found\n");
+  Result empty = run({"exec", "job", "--", ""}, url_env(redis, dir));
+  EXPECT_EQ(empty.status, 127) << empty.err;
+  EXPECT_EQ(empty.err, "redlock: cannot run '': command not found\n") << "an empty name is shown as one";
+  EXPECT_FALSE(key_exists(redis, lock_key("job")));
+}
+
 TEST(Exec, CommandNotExecutableGives126) {
   RedisServer redis;
   TempDir dir;
