@@ -163,7 +163,8 @@ class Supervisor {
     }
     switch (m_policy.on_lost) {
       case OnLost::k_term:
-        log_warning("lost the lock: {}; sending SIGTERM to the command (exit status 74)", m_lost_reason);
+        log_warning("lost the lock: {}; sending SIGTERM to the command (SIGKILL after {}; exit status 74)",
+                    m_lost_reason, format_duration(m_policy.kill_after));
         terminate(now, m_policy.kill_after);
         break;
       case OnLost::k_kill:

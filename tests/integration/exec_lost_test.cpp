@@ -42,7 +42,10 @@ Result lose_the_lock(Fixture& f, const std::function<void()>& break_it) {
 
 TEST(ExecLost, KeyDeletedWhileCommandRunsGetsItTerminatedAndExit74) {
   Fixture f;
-  lose_the_lock(f, [&] { f.redis.cmd({"DEL", lock_key("job")}); });
+  Result r = lose_the_lock(f, [&] { f.redis.cmd({"DEL", lock_key("job")}); });
+  // --kill-after is 5s, at most a third of the TTL: the line says when SIGKILL follows.
+  EXPECT_NE(r.err.find("sending SIGTERM to the command (SIGKILL after 1s; exit status 74)"), std::string::npos)
+      << r.err;
   // Nothing recreated it: not the renewer, not the final release.
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
   sleep_for(0.5);
