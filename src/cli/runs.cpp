@@ -76,7 +76,7 @@ std::string history_table(const std::vector<lock::Run>& runs, long long now_ms) 
       took = format_duration(Millis(std::max(0LL, now_ms - *r.start_ms))) + "+";
     }
     rows.push_back({r.start_ms ? local_time(*r.start_ms) : "-", escape_for_terminal(r.host),
-                    r.pid > 0 ? std::to_string(r.pid) : "-", took, outcome_text(r), escape_for_terminal(r.cmd)});
+                    r.pid > 0 ? std::to_string(r.pid) : "-", took, outcome_text(r), escape_command(r.cmd)});
   }
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {

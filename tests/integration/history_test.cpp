@@ -250,6 +250,16 @@ TEST(History, StatusShowsTheLastRunOfAFreeLock) {
       << metrics.out;
 }
 
+TEST(History, TheTableShowsACommandsBackslashesAsTyped) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  EXPECT_EQ(run({"exec", "job", "--", "printf", "a\\nb"}, env).status, 0);
+  Result table = run({"history", "job"}, env);
+  EXPECT_EQ(table.status, 0) << table.err;
+  // As status shows a holder's command: a backslash stays one.
+  EXPECT_NE(table.out.find("  printf a\\nb\n"), std::string::npos) << table.out;
+}
+
 TEST(History, AReaderThatGoesAwayEndsItQuietly) {
   RedisServer redis;
   const Env env = env_of(redis);
