@@ -48,7 +48,7 @@ ExitCode run_resume(const ResumeOptions& o, const GlobalOptions& g, const Cancel
   validate_name(o.name);
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
-  const bool was = locker.resume(o.name);
+  const bool was = locker.resume(o.name, make_owner(getppid(), {}));
   say_held_warnings();
   return said(was ? fmt::format("resumed {}\n", escape_for_terminal(o.name))
                   : fmt::format("{} was not suspended\n", escape_for_terminal(o.name)));

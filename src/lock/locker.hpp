@@ -213,9 +213,9 @@ class Locker {
   // redlock's (76). Suspending a suspended name replaces the suspension.
   [[nodiscard]] SuspendedUntil suspend(const std::string& name, const std::string& reason, const Owner& by,
                                        Millis lapse_after);
-  // Lifts the suspension of `name` on every server: whether any server had
-  // it suspended. Errors as for suspend.
-  [[nodiscard]] bool resume(const std::string& name);
+  // Lifts the suspension of `name` on every server, by `by`: whether any
+  // server had it suspended. Errors as for suspend.
+  [[nodiscard]] bool resume(const std::string& name, const Owner& by);
   // Asks the holders of `name` on every server to stop and give it back
   // within `grace` (0: each its own --kill-after), by `by`: a mark that
   // names their runs, and a message on the revoke channel. Fewer than a

@@ -147,10 +147,11 @@ SuspendedUntil Locker::suspend(const std::string& name, const std::string& reaso
   return out;
 }
 
-bool Locker::resume(const std::string& name) {
+bool Locker::resume(const std::string& name, const Owner& by) {
   const Keys keys = keys_for(m_options.prefix, name);
-  const std::vector<MarkVote> votes = mark_votes(
-      name, round(to_args(keys, SuspendArgs{.resume = true}), lock::script(ScriptName::k_suspend), {}), m_names);
+  const SuspendArgs args{.resume = true, .host = by.host, .pid = by.pid};
+  const std::vector<MarkVote> votes =
+      mark_votes(name, round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_names);
   require_majority(failures_of(votes));
   return std::any_of(votes.begin(), votes.end(), [](const MarkVote& v) { return v.was; });
 }

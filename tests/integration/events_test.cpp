@@ -184,6 +184,28 @@ TEST(Events, OverSeveralServersAnEventIsToldOnceAMajorityToldIt) {
   EXPECT_EQ(fence, largest);
 }
 
+TEST(Events, SuspendedAndResumedNameWhoDidIt) {
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Child events({"events", "--json", "ev"}, env);
+  ASSERT_TRUE(eventually([&] { return listeners(redis, k_channel) >= 1; })) << events.err_so_far();
+  ASSERT_EQ(run({"suspend", "ev", "--reason", "window"}, env).status, 0);
+  ASSERT_EQ(run({"resume", "ev"}, env).status, 0);
+  ASSERT_TRUE(eventually([&] { return line_count(events.out_so_far()) >= 2; })) << events.out_so_far();
+  events.signal(SIGTERM);
+  const Result r = events.wait(Seconds(5));
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(kinds_of(r.out), (std::vector<std::string>{"suspended ev", "resumed ev"})) << r.out;
+  const auto all = lines_of(r.out);
+  EXPECT_EQ(all.at(0)["reason"], "window");
+  // Both operators are this test's process (redlock names its parent).
+  for (const auto& e : all) {
+    EXPECT_EQ(e["by_host"], all.at(0)["by_host"]) << e.dump();
+    EXPECT_NE(e["by_host"], "") << e.dump();
+    EXPECT_EQ(e["by_pid"], static_cast<long long>(getpid())) << e.dump();
+  }
+}
+
 TEST(Events, WaitersInLinePublishNothingAsTheyBeat) {
   // A fleet of waiters on one lock: joining and leaving are told, their
   // heartbeats (every 500 ms near the head) are not.
