@@ -1,6 +1,7 @@
 #include "cli/status_format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -62,12 +63,23 @@ nlohmann::json fence_json(long long fence) {
   return fence > 0 ? nlohmann::json(fence) : nlohmann::json(nullptr);
 }
 
+// Who set a mark, a number as every pid in the JSON (null where the mark
+// holds none that reads as one).
+nlohmann::json pid_json(const std::string& pid) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(pid.data(), pid.data() + pid.size(), n);
+  if (ec != std::errc() || end != pid.data() + pid.size() || n <= 0) {
+    return nullptr;
+  }
+  return n;
+}
+
 nlohmann::json revoke_json(const lock::PendingRevoke* r) {
   if (r == nullptr) {
     return nullptr;
   }
   return {{"host", r->host},
-          {"pid", r->pid},
+          {"pid", pid_json(r->pid)},
           {"since_ms", r->since_ms},
           {"grace_ms", r->grace_ms > 0 ? nlohmann::json(r->grace_ms) : nlohmann::json(nullptr)}};
 }
@@ -78,7 +90,7 @@ nlohmann::json suspension_json(const std::optional<lock::Suspension>& s) {
   }
   return {{"reason", s->reason},
           {"host", s->host},
-          {"pid", s->pid},
+          {"pid", pid_json(s->pid)},
           {"since_ms", s->since_ms},
           {"until_ms", s->until_ms > 0 ? nlohmann::json(s->until_ms) : nlohmann::json(nullptr)}};
 }

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "exec_support.hpp"
 #include "harness.hpp"
@@ -300,6 +303,23 @@ TEST(Suspend, OnThreeServersAMajorityIsEnough) {
   EXPECT_TRUE(has(e.err, "three")) << e.err;
   EXPECT_EQ(run({"resume", "job"}, env).status, 0);
   EXPECT_EQ(run({"exec", "job", "--", "true"}, env).status, 0);
+}
+
+TEST(Suspend, StatusJsonGivesWhoSuspendedOrRevokedAPidAsANumber) {
+  // As every other pid in redlock's JSON (holders', events' by_pid).
+  Fixture f;
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "job"}, f.env()).status, 0);
+  Child revoke({"revoke", "job", "--grace", "5s"}, f.env());
+  nlohmann::json pending;
+  ASSERT_TRUE(eventually([&] {
+    pending = nlohmann::json::parse(run({"status", "--json", "job"}, f.env()).out).at(0)["revoke"];
+    return !pending.is_null();
+  })) << revoke.err_so_far();
+  EXPECT_TRUE(pending["pid"].is_number_integer()) << pending.dump();
+  ASSERT_EQ(run({"suspend", "job"}, f.env()).status, 0);
+  const nlohmann::json s = nlohmann::json::parse(run({"status", "--json", "job"}, f.env()).out).at(0)["suspended"];
+  EXPECT_EQ(s["pid"], static_cast<long long>(getpid())) << s.dump();
+  (void)revoke.wait(Seconds(20));
 }
 
 TEST(Note, StatusShowsTheNoteWithPasswordsRedacted) {
