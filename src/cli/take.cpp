@@ -156,7 +156,7 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
                         format_duration(*busy.held), format_duration(*take.stale_after));
   }
   if (busy.line_full) {
-    more += fmt::format("; {} already wait in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
+    more += fmt::format("; {} already waiting in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
   } else if (busy.ahead > 0) {
     more += fmt::format(", with {} waiting in line before you", busy.ahead);
   }

@@ -75,7 +75,7 @@ TEST(Overlap, MaxWaitersTurnsAwayANewWaiterAtOnceWhenTheLineIsFull) {
   EXPECT_EQ(turned.status, 75) << turned.err;
   EXPECT_LT(turned.seconds, 5.0) << "busy at once, not after the wait";
   EXPECT_TRUE(one_line(turned.err)) << turned.err;
-  EXPECT_NE(turned.err.find("1 already wait in line (--max-waiters 1)"), std::string::npos) << turned.err;
+  EXPECT_NE(turned.err.find("1 already waiting in line (--max-waiters 1)"), std::string::npos) << turned.err;
   EXPECT_EQ(in_line(redis, "job"), 1) << "the newcomer never joined";
   Result quiet = run({"-q", "exec", "--wait", "60s", "--max-waiters", "1", "job", "--", "true"}, env, Seconds(30));
   EXPECT_EQ(quiet.status, 75);
