@@ -365,8 +365,14 @@ void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& server
                       n - 1 == 1 ? "" : "s"),
           "use an odd number of servers (3 or 5)");
   } else {
-    r.add("quorum", Level::k_ok,
-          fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up.size(), n, need, n - need));
+    std::string detail =
+        fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up.size(), n, need, n - need);
+    // Some are down already: say what is left to spare, not only the design's margin.
+    if (up.size() < n) {
+      const size_t spare = up.size() - need;
+      detail += spare == 0 ? ": no other may now" : fmt::format(": {} more may now", spare);
+    }
+    r.add("quorum", Level::k_ok, detail);
   }
   bool compared = true;
   std::vector<std::string> problems;

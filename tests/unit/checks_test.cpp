@@ -295,6 +295,25 @@ TEST(Checks, SeveralServersMustBeIndependentMasters) {
   EXPECT_EQ(level_of(diagnose({a, c, d}, {}), "quorum", ""), Level::k_fail) << "no majority";
 }
 
+TEST(Checks, TheQuorumLineCountsTheServersAlreadyDown) {
+  const auto a = healthy("redis://a:6379", "r1");
+  const auto b = healthy("redis://b:6379", "r2");
+  auto c = healthy("redis://c:6379", "r3");
+  const auto detail = [](const std::vector<Finding>& findings) {
+    for (const auto& f : findings) {
+      if (f.check == "quorum") {
+        return f.detail;
+      }
+    }
+    return std::string();
+  };
+  EXPECT_EQ(detail(diagnose({a, b, c}, {})), "3 of 3 servers answered; a majority is 2, so 1 may fail");
+  c.failure = redis::Failure{ExitStatus::k_unavailable, "down"};
+  // One is down already: "so 1 may fail" would promise a second.
+  EXPECT_EQ(detail(diagnose({a, b, c}, {})),
+            "2 of 3 servers answered; a majority is 2, so 1 may fail: no other may now");
+}
+
 TEST(Checks, StorageRisksReadAsGauges) {
   ServerFacts s = healthy();
   EXPECT_EQ(evicts_locks(s), false);
