@@ -1,5 +1,9 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
@@ -27,9 +31,11 @@ ExitCode refuse_exec_level(const std::string& name, const std::optional<RunningE
 namespace {
 
 // Gives back one level of `name` held by `token` (with --hold-at-least, the
-// last level kept until then): 0, or 1 when the token does not hold it, or
-// holds only the levels of the exec that runs this command.
-ExitCode release_one(lock::Locker& locker, const std::string& name, const std::string& token, Millis hold) {
+// last level kept until then): 0, or 1 when the token does not hold it (the
+// name is added to `not_held`, said once for every name), or holds only the
+// levels of the exec that runs this command.
+ExitCode release_one(lock::Locker& locker, const std::string& name, const std::string& token, Millis hold,
+                     std::vector<std::string>& not_held) {
   // The command's inherited token must never take its own exec's level.
   const std::optional<RunningExec> exec = exec_holding(name, token);
   const long long floor = exec ? exec->level : 0;
@@ -61,8 +67,7 @@ ExitCode release_one(lock::Locker& locker, const std::string& name, const std::s
         break;
     }
   }
-  log_warning("{} is not held by this token (it expired, was released, or is someone else's); nothing changed",
-              escape_for_terminal(name));
+  not_held.push_back(escape_for_terminal(name));
   return ExitStatus::k_no;
 }
 
@@ -76,10 +81,18 @@ ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Canc
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
   ExitCode status = ExitStatus::k_ok;
+  std::vector<std::string> not_held;
   for (auto name = names.rbegin(); name != names.rend(); ++name) {
-    if (const ExitCode one = release_one(locker, *name, token, o.hold_at_least); one != ExitStatus::k_ok) {
+    if (const ExitCode one = release_one(locker, *name, token, o.hold_at_least, not_held); one != ExitStatus::k_ok) {
       status = one;
     }
+  }
+  if (!not_held.empty()) {
+    std::reverse(not_held.begin(), not_held.end());
+    const bool one = not_held.size() == 1;
+    log_warning(
+        "{} {} not held by this token ({}); nothing changed", spoken_list(not_held), one ? "is" : "are",
+        one ? "it expired, was released, or is someone else's" : "they expired, were released, or are someone else's");
   }
   return status;
 }

@@ -22,6 +22,7 @@ ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& 
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
   ExitCode status = ExitStatus::k_ok;
+  std::vector<std::string> unheld;  // said in one line at the end
   for (const auto& name : names) {
     auto outcome = locker.renew(name, token, ttl);
     if (auto* renewed = std::get_if<lock::Renewed>(&outcome)) {
@@ -39,9 +40,14 @@ ExitCode run_renew(const RenewOptions& o, const GlobalOptions& g, const Cancel& 
     if (not_held.foreign && locker.size() == 1) {
       throw Error(ExitStatus::k_protocol, lock::foreign_message(name, not_held.what, ""));
     }
-    log_warning("{} is not held by this token (it expired or was released); acquire it again",
-                escape_for_terminal(name));
+    unheld.push_back(escape_for_terminal(name));
     status = ExitStatus::k_no;
+  }
+  // One line for every name, as any status 1 has.
+  if (!unheld.empty()) {
+    const bool one = unheld.size() == 1;
+    log_warning("{} {} not held by this token ({}); acquire {} again", spoken_list(unheld), one ? "is" : "are",
+                one ? "it expired or was released" : "they expired or were released", one ? "it" : "them");
   }
   return status;
 }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -109,6 +110,20 @@ TEST(SeveralNames, ReleaseAndRenewDoEveryNameTheTokenHoldsAndSayWhichItDoesNot) 
   EXPECT_TRUE(has(rel.err, "r is not held")) << rel.err;
   EXPECT_FALSE(key_exists(f.redis, lock_key("p")));
   EXPECT_FALSE(key_exists(f.redis, lock_key("q")));
+}
+
+TEST(SeveralNames, NamesTheTokenDoesNotHoldAreSaidInOneLine) {
+  Fixture f;
+  Result a = run({"acquire", "--ttl", "60s", "p"}, f.env());
+  ASSERT_EQ(a.status, 0) << a.err;
+  const std::string token = a.out.substr(0, a.out.find('\n'));
+  for (const std::string verb : {"renew", "release"}) {
+    Result r = run({verb, "--token", token, "p", "r", "s"}, f.env());
+    EXPECT_EQ(r.status, 1) << verb;
+    EXPECT_TRUE(has(r.err, "r and s are not held by this token")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line, as for any status 1: " << r.err;
+  }
+  EXPECT_FALSE(key_exists(f.redis, lock_key("p")));
 }
 
 TEST(SeveralNames, ExecGivesAFencePerNameAndReleasesThemAll) {
