@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -108,6 +109,13 @@ std::optional<long long> parse_fence(std::string_view text) {
 }
 
 std::string foreign_message(const std::string& name, const std::string& holds, const std::string& where) {
+  if (holds.rfind(k_other_layout, 0) == 0) {
+    return fmt::format(
+        "the key for '{}'{} is a lock of another redlock version (layout {}; this one reads {}); redlock leaves it "
+        "alone: "
+        "run one redlock version on every host, or give the two versions different --prefix values",
+        escape_for_terminal(name), where, escape_for_terminal(holds.substr(std::strlen(k_other_layout))), k_schema);
+  }
   return fmt::format(
       "the key for '{}'{} is not a redlock lock (it holds a {}); redlock leaves it alone: remove it or use another "
       "--prefix",
@@ -142,7 +150,10 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
     auto it = fields.find(key);
     return it == fields.end() ? std::string() : it->second;
   };
-  if (field("schema") != k_schema) {
+  if (const std::string schema = field("schema"); schema != k_schema) {
+    if (schema.rfind("redlock/", 0) == 0) {
+      v.type = std::string(k_other_layout) + schema;  // a redlock of another version
+    }
     v.foreign = true;
     return;
   }

@@ -17,6 +17,9 @@ namespace redlock::lock {
 // CMakeLists.txt, which writes it into the Lua scripts too;
 // src/lock/lua/README.md says when it changes.
 inline constexpr const char* k_schema = REDLOCK_LOCK_SCHEMA;
+// What a lock key of another redlock layout (another version) is said to
+// hold, its schema after it: by the scripts (check_key.lua) and by status.
+inline constexpr const char* k_other_layout = "hash of redlock layout ";
 
 // The largest fence redlock hands out: 2^53 - 1. The scripts compute fences
 // with Lua's numbers, which are doubles: past this they skip integers, so a

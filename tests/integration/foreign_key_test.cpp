@@ -36,6 +36,9 @@ TEST_P(ForeignKey, Exits76ForEverySubcommandAndIsLeftUntouched) {
     redis.cmd({"HSET", k, "mode", "shared", "owner", "bob"});
   } else if (kind == "hash-with-plain-fields") {
     redis.cmd({"HSET", k, "token", "t0k3n", "count", "1", "fence", "1", "host", "h", "pid", "1"});
+  } else if (kind == "another-redlock-layout") {
+    // A redlock of another version, mid-upgrade of a fleet.
+    redis.cmd({"HSET", k, "token", "t0k3n", "count", "1", "fence", "1", "schema", "redlock/99"});
   }
   const std::string dump = redis.cmd({"DUMP", k}).str;
   ASSERT_FALSE(dump.empty());
@@ -59,6 +62,11 @@ TEST_P(ForeignKey, Exits76ForEverySubcommandAndIsLeftUntouched) {
     if (args[0] != "status") {
       EXPECT_EQ(r.out, "");
     }
+    if (kind == "another-redlock-layout") {
+      // Not "remove it": another version's lock is someone's, held.
+      EXPECT_NE(r.err.find("another redlock version (layout redlock/99"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("run one redlock version on every host"), std::string::npos) << r.err;
+    }
   }
   EXPECT_EQ(redis.cmd({"DUMP", k}).str, dump);
   EXPECT_EQ(pttl(k), -1);
@@ -67,7 +75,7 @@ TEST_P(ForeignKey, Exits76ForEverySubcommandAndIsLeftUntouched) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, ForeignKey,
                          ::testing::Values("list", "string", "set", "hash", "hash-with-token-only", "hash-with-mode",
-                                           "hash-with-plain-fields"),
+                                           "hash-with-plain-fields", "another-redlock-layout"),
                          [](const auto& param_info) {
                            std::string n = param_info.param;
                            std::replace(n.begin(), n.end(), '-', '_');

@@ -245,7 +245,7 @@ std::vector<Row> rows() {
        acquire,
        {"t:{a} = hash schema=redlock/2 token=T0 count=1"},
        args(take("T1")),
-       "{'foreign', 'hash without redlock's schema field'}",
+       "{'foreign', 'hash of redlock layout redlock/2'}",
        {"t:{a} = hash count=1 schema=redlock/2 token=T0"}},
       {"ALineThatIsNotRedlocksIsForeign",
        acquire,

@@ -29,7 +29,11 @@ local h = nil
 local multi = nil
 if t == 'hash' then
   h = redis.call('HMGET', KEYS[1], 'token', 'count', 'fence', 'host', 'pid', 'mode', 'limit', 'schema')
-  if h[8] ~= k_schema then return {'foreign', 'hash without redlock\'s schema field'} end
+  if h[8] ~= k_schema then
+    -- A redlock of another layout (an older or newer version) marks its own.
+    if h[8] and string.sub(h[8], 1, 8) == 'redlock/' then return {'foreign', 'hash of redlock layout ' .. h[8]} end
+    return {'foreign', 'hash without redlock\'s schema field'}
+  end
   if h[6] == 'semaphore' or h[6] == 'shared' then multi = h[6]
   elseif not h[1] or not h[2] then return {'foreign', 'hash without redlock fields'} end
 elseif t ~= 'none' then
