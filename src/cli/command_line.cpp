@@ -195,10 +195,19 @@ std::vector<std::string> option_names(CLI::App& app, CLI::App* sub) {
   return names;
 }
 
+// The subcommands' names, comma-separated.
+std::string subcommand_list() {
+  std::vector<std::string> names;
+  for (const SubcommandDef& d : subcommand_defs()) {
+    names.emplace_back(d.name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 // What CLI11 could not place, said in redlock's words: an option it does
 // not know (with the nearest it does), a word too many, or CLI11's own
-// line, lower-cased.
-std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError& e, const Prescan& p, char** argv) {
+// line, lower-cased (as parse_error_text says it).
+std::string cli11_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError& e, const Prescan& p, char** argv) {
   const std::string where = sub != nullptr ? " for " + sub->get_name() : "";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
     for (int i = 1; i < p.own_argc; ++i) {
@@ -224,13 +233,6 @@ std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError
   }
   std::string what = e.what();
   std::replace(what.begin(), what.end(), '\n', ' ');
-  if (sub == nullptr && what == "A subcommand is required") {
-    std::vector<std::string> names;
-    for (const SubcommandDef& d : subcommand_defs()) {
-      names.emplace_back(d.name);
-    }
-    return fmt::format("a subcommand is required: {}", fmt::join(names, ", "));
-  }
   // "--ttl: 1 required D missing": an option at the end of the line.
   const size_t colon = what.find(": ");
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr && colon != std::string::npos &&
@@ -240,6 +242,16 @@ std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError
   // CLI11 starts a sentence with a capital; a NAME stays as it is.
   if (what.size() > 1 && std::islower(static_cast<unsigned char>(what[1]))) {
     what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+  }
+  return what;
+}
+
+// The usage error's line, without "redlock: ": cli11_error_text's, and a
+// missing subcommand with the list of them.
+std::string parse_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError& e, const Prescan& p, char** argv) {
+  std::string what = cli11_error_text(app, sub, e, p, argv);
+  if (what == "A subcommand is required") {
+    return fmt::format("a subcommand is required: {}", subcommand_list());
   }
   return what;
 }

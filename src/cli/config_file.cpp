@@ -23,7 +23,7 @@ constexpr size_t k_max_config_bytes = size_t{64} * 1024;
 
 constexpr const char* k_keys =
     "redis, prefix, password-file, connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name, insecure, "
-    "min-replicas";
+    "min-replicas, log-format, syslog, syslog-facility";
 
 std::string_view trim(std::string_view s) {
   const size_t from = s.find_first_not_of(" \t\r");
@@ -93,6 +93,12 @@ void set(ConfigFile& c, const std::string& key, const std::string& value, int li
     c.insecure = yes_or_no(key, value);
   } else if (key == "min-replicas") {
     c.min_replicas = parse_whole_number(value, "min-replicas", 0, 1'000'000);
+  } else if (key == "log-format") {
+    c.log_format = parse_log_format(value, "log-format");
+  } else if (key == "syslog") {
+    c.syslog = yes_or_no(key, value);
+  } else if (key == "syslog-facility") {
+    c.syslog_facility = parse_syslog_facility(value, "syslog-facility");
   } else if (key == "password") {
     throw UsageError("a password may not be written in the configuration file: use password-file");
   } else {

@@ -3,8 +3,9 @@
 // The configuration file: the server set written once, as `key = value`
 // lines named as the long global options (redis, prefix, password-file,
 // connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name,
-// insecure, min-replicas). Flags beat the environment, which beats the
-// file (cli/servers.cpp merges them). A password may not be written in it:
+// insecure, min-replicas, log-format, syslog, syslog-facility). Flags beat
+// the environment, which beats the file (cli/servers.cpp merges the
+// servers', cli/log_options.cpp the logs'). A password may not be written in it:
 // only a password file named. Every value is checked as the file is read,
 // before any network traffic; a bad line is a UsageError naming the file
 // and the line.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "util/duration.hpp"
+#include "util/log.hpp"
 
 namespace redlock::cli {
 
@@ -29,6 +31,9 @@ struct ConfigFile {
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::optional<int> min_replicas;
+  std::optional<LogFormat> log_format;
+  std::optional<bool> syslog;
+  std::optional<int> syslog_facility;
 };
 
 // The settings in `text`, read from `path` (for messages). Throws

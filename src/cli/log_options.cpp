@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/config_file.hpp"
 #include "cli/option_values.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -17,29 +18,39 @@ namespace redlock::cli {
 namespace {
 
 // Where stderr's lines go: the flags, else $REDLOCK_LOG_FORMAT and
-// $REDLOCK_SYSLOG (unset, empty, 0, no, off or false: no syslog; 1, yes, on
-// or true: syslog with facility user; a facility's name: syslog with it).
-// A value that is neither is a UsageError (64), before any traffic.
-LogSinks sinks_of(const GlobalOptions& g) {
+// $REDLOCK_SYSLOG (unset or empty: not said; 0, no, off or false: no
+// syslog; 1, yes, on or true: syslog with facility user; a facility's name:
+// syslog with it), else the configuration file's log-format, syslog and
+// syslog-facility. A value that is none of these is a UsageError (64),
+// before any traffic.
+LogSinks sinks_of(const GlobalOptions& g, const ConfigFile& file) {
   LogSinks s;
   if (g.log_format) {
     s.format = *g.log_format;
   } else if (const char* env = std::getenv("REDLOCK_LOG_FORMAT"); env != nullptr && *env != '\0') {
     s.format = parse_log_format(env, "REDLOCK_LOG_FORMAT");
+  } else if (file.log_format) {
+    s.format = *file.log_format;
   }
-  s.syslog = g.syslog || g.syslog_facility.has_value();
-  if (g.syslog_facility) {
-    s.facility = *g.syslog_facility;
+  const char* env = std::getenv("REDLOCK_SYSLOG");
+  const std::string_view v = env != nullptr ? env : "";
+  std::optional<bool> env_syslog;
+  std::optional<int> env_facility;
+  if (v == "1" || v == "yes" || v == "on" || v == "true") {
+    env_syslog = true;
+  } else if (v == "0" || v == "no" || v == "off" || v == "false") {
+    env_syslog = false;
+  } else if (!v.empty()) {
+    env_facility = parse_syslog_facility(env, "REDLOCK_SYSLOG");
+    env_syslog = true;
   }
-  if (const char* env = std::getenv("REDLOCK_SYSLOG"); env != nullptr) {
-    const std::string_view v = env;
-    if (v == "1" || v == "yes" || v == "on" || v == "true") {
-      s.syslog = true;
-    } else if (!v.empty() && v != "0" && v != "no" && v != "off" && v != "false") {
-      const int facility = parse_syslog_facility(env, "REDLOCK_SYSLOG");
-      s.facility = g.syslog_facility.value_or(facility);
-      s.syslog = true;
-    }
+  s.facility = g.syslog_facility.value_or(env_facility.value_or(file.syslog_facility.value_or(s.facility)));
+  if (g.syslog || g.syslog_facility) {
+    s.syslog = true;
+  } else if (env_syslog) {
+    s.syslog = *env_syslog;
+  } else {
+    s.syslog = file.syslog.value_or(file.syslog_facility.has_value());
   }
   return s;
 }
@@ -115,7 +126,7 @@ void set_early_logging(int argc, char** argv) noexcept {
     }
     LogSinks s;
     try {
-      s = sinks_of(g);
+      s = sinks_of(g, read_config());
     } catch (const UsageError&) {
       s.format = g.log_format.value_or(LogFormat::k_text);
     }
@@ -127,7 +138,7 @@ void set_early_logging(int argc, char** argv) noexcept {
 }
 
 void set_logging(const AllOptions& o, std::optional<Subcommand> which) {
-  set_log_sinks(sinks_of(o.global));
+  set_log_sinks(sinks_of(o.global, read_config()));
   set_name_field(which, o);
 }
 

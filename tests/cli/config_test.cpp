@@ -92,6 +92,9 @@ TEST(ConfigFileCli, ABadLineIs64NamingFileAndLineBeforeAnyTraffic) {
       {"redis = " + redis.url() + "\nttl = 30s\n", ":2: unknown key 'ttl'"},
       {"redis = " + redis.url() + "\n\ntimeout = soon\n", ":3: "},
       {"redis = redis://:hunter2-pw@127.0.0.1:1\n", ":1: a password may not be written"},
+      {"redis = " + redis.url() + "\nlog-format = xml\n", ":2: "},
+      {"syslog = maybe\n", ":1: syslog is yes or no"},
+      {"syslog-facility = nowhere\n", ":1: "},
   };
   for (const auto& c : cases) {
     const std::string conf = write_file(dir.path() + "/bad.conf", c.text);
@@ -105,4 +108,28 @@ TEST(ConfigFileCli, ABadLineIs64NamingFileAndLineBeforeAnyTraffic) {
   EXPECT_EQ(missing.status, 64) << missing.err;
   EXPECT_NE(missing.err.find(dir.path() + "/none"), std::string::npos) << missing.err;
   EXPECT_EQ(redis.commands_run(), before);
+}
+
+TEST(ConfigFileCli, TheLogKeysSayWhereLinesGoUnderTheEnvironmentAndFlags) {
+  RedisServer redis;
+  TempDir dir;
+  const std::string conf =
+      write_file(dir.path() + "/c", "redis = " + redis.url() + "\nlog-format = json\nsyslog = no\n");
+  ASSERT_EQ(run({"acquire", "--ttl", "1m", "held"}, {{"REDLOCK_CONFIG", conf}}).status, 0);
+  // A busy line, as the file asks: JSON.
+  Result json = run({"acquire", "held"}, {{"REDLOCK_CONFIG", conf}});
+  EXPECT_EQ(json.status, 75) << json.err;
+  EXPECT_EQ(json.err.rfind("{\"time\":", 0), 0) << json.err;
+  EXPECT_NE(json.err.find("\"level\":"), std::string::npos) << json.err;
+  // The environment beats the file, a flag beats both.
+  Result env = run({"acquire", "held"}, {{"REDLOCK_CONFIG", conf}, {"REDLOCK_LOG_FORMAT", "text"}});
+  EXPECT_EQ(env.status, 75);
+  EXPECT_EQ(env.err.rfind("redlock: ", 0), 0) << env.err;
+  Result flag = run({"--log-format", "text", "acquire", "held"}, {{"REDLOCK_CONFIG", conf}});
+  EXPECT_EQ(flag.status, 75);
+  EXPECT_EQ(flag.err.rfind("redlock: ", 0), 0) << flag.err;
+  // A usage error is written as the file asks too.
+  Result usage = run({"acquire", "held", "--ttl", "soon"}, {{"REDLOCK_CONFIG", conf}});
+  EXPECT_EQ(usage.status, 64);
+  EXPECT_EQ(usage.err.rfind("{\"time\":", 0), 0) << usage.err;
 }
