@@ -24,6 +24,9 @@ constexpr Millis k_retry_first{500};
 constexpr Millis k_retry_most{5000};
 // A hold that could not be read back is read again after this.
 constexpr Millis k_recheck{1000};
+// How long a hold told lost is remembered, and how many at most.
+constexpr Millis k_lost_memory{600'000};
+constexpr size_t k_lost_most = 4096;
 
 // The flags of notify-keyspace-events that make a server publish the
 // expiry of a key on its keyspace channel: K, and x (or A, which has it).
@@ -155,7 +158,23 @@ void EventStream::seed() {
 }
 
 void EventStream::show(std::vector<Event> events) {
-  m_ready.insert(m_ready.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+  const TimePoint now = Clock::now();
+  for (auto& e : events) {
+    if (e.kind == "lost" && !e.field("holder").empty()) {
+      if (m_lost.size() >= k_lost_most) {
+        std::erase_if(m_lost, [&](const auto& told) { return now - told.second > k_lost_memory; });
+        if (m_lost.size() >= k_lost_most) {
+          m_lost.clear();
+        }
+      }
+      const auto [at, fresh] = m_lost.try_emplace(e.name + '\n' + e.field("holder"), now);
+      if (!fresh && now - at->second <= k_lost_memory) {
+        continue;  // told already
+      }
+      at->second = now;
+    }
+    m_ready.push_back(std::move(e));
+  }
 }
 
 void EventStream::told(size_t server, Event e) {

@@ -6,6 +6,7 @@
 // (lock/events), holds read back when their leases should end, and a server
 // that goes away subscribed to again until it is back.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,9 @@ class EventStream {
   HoldTracker m_tracker;
   EventMerger m_merger;
   std::vector<Event> m_ready;
+  // The holds told lost lately (name and holder), and when: exec's renewal
+  // and then its release both find a lost lock, and a loss is told once.
+  std::map<std::string, TimePoint> m_lost;
   bool m_reseed = false;
 };
 

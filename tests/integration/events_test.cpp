@@ -108,6 +108,26 @@ TEST(Events, EveryKindIsToldInTheOrderItHappens) {
   EXPECT_EQ(r.out.find(token), std::string::npos) << "no token is ever shown";
 }
 
+TEST(Events, ALossIsToldOnceThoughTheRenewalAndTheReleaseBothFindIt) {
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Child events({"events", "--json", "ev"}, env);
+  ASSERT_TRUE(eventually([&] { return listeners(redis, k_channel) >= 1; })) << events.err_so_far();
+  Child holder({"exec", "--ttl", "3s", "ev", "--", "sleep", "30"}, env);
+  ASSERT_TRUE(eventually([&] { return line_count(events.out_so_far()) >= 1; }, Seconds(10))) << holder.err_so_far();
+  redis.cmd({"DEL", lock_key("ev")});
+  const Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  // Whatever comes after the loss is in the stream before this acquire is.
+  ASSERT_EQ(run({"acquire", "--ttl", "30s", "ev"}, env).status, 0);
+  ASSERT_TRUE(eventually(
+      [&] { return events.out_so_far().rfind("\"acquired\"") > events.out_so_far().find("\"lost\""); }, Seconds(10)))
+      << events.out_so_far();
+  events.signal(SIGTERM);
+  const Result r = events.wait(Seconds(5));
+  EXPECT_EQ(kinds_of(r.out), (std::vector<std::string>{"acquired ev", "lost ev", "acquired ev"})) << r.out;
+}
+
 TEST(Events, WithoutANameEveryLockUnderThePrefixIsFollowedAndNoOther) {
   RedisServer redis;
   // Glob characters in a prefix match only themselves, braces in a name
