@@ -92,7 +92,8 @@ std::string event_json(const lock::Event& e) {
       long long n = 0;
       auto [at, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec == std::errc() && at == value.data() + value.size() && !value.empty()) {
-        j[key] = n;
+        // A revoke's grace of 0 is each holder's own --kill-after: null, as in status.
+        j[key] = key == "grace_ms" && n == 0 ? nlohmann::json(nullptr) : nlohmann::json(n);
       } else if (!value.empty()) {
         j[key] = value;
       }

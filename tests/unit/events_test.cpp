@@ -243,6 +243,20 @@ TEST(EventFormat, JsonHasNumbersAsNumbersAndTheHolderId) {
   EXPECT_EQ(text.rfind("{\"event\":\"acquired\",\"name\":\"deploy\",\"time\":", 0), 0U) << text;
 }
 
+TEST(EventFormat, ARevokeWithTheHoldersOwnGraceHasANullGrace) {
+  // As status --json says a pending revoke's: 0 is each holder's own --kill-after.
+  Event e = of_kind("revoked", "a9993e364706816a");
+  e.fields["by_host"] = "ops-1";
+  e.fields["by_pid"] = "77";
+  e.fields["grace_ms"] = "0";
+  auto j = nlohmann::json::parse(cli::event_json(e));
+  EXPECT_TRUE(j["grace_ms"].is_null()) << j.dump();
+  EXPECT_EQ(j["by_pid"], 77);
+  e.fields["grace_ms"] = "2500";
+  j = nlohmann::json::parse(cli::event_json(e));
+  EXPECT_EQ(j["grace_ms"], 2500);
+}
+
 TEST(EventFormat, EveryKindIsDocumented) {
   std::vector<std::string> kinds;
   for (const auto& k : event_kinds()) {
