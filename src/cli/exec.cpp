@@ -205,6 +205,9 @@ Released release_name(lock::Locker& locker, const Take& take, const Held& h, con
     return {end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner)), 0};
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
+      if (!lost) {
+        set_exit_field(128 + sig);  // a lost lock's 74 stands
+      }
       log_warning("interrupted by SIG{} while releasing {}; it frees itself within {}", sigabbrev_np(sig),
                   escape_for_terminal(name), format_duration(take.ttl));
       return {false, sig};
@@ -254,6 +257,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& al
     return ExitStatus::k_timed_out;
   }
   if (stop != 0) {
+    set_exit_field(128 + stop);
     log_warning("interrupted by SIG{} after the command ended (it exited with {})", sigabbrev_np(stop), done.status);
     return ended_by(stop);
   }

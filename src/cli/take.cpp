@@ -223,10 +223,12 @@ void give_back_after_stop(lock::Locker& locker, const Take& take, const lock::Ac
     const StopBound bound(locker);
     (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
   } catch (const Error& e) {
+    set_exit_field(128 + sig);
     log_warning("interrupted by SIG{}; {} could not be given back: {}; it frees itself within {}", sigabbrev_np(sig),
                 escape_for_terminal(take.name), e.what(), format_duration(got.ttl));
     return;
   }
+  set_exit_field(128 + sig);
   log_warning("interrupted by SIG{}; {} was given back", sigabbrev_np(sig), escape_for_terminal(take.name));
 }
 
@@ -247,6 +249,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
   lock::Owner owner = asking;
   owner.note = take.note;
   if (const int sig = sleep_jitter(take.jitter, signals)) {
+    set_exit_field(128 + sig);
     log_warning("interrupted by SIG{} before the first try for {} (--jitter); nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
     return Stopped{sig};
@@ -272,6 +275,7 @@ TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner&
       const StopBound bound(locker);
       locker.leave(take.name, stopped->queued_as);
     }
+    set_exit_field(128 + sig);
     log_warning("interrupted by SIG{} while waiting for {}; nothing was taken", sigabbrev_np(sig),
                 escape_for_terminal(take.name));
     return Stopped{sig};

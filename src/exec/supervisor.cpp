@@ -82,6 +82,7 @@ class Supervisor {
     }
     m_done.lost = m_hold != Hold::k_held;
     if (m_hold == Hold::k_lost) {
+      set_exit_field(static_cast<int>(ExitStatus::k_lost));
       log_warning("lost the lock: {}", m_lost_reason);  // noticed in the same instant the group ended
     }
     return m_done;
@@ -121,6 +122,7 @@ class Supervisor {
     const RevokeNotice n = m_revocation->notice();
     const Millis grace = n.grace.value_or(m_policy.kill_after);
     m_done.revoked = true;
+    set_exit_field(static_cast<int>(ExitStatus::k_lost));
     log_warning(
         "the lock was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
         "lock (exit status 74)",
@@ -149,6 +151,7 @@ class Supervisor {
     if (m_hold != Hold::k_lost) {
       return;
     }
+    set_exit_field(static_cast<int>(ExitStatus::k_lost));
     // Stopped (Ctrl-Z, SIGSTOP) past the validity, redlock finds on waking
     // that its guard acted meanwhile: say what happened, not what it would
     // do now.
@@ -204,10 +207,11 @@ class Supervisor {
       return;
     }
     m_done.timed_out = true;
+    set_exit_field(static_cast<int>(ExitStatus::k_timed_out));
     log_warning(
-        "the command ran for {} (--max-runtime {}); sending SIGTERM to it (SIGKILL after --kill-after), "
-        "then releasing the lock (exit status 124)",
-        format_duration(ran), format_duration(*m_policy.max_runtime));
+        "the command ran for {} (--max-runtime {}); sending SIGTERM to it (SIGKILL after {}), then releasing the "
+        "lock (exit status 124)",
+        format_duration(ran), format_duration(*m_policy.max_runtime), format_duration(m_policy.kill_after));
     terminate(now, m_policy.kill_after);
   }
 
@@ -472,12 +476,14 @@ Finished supervise(const Command& cmd, Renewer& renewer, const Policy& policy, S
   done.started = child.started;
   guard.done();  // the group is gone
   if (guard.fired_hard() && !done.timed_out) {
+    set_exit_field(static_cast<int>(ExitStatus::k_timed_out));
     log_warning("the command ran past --max-runtime while redlock was stopped, and its guard killed it");
     done.timed_out = true;
   }
   if (guard.fired() && !done.lost) {
     // A renewal once redlock ran again may have found the key still there;
     // the command was killed all the same, and for this.
+    set_exit_field(static_cast<int>(ExitStatus::k_lost));
     log_warning("lost the lock: redlock was stopped past the lock's validity, and its guard killed the command");
     done.lost = true;
   }

@@ -260,6 +260,10 @@ void set_log_field(const std::string& key, const std::string& value, bool number
   }
 }
 
+void set_exit_field(int status) noexcept {
+  set_log_field("exit", fmt::format("{}", status), true);
+}
+
 std::string line_as_written(std::string_view text, LogLevel level, std::optional<int> exit) {
   return as_written(one_line(text), level, exit);
 }

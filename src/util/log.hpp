@@ -39,6 +39,11 @@ enum class LogLevel { k_error, k_warning, k_notice, k_debug };
 // command is about, where known. `number`: written as a JSON number. The
 // text lines are unchanged.
 void set_log_field(const std::string& key, const std::string& value, bool number = false) noexcept;
+// The status redlock will exit with, once a line says it (a lost lock's
+// 74, --max-runtime's 124, a stop's 128+N): every JSON line from now on
+// carries it as `exit`, so that a log system sees the end in the line
+// that says why.
+void set_exit_field(int status) noexcept;
 
 // Makes broken standard streams harmless, before anything else runs:
 // SIGPIPE is ignored (a closed pipe is a failed write, not a death), and a

@@ -3,6 +3,7 @@
 // priority (received here on a socket of the test's own at /dev/log).
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -54,6 +55,29 @@ TEST(JsonLogs, AFailureIsOneObjectWithItsNameAndExitStatus) {
   EXPECT_EQ(lines[0]["name"], "deploy");
   EXPECT_EQ(lines[0]["exit"], 69);
   EXPECT_NE(lines[0]["message"].get<std::string>().find("127.0.0.1"), std::string::npos);
+}
+
+TEST(JsonLogs, TheLineThatSaysWhyExecEndsCarriesItsStatus) {
+  // --max-runtime's 124 and a stop's 130 are said in a warning, not in a
+  // failure: that line carries the exit status too.
+  RedisServer redis;
+  const Env env{{"REDLOCK_URL", redis.url()}};
+  Result bounded = run({"--log-format", "json", "exec", "--max-runtime", "300ms", "job", "--", "sleep", "30"}, env);
+  EXPECT_EQ(bounded.status, 124) << bounded.err;
+  const auto lines = json_lines(bounded.err);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back()["exit"], 124) << bounded.err;
+  EXPECT_NE(lines.back()["message"].get<std::string>().find("--max-runtime"), std::string::npos) << bounded.err;
+
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "held"}, env).status, 0);
+  Child waiter({"--log-format", "json", "exec", "--wait", "60s", "held", "--", "true"}, env);
+  ASSERT_TRUE(await_waiters(redis, "held")) << waiter.err_so_far();
+  waiter.signal(SIGINT);
+  Result stopped = waiter.wait(Seconds(10));
+  EXPECT_EQ(stopped.signal, SIGINT) << stopped.err;
+  const auto waited = json_lines(stopped.err);
+  ASSERT_FALSE(waited.empty());
+  EXPECT_EQ(waited.back()["exit"], 130) << stopped.err;
 }
 
 TEST(JsonLogs, TheEnvironmentSetsItAndEveryLineOfARunIsJson) {
