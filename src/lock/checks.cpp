@@ -343,6 +343,31 @@ void check_server(std::vector<Finding>& out, const ServerFacts& s, const Expecta
   check_round_trip(r, s, e);
 }
 
+// Several servers: a majority must answer (`up` of them did), and an odd
+// number spares as many as one more would.
+void check_quorum(const Report& r, size_t n, size_t up) {
+  const size_t need = majority(n);
+  if (up < need) {
+    r.add("quorum", Level::k_fail,
+          fmt::format("{} of {} servers answered, fewer than a majority ({}): every acquire fails", up, n, need),
+          "bring the servers back, or " + std::string(k_where_to_point));
+  } else if (n % 2 == 0) {
+    r.add("quorum", Level::k_warn,
+          fmt::format("{} servers: a majority is {}, so {} may fail, as with {} server{}", n, need, n - need, n - 1,
+                      n - 1 == 1 ? "" : "s"),
+          "use an odd number of servers (3 or 5)");
+  } else {
+    std::string detail =
+        fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up, n, need, n - need);
+    // Some are down already: say what is left to spare, not only the design's margin.
+    if (up < n) {
+      const size_t spare = up - need;
+      detail += spare == 0 ? ": no other may now" : fmt::format(": {} more may now", spare);
+    }
+    r.add("quorum", Level::k_ok, detail);
+  }
+}
+
 // Several servers: a majority must answer, and they must be independent
 // masters (not one server twice, not a master and its replica).
 void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& servers) {
@@ -354,26 +379,7 @@ void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& server
       up.push_back(&s);
     }
   }
-  const size_t need = majority(n);
-  if (up.size() < need) {
-    r.add("quorum", Level::k_fail,
-          fmt::format("{} of {} servers answered, fewer than a majority ({}): every acquire fails", up.size(), n, need),
-          "bring the servers back, or " + std::string(k_where_to_point));
-  } else if (n % 2 == 0) {
-    r.add("quorum", Level::k_warn,
-          fmt::format("{} servers: a majority is {}, so {} may fail, as with {} server{}", n, need, n - need, n - 1,
-                      n - 1 == 1 ? "" : "s"),
-          "use an odd number of servers (3 or 5)");
-  } else {
-    std::string detail =
-        fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up.size(), n, need, n - need);
-    // Some are down already: say what is left to spare, not only the design's margin.
-    if (up.size() < n) {
-      const size_t spare = up.size() - need;
-      detail += spare == 0 ? ": no other may now" : fmt::format(": {} more may now", spare);
-    }
-    r.add("quorum", Level::k_ok, detail);
-  }
+  check_quorum(r, n, up.size());
   bool compared = true;
   std::vector<std::string> problems;
   for (size_t i = 0; i < up.size(); ++i) {
