@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/log_options.hpp"
+#include "util/build_info.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/signals.hpp"
@@ -17,8 +18,9 @@ namespace redlock::cli {
 std::string version_text() {
   // OpenSSL is loaded only for rediss:// (see redis/openssl.hpp): the
   // version it was built against, without loading it here.
-  return fmt::format("redlock {}\nhiredis {}.{}.{}\n{} (libssl.so.{}, loaded for rediss://)", REDLOCK_VERSION,
-                     HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, OPENSSL_VERSION_TEXT, OPENSSL_VERSION_MAJOR);
+  return fmt::format("redlock {} (commit {})\nhiredis {}.{}.{}\n{} (libssl.so.{}, loaded for rediss://)",
+                     REDLOCK_VERSION, build_commit(), HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, OPENSSL_VERSION_TEXT,
+                     OPENSSL_VERSION_MAJOR);
 }
 
 namespace {
