@@ -147,7 +147,20 @@ redis::Failure unexpected_reply(const std::string& where, std::string_view scrip
                                     where, script)};
 }
 
-redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what) {
+redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what,
+                                const std::string& wait_refused) {
+  if (!wait_refused.empty()) {
+    // A managed Redis (ElastiCache Serverless, a proxy) that does not offer
+    // WAIT cannot say whether a replica has the lock: no count is meant.
+    const bool acl = wait_refused.starts_with("NOPERM");
+    return redis::Failure{acl ? ExitStatus::k_refused : ExitStatus::k_protocol,
+                          fmt::format("Redis at {} refused WAIT, which --min-replicas {} needs to confirm the {} ({}): "
+                                      "{}",
+                                      where, wanted, what, wait_refused,
+                                      acl ? "grant the user +wait, or drop --min-replicas"
+                                          : "this server does not offer WAIT; drop --min-replicas here"),
+                          true};
+  }
   return redis::Failure{ExitStatus::k_unavailable,
                         fmt::format("Redis at {}: fewer than {} replica{} acknowledged the {} in time "
                                     "(--min-replicas {}; see INFO replication there): {}",
@@ -245,7 +258,7 @@ std::vector<AcquireVote> acquire_votes(const std::vector<Answer>& answers, const
       v.failure = bad_fence_failure(servers[i], v);
     } else if (holds && answers[i].replicas_short) {
       v = AcquireVote{};
-      v.failure = replicas_failure(servers[i], min_replicas, "lock");
+      v.failure = replicas_failure(servers[i], min_replicas, "lock", answers[i].wait_refused);
     }
   }
   return votes;
@@ -287,7 +300,7 @@ std::vector<RenewVote> renew_votes(const std::vector<Answer>& answers, const std
       votes[i].kind = RenewVote::Kind::k_not_held;
     } else if (votes[i].kind == RenewVote::Kind::k_renewed && answers[i].replicas_short) {
       votes[i] = RenewVote{};
-      votes[i].failure = replicas_failure(servers[i], min_replicas, "renewal");
+      votes[i].failure = replicas_failure(servers[i], min_replicas, "renewal", answers[i].wait_refused);
     }
   }
   return votes;

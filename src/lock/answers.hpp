@@ -29,6 +29,7 @@ struct Answer {
   redis::Reply reply;                     // the script's reply when there is no failure
   bool replicas_short = false;            // WAIT came back with fewer replicas than asked
   std::string node;                       // the node that ran the script, "" if unknown
+  std::string wait_refused;               // WAIT's error reply: the server refuses WAIT ("" if not)
 };
 
 // The outcome a script's answer names (its first element), or "" when the
@@ -44,8 +45,10 @@ struct Answer {
 inline constexpr std::string_view k_replicas_hint = "lower --min-replicas or attach replicas";
 
 // A server at `where` that answered, but fewer than `wanted` of whose
-// replicas acknowledged the `what` ("lock", "renewal") in time.
-[[nodiscard]] redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what);
+// replicas acknowledged the `what` ("lock", "renewal") in time; or, when
+// `wait_refused` holds WAIT's error reply, a server that refuses WAIT.
+[[nodiscard]] redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what,
+                                              const std::string& wait_refused = {});
 
 // The error for a round in which too few of `n` servers answered usably
 // (`failures`, at least one; a quorum is `quorum`): the most specific status

@@ -91,6 +91,7 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
     a.failure = std::move(said[i].failure);
     a.reply = std::move(said[i].reply);
     a.replicas_short = said[i].replicas_short;
+    a.wait_refused = std::move(said[i].wait_refused);
     a.node = std::move(said[i].node);
     const std::string outcome = a.failure ? std::string() : outcome_of(a.reply);
     if (!a.failure && outcome.empty()) {

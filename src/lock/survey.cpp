@@ -94,7 +94,7 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
     std::vector<Answer> held(n);
     for (size_t i = 0; i < n; ++i) {
       held[i] = read.held[j][i] ? std::move(*read.held[j][i])
-                                : Answer{redis::Failure{ExitStatus::k_unavailable, "not read"}, {}, false, ""};
+                                : Answer{redis::Failure{ExitStatus::k_unavailable, "not read"}, {}, false, "", ""};
     }
     refuse_shared_node(held);
     std::vector<redis::Failure> failures;
@@ -185,13 +185,13 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
     warn_refused(i, *failure);
     log_debug("{} {}: {}", m_names[i], what, failure->message);
     for (size_t j = batch.from; j < batch.to; ++j) {
-      got[j][i] = Answer{failure, {}, false, said.node};
+      got[j][i] = Answer{failure, {}, false, said.node, ""};
     }
     return;
   }
   // The locks it did not answer for (its reply was full) go in the next call.
   for (size_t k = 0; k < parts->size(); ++k) {
-    got[batch.from + k][i] = Answer{std::nullopt, std::move((*parts)[k]), false, said.node};
+    got[batch.from + k][i] = Answer{std::nullopt, std::move((*parts)[k]), false, said.node, ""};
   }
 }
 

@@ -145,6 +145,9 @@ class Run {
     p.ask.reset();
     answer.replicas_short =
         m_call.min_replicas > 0 && replies.size() > first + 1 && replies[first + 1].integer < m_call.min_replicas;
+    if (answer.replicas_short && replies[first + 1].is_error()) {
+      answer.wait_refused = mask_secrets(replies[first + 1].str);
+    }
     answer.reply = std::move(reply);
     return Step::k_done;
   }

@@ -59,6 +59,7 @@ struct ScriptAnswer {
   // or a socket's path), "" if unknown. Two servers that reached the same
   // node are one server.
   std::string node;
+  std::string wait_refused;  // WAIT's error reply (a managed Redis refuses it), "" if none
 };
 
 // One call of a script in a pipeline: the script, and what follows its

@@ -188,3 +188,25 @@ TEST(Acl, KeysOutsideThePrefixAre77) {
   EXPECT_EQ(a.status, 77) << a.err;
   EXPECT_EQ(redis.cmd({"EXISTS", "elsewhere:{job}"}).integer, 0);
 }
+
+// A managed Redis that does not offer WAIT (renamed away, or left out of the
+// user's ACL): --min-replicas cannot be confirmed, the line says WAIT was
+// refused (not that too few replicas answered), and nothing stays held.
+TEST(Acl, MinReplicasWhereWaitIsRefusedNamesWaitAndHoldsNothing) {
+  RedisServer renamed(RedisServer::Options{.extra = {"--rename-command", "WAIT", "WAIT-not-offered"}});
+  Result a = run({"acquire", "--min-replicas", "1", "job"}, {{"REDLOCK_URL", renamed.url()}});
+  EXPECT_EQ(a.status, 76) << a.err;
+  EXPECT_NE(a.err.find("refused WAIT"), std::string::npos) << a.err;
+  EXPECT_EQ(a.err.find("fewer than"), std::string::npos) << a.err;
+  EXPECT_EQ(a.out, "");
+  EXPECT_EQ(renamed.cmd({"EXISTS", lock_key("job")}).integer, 0) << "the unconfirmed lock was released";
+
+  RedisServer redis;
+  ASSERT_EQ(redis.cmd(minimal_acl("locker", "+wait")).str, "OK");
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+  Result e = run({"exec", "--min-replicas", "1", "job", "--", "true"}, env);
+  EXPECT_EQ(e.status, 77) << e.err;
+  EXPECT_NE(e.err.find("refused WAIT"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("+wait"), std::string::npos) << e.err;
+  EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0) << "the unconfirmed lock was released";
+}

@@ -345,6 +345,30 @@ TEST(Tally, AcquireVotesSayWhyAGrantDoesNotCount) {
   EXPECT_FALSE(votes[2].failure);
 }
 
+TEST(Tally, AServerThatRefusesWaitIsNamedAsSuch) {
+  std::vector<Answer> answers = {said(arr({str("acquired"), str("tok"), num(7), num(1), num(30000)})),
+                                 said(arr({str("acquired"), str("tok"), num(7), num(1), num(30000)}))};
+  for (auto& a : answers) {
+    a.replicas_short = true;
+  }
+  answers[0].wait_refused = "ERR unknown command 'WAIT', with args beginning with: '1' '500' ";
+  answers[1].wait_refused = "NOPERM this user has no permissions to run the 'wait' command";
+  const auto votes = acquire_votes(answers, k_servers, 1);
+  ASSERT_EQ(votes.size(), 2u);
+  for (const auto& v : votes) {
+    EXPECT_EQ(v.kind, AcquireVote::Kind::k_failed);
+    ASSERT_TRUE(v.failure);
+    EXPECT_NE(v.failure->message.find("refused WAIT, which --min-replicas 1 needs"), std::string::npos)
+        << v.failure->message;
+    EXPECT_EQ(v.failure->message.find("fewer than"), std::string::npos) << v.failure->message;
+    EXPECT_TRUE(v.failure->answered);
+  }
+  EXPECT_EQ(votes[0].failure->status, ExitStatus::k_protocol);
+  EXPECT_NE(votes[0].failure->message.find("drop --min-replicas"), std::string::npos);
+  EXPECT_EQ(votes[1].failure->status, ExitStatus::k_refused) << "an ACL's refusal is 77";
+  EXPECT_NE(votes[1].failure->message.find("+wait"), std::string::npos);
+}
+
 TEST(Tally, RenewVotesOfAMovedServerAreNotHeldAndShortReplicasFail) {
   const std::vector<Answer> answers = {failed(ExitStatus::k_unavailable, "not asked"),
                                        said(arr({str("renewed"), num(30000), str("exclusive"), str("1")})),
