@@ -141,16 +141,33 @@ std::optional<std::string> read_file(const std::string& path, bool must_exist) {
   }
 }
 
+// `line` without a comment that follows its value ("key = value  # why"):
+// a '#' after a space or tab starts one. A value cannot hold " #" (no
+// option's value needs it: a URL writes a space as %20).
+std::string_view without_comment(std::string_view line) {
+  for (size_t at = line.find('#'); at != std::string_view::npos; at = line.find('#', at + 1)) {
+    if (at == 0 || line[at - 1] == ' ' || line[at - 1] == '\t') {
+      return line.substr(0, at);
+    }
+  }
+  return line;
+}
+
 }  // namespace
 
 ConfigFile parse_config(std::string_view text, const std::string& path) {
   ConfigFile c;
   c.path = path;
   int number = 0;
+  // A byte order mark, as some editors on other systems write one.
+  constexpr std::string_view k_bom = "\xEF\xBB\xBF";
+  if (text.starts_with(k_bom)) {
+    text.remove_prefix(k_bom.size());
+  }
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     end = end == std::string_view::npos ? text.size() : end;
-    const std::string_view line = trim(text.substr(at, end - at));
+    const std::string_view line = trim(without_comment(text.substr(at, end - at)));
     at = end + 1;
     ++number;
     if (line.empty() || line.front() == '#') {

@@ -42,6 +42,23 @@ TEST(ConfigFile, ReadsTheLongGlobalOptions) {
   EXPECT_EQ(c.min_replicas, 1);
 }
 
+// What editors and habits put in a file: a byte order mark before the first
+// line, and a comment after a value (a '#' after a space or tab).
+TEST(ConfigFile, ABomAndCommentsAfterAValueAreSkipped) {
+  const ConfigFile c = parse_config(
+      "\xEF\xBB\xBFredis = redis://r1:6379   # the fleet's server\n"
+      "prefix = jobs#1:\t# a '#' inside a value stays\n"
+      "timeout = 2s # seconds\n",
+      "/etc/redlock.conf");
+  ASSERT_EQ(c.redis.size(), 1u);
+  EXPECT_EQ(c.redis[0], "redis://r1:6379");
+  EXPECT_EQ(c.redis_line, 1);
+  EXPECT_EQ(c.prefix, "jobs#1:");
+  EXPECT_EQ(c.timeout, Millis(2000));
+  EXPECT_THROW(parse_config("timeout = 2s#soon\n", "/etc/redlock.conf"), UsageError)
+      << "no space before '#': part of the value";
+}
+
 TEST(ConfigFile, AnEmptyFileSetsNothing) {
   const ConfigFile c = parse_config("", "/dev/null");
   EXPECT_TRUE(c.redis.empty());
