@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <set>
+#include <string>
 
 #include "lock/quorum.hpp"
 #include "util/text.hpp"
@@ -344,21 +346,26 @@ void check_server(std::vector<Finding>& out, const ServerFacts& s, const Expecta
 }
 
 // Several servers: a majority must answer (`up` of them did), and an odd
-// number spares as many as one more would.
-void check_quorum(const Report& r, size_t n, size_t up) {
+// number spares as many as one more would. `n` and `up` count servers, not
+// URLs: `urls` more than `n` name a server twice (an alias), which the
+// independence check names.
+void check_quorum(const Report& r, size_t n, size_t up, size_t urls) {
   const size_t need = majority(n);
+  const std::string counted =
+      urls > n ? fmt::format(" (the {} URLs name {} distinct server{})", urls, n, n == 1 ? "" : "s") : "";
   if (up < need) {
     r.add("quorum", Level::k_fail,
-          fmt::format("{} of {} servers answered, fewer than a majority ({}): every acquire fails", up, n, need),
+          fmt::format("{} of {} servers answered{}, fewer than a majority ({}): every acquire fails", up, n, counted,
+                      need),
           "bring the servers back, or " + std::string(k_where_to_point));
   } else if (n % 2 == 0) {
     r.add("quorum", Level::k_warn,
-          fmt::format("{} servers: a majority is {}, so {} may fail, as with {} server{}", n, need, n - need, n - 1,
-                      n - 1 == 1 ? "" : "s"),
+          fmt::format("{} servers{}: a majority is {}, so {} may fail, as with {} server{}", n, counted, need, n - need,
+                      n - 1, n - 1 == 1 ? "" : "s"),
           "use an odd number of servers (3 or 5)");
   } else {
     std::string detail =
-        fmt::format("{} of {} servers answered; a majority is {}, so {} may fail", up, n, need, n - need);
+        fmt::format("{} of {} servers answered{}; a majority is {}, so {} may fail", up, n, counted, need, n - need);
     // Some are down already: say what is left to spare, not only the design's margin.
     if (up < n) {
       const size_t spare = up - need;
@@ -379,7 +386,16 @@ void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& server
       up.push_back(&s);
     }
   }
-  check_quorum(r, n, up.size());
+  // An alias of a server that answered (the same run_id) is that server.
+  std::set<std::string> seen;
+  size_t aliases = 0;
+  for (const auto* s : up) {
+    const std::string run_id = field(s->info, "run_id");
+    if (!run_id.empty() && !seen.insert(run_id).second) {
+      ++aliases;
+    }
+  }
+  check_quorum(r, n - aliases, up.size() - aliases, n);
   bool compared = true;
   std::vector<std::string> problems;
   for (size_t i = 0; i < up.size(); ++i) {

@@ -312,6 +312,12 @@ TEST(Checks, TheQuorumLineCountsTheServersAlreadyDown) {
   // One is down already: "so 1 may fail" would promise a second.
   EXPECT_EQ(detail(diagnose({a, b, c}, {})),
             "2 of 3 servers answered; a majority is 2, so 1 may fail: no other may now");
+  // An alias of a (another URL, the same run_id) is a, not a third server.
+  const auto alias = healthy("redis://a-alias:6379", "r1");
+  const auto aliased = diagnose({a, b, alias}, {});
+  EXPECT_EQ(detail(aliased),
+            "2 servers (the 3 URLs name 2 distinct servers): a majority is 2, so 0 may fail, as with 1 server");
+  EXPECT_EQ(level_of(aliased, "quorum", ""), Level::k_warn);
 }
 
 TEST(Checks, StorageRisksReadAsGauges) {
