@@ -19,9 +19,10 @@ constexpr std::array<const lua::Embedded*, 12> k_embedded = {
     &lua::k_leave,   &lua::k_line,  &lua::k_history, &lua::k_runs,        &lua::k_suspend, &lua::k_revoke};
 
 // How many of each script's last KEYS it can do without: the index of held
-// locks (includes/index.lua), which a Redis Cluster refuses beside a lock's
-// keys, as does a server whose user's ACL does not cover it.
-constexpr std::array<int, 12> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0};
+// locks (includes/index.lua) and that of names with a ledger
+// (includes/ledger.lua), which a Redis Cluster refuses beside a lock's
+// keys, as does a server whose user's ACL does not cover them.
+constexpr std::array<int, 12> k_optional_keys = {2, 1, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
@@ -82,7 +83,7 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
   const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
   return with_argv(
       keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.runs,
-                              keys.suspended, keys.index),
+                              keys.suspended, keys.index, keys.ledgers),
       {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode), std::to_string(limit),
        ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease), a.wait_left ? ms(*a.wait_left) : "-1",
        a.ticket, std::to_string(a.max_waiters), a.record_run ? "run" : "", ms(a.skip_ok_within), a.note});
@@ -90,7 +91,7 @@ std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
 
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
   return with_argv(keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers,
-                                           keys.runs, keys.index),
+                                           keys.runs, keys.index, keys.ledgers),
                    {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
                     a.quiet ? "quiet" : "", std::to_string(a.floor), a.run_end, a.exit, a.host, std::to_string(a.pid),
                     a.cmd, std::to_string(a.fence)});

@@ -35,8 +35,8 @@ enum class ScriptName {
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME}
-// tag), and the index of held locks under its prefix, which lies in no
-// lock's slot.
+// tag), and the indexes under its prefix (of held locks, of names with a
+// ledger), which lie in no lock's slot.
 struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
   std::string fence;    // <prefix>{NAME}:fence counter
@@ -62,6 +62,10 @@ struct Keys {
   // the server lets them name this key beside the lock's (not on a Redis
   // Cluster).
   std::string index;  // <prefix>index   zset lock key -> end of lease
+  // The names with a run ledger under the prefix (src/lock/lua/includes/
+  // ledger.lua), for status: the scripts that write a ledger keep its
+  // entry, where the server lets them (as for the index).
+  std::string ledgers;  // <prefix>ledgers   zset ledger key -> when it expires
 };
 
 // Each script's ARGV by name, one struct per script, in the words of its
@@ -69,7 +73,7 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-9.lua: take the lock, or re-enter it.
+// acquire-10.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
@@ -92,7 +96,7 @@ struct AcquireArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// release-8.lua: end a hold, one level or every level, or keep it under no
+// release-9.lua: end a hold, one level or every level, or keep it under no
 // token until its minimum hold is over: `redlock release`, an acquire
 // undone, exec's end.
 struct ReleaseArgs {

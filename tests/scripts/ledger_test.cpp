@@ -1,6 +1,7 @@
-// The run ledger (includes/ledger.lua) row by row: acquire-9.lua starting
+// The run ledger (includes/ledger.lua) row by row: acquire-10.lua starting
 // a run, naming an abandoned one and refusing within a skip window;
-// release-8.lua ending a run; history-1.lua reading them.
+// release-9.lua ending a run; history-1.lua reading them; and the index of
+// names with a ledger that the writes keep.
 
 #include <gtest/gtest.h>
 
@@ -68,6 +69,9 @@ std::string entry(const std::string& run, const std::string& outcome, const std:
 const std::string k_h0 = "host=h0 pid=10 cmd=c0 fence=5";
 const std::string k_h1 = "host=h1 pid=11 cmd=c1 fence=#";
 const std::string k_keep = " (px ~2592000000)";  // 30 days, renewed on each write
+// The index of names with a ledger after a write of t:{a}'s: its ledger,
+// scored by when it expires, and the schema marker. It never expires.
+const std::string k_ledgers = "t:ledgers = zset t:{a}:runs=# redlock/1=inf";
 
 const std::string k_t1_holds =
     "t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=30000 (px ~30000)";
@@ -85,7 +89,8 @@ std::vector<Row> rows() {
        {},
        args(take("T1")),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence, k_indexed, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1, "#") + k_keep}},
+       {k_t1_holds, k_some_fence, k_indexed, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1, "#") + k_keep,
+        k_ledgers}},
       {"ARunningRunWhoseLockIsGoneIsAbandonedAndNamed",
        acquire,
        {running0},
@@ -93,7 +98,8 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000, 'h0', '10', '#'}",
        {k_t1_holds, k_some_fence, k_indexed,
         "t:{a}:runs = stream " + entry(k_run0, "abandoned", k_h0, "#") + " | " + entry(k_run1, "running", k_h1, "#") +
-            k_keep}},
+            k_keep,
+        k_ledgers}},
       {"AReEntryStartsNoRun",
        acquire,
        {k_held, k_fence5},
@@ -121,7 +127,8 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000}",
        {k_t1_holds, k_some_fence, k_indexed,
         "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + " | " +
-            entry(k_run1, "running", k_h1, "#") + k_keep}},
+            entry(k_run1, "running", k_h1, "#") + k_keep,
+        k_ledgers}},
       {"AFailedRunAfterTheOkOneDoesNotHideIt",
        acquire,
        {"t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "NOW-9000", "NOW-8000", "0") + " | " +
@@ -164,34 +171,34 @@ std::vector<Row> rows() {
        {k_held, k_fence5, running0},
        args(end_of("ok")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
        {k_released}},
       {"AFailedRunKeepsItsExitStatus",
        release,
        {k_held, k_fence5, running0},
        args(end_of("failed", "3")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "failed", k_h0, "#", "#", "3") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "failed", k_h0, "#", "#", "3") + k_keep, k_ledgers},
        {k_released}},
       {"ARunWhoseLockIsGoneIsLost",
        release,
        {k_fence5, running0},
        args(end_of("ok")),
        "{'notheld'}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep}},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep, k_ledgers}},
       {"AnAbandonedRunThatEndsAfterAllIsLost",
        release,
        {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "abandoned", k_h0, "NOW-5000")},
        args(end_of("ok")),
        "{'notheld'}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep}},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep, k_ledgers}},
       {"AServerThatNeverHadTheRunRecordsNoLoss", release, {k_fence5}, args(end_of("ok")), "{'notheld'}", {k_fence5}},
       {"ARunWithoutItsEntryIsRecordedFromWhatExecKnows",
        release,
        {k_held, k_fence5},
        args(end_of("ok")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
        {k_released}},
       {"AnUndoneAcquireTakesItsRunOut",
        release,
@@ -241,6 +248,27 @@ std::vector<Row> rows() {
        lock::to_args(std::span<const lock::Keys>(&keys(), 1), lock::RunsArgs{}),
        "{'runs', {'#', {}, {}}}",
        {"t:{a}:runs = list x"}},
+      {"AWritePrunesTheLedgersThatExpired",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset t:{b}:runs=NOW-10 t:{a}:runs=NOW+1000 redlock/1=inf"},
+       args(end_of("ok")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
+       {k_released}},
+      {"ALedgerDeletedWithItsLastRunLeavesTheIndex",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset t:{b}:runs=NOW+1000 t:{a}:runs=NOW+1000 redlock/1=inf"},
+       args(end_of("drop", "")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:ledgers = zset t:{b}:runs=# redlock/1=inf"},
+       {k_released}},
+      {"AnIndexOfLedgersThatIsNotRedlocksIsLeftAlone",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset x=1"},
+       args(end_of("ok")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, "t:ledgers = zset x=1"},
+       {k_released}},
       {"AForeignLedgerIsNamed",
        history,
        {"t:{a}:runs = zset x=1"},

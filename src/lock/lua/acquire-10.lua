@@ -40,6 +40,8 @@
 -- KEYS[8]  its suspension, <prefix>{NAME}:suspended (includes/suspension.lua)
 -- KEYS[9]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
+-- KEYS[10] the index of names with a ledger, <prefix>ledgers
+--          (includes/ledger.lua; left out with KEYS[9])
 --
 -- ARGV[1]   token         the token a new holder gets
 -- ARGV[2]   ttl_ms        the lease, in milliseconds
@@ -118,7 +120,7 @@ local history = ARGV[16] or ''
 local skip_ok_ms = tonumber(ARGV[17]) or 0
 local note = ARGV[18] or ''
 index_at(KEYS[9])
-ledger_at(KEYS[7])
+ledger_at(KEYS[7], KEYS[10])
 local ledgered = history ~= '' or skip_ok_ms > 0
 
 -- A user who may take the lock but not give it back would leave it held for
