@@ -193,6 +193,11 @@ class Locker {
   // the same step (as lost where the token no longer holds the lock).
   [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole,
                              long long floor = 0, const std::optional<RunEnd>& run = std::nullopt);
+  // Begins the run of the hold of `token` on `name` (taken with
+  // Claim::run_later) where the token holds it, as `owner` runs it; the run
+  // before it that never ended, when a server names one. A server that
+  // fails is left out: the release records the run's end all the same.
+  [[nodiscard]] std::optional<RunSeen> start_run(const std::string& name, const std::string& token, const Owner& owner);
   // The newest `limit` runs of `name` in the ledgers, as one list. Fewer
   // than a majority of servers answering is an Error; so is a ledger that
   // is not redlock's (76) on the only server, or on a majority.

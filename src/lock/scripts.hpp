@@ -30,7 +30,8 @@ enum class ScriptName {
   k_history,
   k_runs,
   k_suspend,
-  k_revoke
+  k_revoke,
+  k_start_run
 };
 [[nodiscard]] const Script& script(ScriptName name);
 
@@ -91,6 +92,7 @@ struct AcquireArgs {
   std::string ticket;               // "", "clock" or the ticket settled on (Place::ticket)
   int max_waiters = 0;              // a newcomer is busy at once when this many wait (0: no bound)
   bool record_run = false;          // a new hold starts a run in the ledger
+  bool run_later = false;           // with record_run: the ledger only checked (StartRunArgs begins it)
   Millis skip_ok_within{0};         // refuse when the last ok run ended this recently (0: never)
   std::string note{};               // kept with a new hold for status ("" for none)
 };
@@ -164,7 +166,8 @@ struct LineArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a);
 
-// history-1.lua: read the newest entries of the run ledger.
+// history-2.lua: read the newest entries of the run ledger, and whether
+// each running run's hold is still in the lock.
 struct HistoryArgs {
   long long count = 100;
 };
@@ -183,6 +186,16 @@ struct SuspendArgs {
   Millis lapse_after{0};  // how long it lasts (0: until resumed)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a);
+
+// start-run-3.lua: begin the run of a hold taken already (exec of several
+// names, once every name is held).
+struct StartRunArgs {
+  std::string token;
+  std::string host{};
+  long long pid = 0;
+  std::string cmd{};
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const StartRunArgs& a);
 
 // revoke-2.lua: ask the holders to stop and give the lock back.
 struct RevokeArgs {

@@ -1,7 +1,8 @@
 // The run ledger (includes/ledger.lua) row by row: acquire-10.lua starting
 // a run, naming an abandoned one and refusing within a skip window;
-// release-9.lua ending a run; history-1.lua reading them; and the index of
-// names with a ledger that the writes keep.
+// start-run-3.lua starting the run of a hold taken already; release-9.lua
+// ending a run; history-2.lua reading them; and the index of names with a
+// ledger that the writes keep.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@ using lock::AcquireArgs;
 using lock::HistoryArgs;
 using lock::ReleaseArgs;
 using lock::ScriptName;
+using lock::StartRunArgs;
 using namespace std::chrono_literals;
 
 // The run ids of tokens T0 and T1: the first 16 hex digits of their SHA-1.
@@ -68,6 +70,7 @@ std::string entry(const std::string& run, const std::string& outcome, const std:
 }
 const std::string k_h0 = "host=h0 pid=10 cmd=c0 fence=5";
 const std::string k_h1 = "host=h1 pid=11 cmd=c1 fence=#";
+const std::string k_h1_7 = "host=h1 pid=11 cmd=c1 fence=7";
 const std::string k_keep = " (px ~2592000000)";  // 30 days, renewed on each write
 // The index of names with a ledger after a write of t:{a}'s: its ledger,
 // scored by when it expires, and the schema marker. It never expires.
@@ -223,7 +226,7 @@ std::vector<Row> rows() {
        args(HistoryArgs{.count = 5}),
        "{'runs', '#', {'id', '*', 'run', '" + k_run1 +
            "', 'outcome', 'running', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'fence', '7', 'start_ms', '3', "
-           "'end_ms', '', 'exit', ''}, {'id', '*', 'run', '" +
+           "'end_ms', '', 'exit', '', 'held', '0'}, {'id', '*', 'run', '" +
            k_run0 +
            "', 'outcome', 'ok', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '1', 'end_ms', "
            "'2', 'exit', '0'}}",
@@ -248,6 +251,91 @@ std::vector<Row> rows() {
        lock::to_args(std::span<const lock::Keys>(&keys(), 1), lock::RunsArgs{}),
        "{'runs', {'#', {}, {}}}",
        {"t:{a}:runs = list x"}},
+      {"ARunningRunWhoseHoldIsGoneReadsNotHeld",
+       history,
+       {k_held, "t:{a}:runs = stream " + entry(k_run1, "running", k_h0, "3")},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run1 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '3', "
+           "'end_ms', '', 'exit', '', 'held', '0'}}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run1, "running", k_h0, "3")}},
+      {"ARunningRunOfTheHolderReadsHeld",
+       history,
+       {k_held, running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', '', 'held', '1'}}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"ARunningRunOfASemaphoreHolderReadsHeld",
+       history,
+       {k_semaphore, running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', '', 'held', '1'}}",
+       {k_semaphore_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"AForeignLockLeavesARunningRunUnsaid",
+       history,
+       {"t:{a} = list x", running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', ''}}",
+       {"t:{a} = list x", "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+
+      {"ASeveralNameAcquireChecksTheLedgerAndStartsNoRun",
+       acquire,
+       {},
+       args(take("T1", [](AcquireArgs& a) { a.run_later = true; })),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence, k_indexed}},
+      {"ASeveralNameAcquireStopsAtAForeignLedger",
+       acquire,
+       {"t:{a}:runs = list x"},
+       args(take("T1", [](AcquireArgs& a) { a.run_later = true; })),
+       "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
+       {"t:{a}:runs = list x"}},
+      {"StartRunBeginsTheRunOfTheHold",
+       ScriptName::k_start_run,
+       {k_held},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#") + k_keep, k_ledgers}},
+      {"StartRunNamesARunBeforeItAbandoned",
+       ScriptName::k_start_run,
+       {k_held, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1_7, "NOW-5000")},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started', 'h1', '11', '#'}",
+       {k_held_after,
+        "t:{a}:runs = stream " + entry(k_run1, "abandoned", k_h1_7, "#") + " | " + entry(k_run0, "running", k_h0, "#") +
+            k_keep,
+        k_ledgers}},
+      {"StartRunBeginsARunOnce",
+       ScriptName::k_start_run,
+       {k_held, running0},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"StartRunOfASemaphoreHolder",
+       ScriptName::k_start_run,
+       {k_semaphore},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_semaphore_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#") + k_keep, k_ledgers}},
+      {"StartRunOfATokenThatHoldsNothingWritesNothing",
+       ScriptName::k_start_run,
+       {k_held},
+       args(StartRunArgs{.token = "T1", .host = "h1", .pid = 11, .cmd = "c1"}),
+       "{'notheld'}",
+       {k_held_after}},
+      {"StartRunLeavesAForeignLedgerAlone",
+       ScriptName::k_start_run,
+       {k_held, "t:{a}:runs = list x"},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
+       {k_held_after, "t:{a}:runs = list x"}},
+
       {"AWritePrunesTheLedgersThatExpired",
        release,
        {k_held, k_fence5, running0, "t:ledgers = zset t:{b}:runs=NOW-10 t:{a}:runs=NOW+1000 redlock/1=inf"},
