@@ -151,7 +151,7 @@ std::variant<HeldAll, ExitCode> take_with_room(lock::Locker& locker, const Take&
     if (validity > needed) {
       return all;
     }
-    give_back(locker, all.held, take.claim.record_run);
+    give_back(locker, all.held, take.claim.starts_run());
     const std::string names = spoken_names(all.names());
     const auto waited = std::chrono::ceil<Millis>(std::chrono::steady_clock::now() - started);
     if (take.wait && waited >= *take.wait) {
@@ -272,8 +272,12 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& al
 
 // The run ledger's options: --no-history, and --skip-if-ok-within, which
 // means "one run per period" and so only goes with a plain lock.
-void take_history(const ExecOptions& o, lock::Claim& claim) {
+void take_history(const ExecOptions& o, lock::Claim& claim, size_t names) {
   claim.record_run = !o.no_history;
+  // Several names are taken one at a time, each waited for in turn: their
+  // runs begin once all are held (start_runs), or an exec that died while
+  // waiting would leave a run of a command that never ran.
+  claim.run_later = names > 1;
   if (o.skip_if_ok_within) {
     if (claim.mode != lock::Claim::Mode::k_exclusive) {
       throw UsageError(
@@ -293,6 +297,21 @@ void report_abandoned(const std::string& name, const lock::Acquired& got) {
         "releasing the lock, which expired",
         escape_for_terminal(name), escape_for_terminal(a->host), escape_for_terminal(a->pid),
         a->start_ms > 0 ? local_time(a->start_ms) : std::string("at a time not known"));
+  }
+}
+
+// The runs of the names this exec took (not those it re-entered: a run is
+// its exec's, and the exec running this one has it), begun now that every
+// name is held, just before CMD starts; each names the run before it that
+// never ended, as an acquire that starts a run does.
+void start_runs(lock::Locker& locker, const Take& take, HeldAll& all, const lock::Owner& owner) {
+  if (!take.claim.record_run || !take.claim.run_later) {
+    return;
+  }
+  for (auto& h : all.held) {
+    if (h.got.count == 1) {
+      h.got.abandoned = locker.start_run(h.name, h.got.token, owner);
+    }
   }
 }
 
@@ -337,7 +356,7 @@ std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const l
 
 ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& stop) {
   Take take = parse_take(o.take, o.shared);
-  take_history(o, take.claim);
+  take_history(o, take.claim, take.names.size());
   if (o.replace && take.claim.mode != lock::Claim::Mode::k_exclusive) {
     throw UsageError("--on-busy replace revokes the holder of a plain lock; it does not go with --limit or --shared");
   }
@@ -369,7 +388,8 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   if (const auto* status = std::get_if<ExitCode>(&taken)) {
     return *status;
   }
-  const HeldAll all = std::get<HeldAll>(std::move(taken));
+  HeldAll all = std::get<HeldAll>(std::move(taken));
+  start_runs(locker, take, all, owner);
   const lock::Acquired& first = all.of(take.first);
   set_log_field("fence", std::to_string(first.fence), true);
   say_held_warnings();  // the lock is held: a server that refused is news now, not after CMD

@@ -35,6 +35,12 @@ std::string local_time(long long ms) {
 }
 
 std::string outcome_text(const lock::Run& run) {
+  // Running in the ledger, but its hold is gone from the lock: its redlock
+  // died (or lost the lock and has not said so yet), and no run since has
+  // named it abandoned.
+  if (run.outcome == lock::Outcome::k_running && run.held == false) {
+    return "abandoned?";
+  }
   std::string name = lock::outcome_name(run.outcome);
   if (!run.exit) {
     return name;
@@ -72,7 +78,7 @@ std::string history_table(const std::vector<lock::Run>& runs, long long now_ms) 
     std::string took = "-";
     if (const auto d = r.duration()) {
       took = format_duration(*d);
-    } else if (r.outcome == lock::Outcome::k_running && r.start_ms) {
+    } else if (r.outcome == lock::Outcome::k_running && r.held != false && r.start_ms) {
       took = format_duration(Millis(std::max(0LL, now_ms - *r.start_ms))) + "+";
     }
     rows.push_back({r.start_ms ? local_time(*r.start_ms) : "-", escape_for_terminal(r.host),
@@ -115,7 +121,9 @@ nlohmann::json run_json(const lock::Run& r) {
 std::string history_json(const std::vector<lock::Run>& runs) {
   nlohmann::json out = nlohmann::json::array();
   for (const lock::Run& r : runs) {
-    out.push_back(run_json(r));
+    nlohmann::json j = run_json(r);
+    j["held"] = or_null(r.held);  // history reads the lock beside the ledger
+    out.push_back(std::move(j));
   }
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

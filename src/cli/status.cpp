@@ -92,12 +92,14 @@ bool matches_any(const std::vector<std::string>& globs, const std::string& name)
 // the servers; with `runs`, with its last run. The globs are matched here
 // against the names the index of held locks lists: a glob never makes
 // status read the whole keyspace. The table of every lock shows no runs,
-// and does not pay a round trip for them.
-Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, bool runs) {
+// and does not pay a round trip for them. With `ledgers` (the metrics, whose
+// last-run gauges a job's dead man's switch reads while its lock is free),
+// the names with runs are listed too, held or free.
+Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, bool runs, bool ledgers = false) {
   std::vector<std::string> names = asked.names;
   const size_t named = names.size();
   if (named == 0 || !asked.globs.empty()) {
-    for (auto& listed : locker.list(scan)) {
+    for (auto& listed : locker.list(scan, ledgers)) {
       const bool wanted = asked.globs.empty() || matches_any(asked.globs, listed);
       if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), listed) ==
                         names.begin() + static_cast<std::ptrdiff_t>(named)) {
@@ -110,19 +112,24 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
   out.named = named;
   for (size_t i = 0; i < names.size(); ++i) {
     Verdict v = lock::judge(names[i], std::move(views[i]));
-    // A listed name whose lock expired between the listing and its reading is simply gone.
-    if (i < named || v.shown()) {
+    // A listed name whose lock expired between the listing and its reading
+    // is simply gone (with `ledgers`, once its runs are known to be none).
+    if (i < named || v.shown() || ledgers) {
       out.verdicts.push_back(std::move(v));
     }
   }
-  for (const auto& glob : asked.globs) {
-    const bool matched = std::any_of(out.verdicts.begin(), out.verdicts.end(),
-                                     [&](const Verdict& v) { return v.shown() && glob_matches(glob, v.name); });
-    if (!matched) {
-      out.unmatched.push_back(glob);
+  const auto listed = [&](const Verdict& v) { return v.shown() || (ledgers && (v.runs.last || v.runs.last_ok)); };
+  const auto match_globs = [&] {
+    for (const auto& glob : asked.globs) {
+      const bool matched = std::any_of(out.verdicts.begin(), out.verdicts.end(),
+                                       [&](const Verdict& v) { return listed(v) && glob_matches(glob, v.name); });
+      if (!matched) {
+        out.unmatched.push_back(glob);
+      }
     }
-  }
+  };
   if (!runs) {
+    match_globs();
     return out;
   }
   std::vector<Verdict>& verdicts = out.verdicts;
@@ -139,6 +146,10 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
       verdicts[i].runs = std::move(last[k++]);
     }
   }
+  verdicts.erase(std::remove_if(verdicts.begin() + static_cast<std::ptrdiff_t>(named), verdicts.end(),
+                                [&](const Verdict& v) { return !listed(v); }),
+                 verdicts.end());
+  match_globs();
   return out;
 }
 
@@ -327,7 +338,7 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
   Snapshot snap;
   std::optional<Error> failure;
   try {
-    snap = snapshot(locker, names, o.scan, true);
+    snap = snapshot(locker, names, o.scan, true, true);
   } catch (const Error& e) {
     failure = e;
   }

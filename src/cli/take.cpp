@@ -221,7 +221,7 @@ class TakeListener final : public lock::WaitListener {
 void give_back_after_stop(lock::Locker& locker, const Take& take, const lock::Acquired& got, int sig) {
   try {
     const StopBound bound(locker);
-    (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.record_run);
+    (void)locker.release(take.name, got.token, 0, got.count == 1 && take.claim.starts_run());
   } catch (const Error& e) {
     set_exit_field(128 + sig);
     log_warning("interrupted by SIG{}; {} could not be given back: {}; it frees itself within {}", sigabbrev_np(sig),

@@ -174,7 +174,7 @@ std::optional<TakeAllOutcome> take_once(lock::Locker& locker, const Take& take, 
           // The token re-entered this name but the ones before were free:
           // they are taken again under it.
           const std::string token = held.back().got.token;
-          give_back(locker, held, take.claim.record_run);
+          give_back(locker, held, take.claim.starts_run());
           Take again = take;
           again.claim.token = token;
           again.jitter = Millis(0);
@@ -189,17 +189,17 @@ std::optional<TakeAllOutcome> take_once(lock::Locker& locker, const Take& take, 
       }
       if (std::holds_alternative<Stopped>(taken)) {
         const StopBound bound(locker);  // the stop was taken: a moment at most for the give-back
-        give_back(locker, held, take.claim.record_run);
+        give_back(locker, held, take.claim.starts_run());
         return without_lock(std::move(taken));
       }
-      give_back(locker, held, take.claim.record_run);
+      give_back(locker, held, take.claim.starts_run());
       if (holding.lost()) {
         return std::nullopt;
       }
       return without_lock(std::move(taken));
     }
   } catch (...) {
-    give_back(locker, held, take.claim.record_run);
+    give_back(locker, held, take.claim.starts_run());
     throw;
   }
   return HeldAll{std::move(held)};

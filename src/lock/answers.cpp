@@ -433,6 +433,18 @@ std::optional<LineAnswer> read_line_answer(const Reply& reply) {
   return out;
 }
 
+std::optional<StartedRun> read_start_run_answer(const Reply& reply) {
+  if (outcome_of(reply) != "started") {
+    return std::nullopt;
+  }
+  const auto& e = reply.elements;
+  StartedRun s;
+  if (e.size() >= 4) {
+    s.abandoned = RunSeen{e[1].text(), e[2].text(), reply_integer(e[3]), 0, 0};
+  }
+  return s;
+}
+
 std::optional<HistoryVote> read_history_answer(const Reply& reply) {
   const std::string outcome = outcome_of(reply);
   const auto& e = reply.elements;

@@ -178,6 +178,14 @@ struct HistoryVote {
 // The history script: runs (entries read_run does not know are left out) / foreign.
 [[nodiscard]] std::optional<HistoryVote> read_history_answer(const redis::Reply& reply);
 
+// The start-run script's answer: whether the run began there, and the run
+// before it that never ended, when it names one. Nullopt for a reply of
+// another shape (and for notheld and foreign: nothing began).
+struct StartedRun {
+  std::optional<RunSeen> abandoned;
+};
+[[nodiscard]] std::optional<StartedRun> read_start_run_answer(const redis::Reply& reply);
+
 // One server's answer for one name to the runs script (status). Nullopt for a reply of another shape.
 [[nodiscard]] std::optional<LastRuns> read_runs_answer(const redis::Reply& reply);
 

@@ -24,7 +24,13 @@ struct Claim {
   // --no-history), and a free lock is not taken when the last ok run ended
   // within skip_ok_within (exec --skip-if-ok-within; 0: always taken).
   bool record_run = false;
+  // With record_run, the acquire only checks the ledger and the run begins
+  // later (Locker::start_run): exec of several names, once every name is
+  // held, so that one that dies while it waits leaves no run.
+  bool run_later = false;
   Millis skip_ok_within{0};
+  // Whether the acquire itself starts a run, which giving back unused drops.
+  [[nodiscard]] bool starts_run() const { return record_run && !run_later; }
   // The token a free lock is taken under: "" for a new random one; a lock
   // of several names takes each under the token of the first it took.
   std::string token = {};

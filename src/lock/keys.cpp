@@ -35,7 +35,8 @@ Keys keys_for(const std::string& prefix, const std::string& name) {
               lock + ":suspended",
               lock + ":revoke",
               lock + ":revoke",
-              index_key(prefix)};
+              index_key(prefix),
+              ledgers_key(prefix)};
 }
 
 std::string events_channel(std::string_view prefix, std::string_view name) {
@@ -67,6 +68,18 @@ std::optional<std::string> name_of_events_channel(std::string_view prefix, std::
 
 std::string index_key(std::string_view prefix) {
   return std::string(prefix) + "index";
+}
+
+std::string ledgers_key(std::string_view prefix) {
+  return std::string(prefix) + "ledgers";
+}
+
+std::optional<std::string> name_of_ledger(std::string_view prefix, std::string_view key) {
+  constexpr std::string_view k_suffix = ":runs";
+  if (!key.ends_with(k_suffix)) {
+    return std::nullopt;
+  }
+  return name_of_key(prefix, key.substr(0, key.size() - k_suffix.size()));
 }
 
 std::optional<std::string> name_of_key(std::string_view prefix, std::string_view key) {

@@ -30,6 +30,14 @@ inline constexpr char k_close_brace = '\x02';
 // lists it (nor do versions before the index).
 [[nodiscard]] std::string index_key(std::string_view prefix);
 
+// The index of names with a run ledger under `prefix`: <prefix>ledgers,
+// apart from every lock's key as the index is.
+[[nodiscard]] std::string ledgers_key(std::string_view prefix);
+
+// The name whose run ledger is `key` (<prefix>{NAME}:runs) under `prefix`,
+// or nullopt for any other key.
+[[nodiscard]] std::optional<std::string> name_of_ledger(std::string_view prefix, std::string_view key);
+
 // Every key (and the channel) of lock `name` under `prefix`.
 [[nodiscard]] Keys keys_for(const std::string& prefix, const std::string& name);
 

@@ -76,6 +76,8 @@ std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string
       r.start_ms = number(v);
     } else if (k == "end_ms") {
       r.end_ms = number(v);
+    } else if (k == "held") {
+      r.held = v == "1";
     } else if (k == "exit") {
       const std::optional<long long> e = number(v);
       if (e && *e >= 0 && *e <= 255) {
@@ -89,6 +91,9 @@ std::optional<Run> read_run(const std::vector<std::pair<std::string, std::string
   r.outcome = *outcome;
   if (r.outcome == Outcome::k_running || r.outcome == Outcome::k_abandoned) {
     r.end_ms.reset();
+  }
+  if (r.outcome != Outcome::k_running) {
+    r.held.reset();
   }
   return r;
 }
@@ -113,10 +118,14 @@ namespace {
 struct Seen {
   std::vector<std::pair<Run, int>> records;
   long long fence = 0;
+  std::optional<bool> held;  // held on any server that says
 };
 
 void add_record(Seen& s, const Run& r) {
   s.fence = std::max(s.fence, r.fence);
+  if (r.held) {
+    s.held = s.held.value_or(false) || *r.held;
+  }
   auto same = std::find_if(s.records.begin(), s.records.end(),
                            [&](const auto& rec) { return rec.first.outcome == r.outcome && rec.first.exit == r.exit; });
   if (same == s.records.end()) {
@@ -139,6 +148,7 @@ Run chosen(const Seen& s) {
   });
   Run r = best->first;
   r.fence = s.fence;
+  r.held = r.outcome == Outcome::k_running ? s.held : std::nullopt;
   for (const auto& rec : s.records) {
     r.start_ms = r.start_ms ? r.start_ms : rec.first.start_ms;
   }

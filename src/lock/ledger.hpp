@@ -34,6 +34,10 @@ struct Run {
   std::optional<long long> start_ms;  // server time; nullopt when not known
   std::optional<long long> end_ms;    // nullopt while running, and for an abandoned run
   std::optional<int> exit;            // the exit status, when there is one
+  // A running run: whether its hold is still in the lock on a server that
+  // has the run (false: its redlock is gone and nobody recorded its end;
+  // history says "abandoned?"); nullopt for an ended run, or not known.
+  std::optional<bool> held;
   [[nodiscard]] std::optional<Millis> duration() const;
 };
 

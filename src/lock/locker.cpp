@@ -202,6 +202,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .ticket = place.ticket,
                          .max_waiters = claim.max_waiters,
                          .record_run = claim.record_run,
+                         .run_later = claim.run_later,
                          .skip_ok_within = claim.skip_ok_within,
                          .note = owner.note};
   auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
@@ -212,7 +213,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     failed[i] = answers[i].failure.has_value();
   }
   if (const auto why = shared_node(answers)) {
-    undo_votes(name, token, reenter, votes, failed, claim.record_run);
+    undo_votes(name, token, reenter, votes, failed, claim.starts_run());
     throw UsageError(*why);
   }
   const bool reentering = !reenter.empty();
@@ -227,7 +228,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   d = decide_acquire(votes, claim, reentering, validity);
 
   if (std::find(d.release_fresh.begin(), d.release_fresh.end(), true) != d.release_fresh.end()) {
-    undo(name, token, d.release_fresh, failed, d.announce_release, claim.record_run);
+    undo(name, token, d.release_fresh, failed, d.announce_release, claim.starts_run());
   }
   if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
     undo(name, reenter, d.undo_reentry, failed, false);

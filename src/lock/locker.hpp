@@ -193,6 +193,11 @@ class Locker {
   // the same step (as lost where the token no longer holds the lock).
   [[nodiscard]] Ended finish(const std::string& name, const std::string& token, Millis min_hold, bool whole,
                              long long floor = 0, const std::optional<RunEnd>& run = std::nullopt);
+  // Begins the run of the hold of `token` on `name` (taken with
+  // Claim::run_later) where the token holds it, as `owner` runs it; the run
+  // before it that never ended, when a server names one. A server that
+  // fails is left out: the release records the run's end all the same.
+  [[nodiscard]] std::optional<RunSeen> start_run(const std::string& name, const std::string& token, const Owner& owner);
   // The newest `limit` runs of `name` in the ledgers, as one list. Fewer
   // than a majority of servers answering is an Error; so is a ledger that
   // is not redlock's (76) on the only server, or on a majority.
@@ -233,8 +238,11 @@ class Locker {
   // Names of every lock under the prefix, sorted: from each server's index
   // of held locks (lua/includes/index.lua), or, where it has none (a Redis
   // Cluster, a server no redlock since 0.2 has held a lock on) and with
-  // `scan`, from SCAN (never KEYS), which reads the whole keyspace.
-  [[nodiscard]] std::vector<std::string> list(bool scan = false);
+  // `scan`, from SCAN (never KEYS), which reads the whole keyspace. With
+  // `ledgers`, the names with a run ledger too, whatever their locks: from
+  // the index of names with a ledger (includes/ledger.lua), or by the same
+  // SCAN where that one is made.
+  [[nodiscard]] std::vector<std::string> list(bool scan = false, bool ledgers = false);
 
   // Until reset_cancel(), `cancel` replaces the constructor's: when it
   // comes, it abandons any round in flight, and the servers still owed an
@@ -309,7 +317,7 @@ class Locker {
   // The lock keys in server `i`'s index of held locks, or nullopt when it
   // has none redlock keeps (absent, of another type or without the schema
   // marker; or a Redis Cluster, or a user, that will not have it read).
-  [[nodiscard]] std::optional<std::vector<std::string>> read_index(size_t i);
+  [[nodiscard]] std::optional<std::vector<std::string>> read_index(size_t i, const std::string& key);
 
   // A new connection to server `i` in place of the old, with `timeouts`;
   // what the old one learned of the server's refusals is kept.

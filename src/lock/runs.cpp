@@ -11,6 +11,8 @@
 #include "lock/locker.hpp"
 #include "redis/script.hpp"
 #include "util/exit_status.hpp"
+#include "util/log.hpp"
+#include "util/text.hpp"
 
 namespace redlock::lock {
 
@@ -47,6 +49,24 @@ History Locker::history(const std::string& name, long long limit) {
     out.runs.resize(static_cast<size_t>(limit));
   }
   return out;
+}
+
+std::optional<RunSeen> Locker::start_run(const std::string& name, const std::string& token, const Owner& owner) {
+  const Keys keys = keys_for(m_options.prefix, name);
+  const auto answers =
+      round(to_args(keys, StartRunArgs{.token = token, .host = owner.host, .pid = owner.pid, .cmd = owner.cmd}),
+            lock::script(ScriptName::k_start_run), {});
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i].failure) {
+      log_debug("{}: the run of {} did not begin there: {}", m_names[i], escape_for_terminal(name),
+                answers[i].failure->message);
+      continue;
+    }
+    if (const auto started = read_start_run_answer(answers[i].reply); started && started->abandoned) {
+      return started->abandoned;
+    }
+  }
+  return std::nullopt;
 }
 
 namespace {

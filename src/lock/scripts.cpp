@@ -14,14 +14,16 @@ namespace {
 
 // The scripts in ScriptName's order. What each one guarantees, and why it
 // must be atomic, is in the header of its file in src/lock/lua/.
-constexpr std::array<const lua::Embedded*, 12> k_embedded = {
-    &lua::k_acquire, &lua::k_renew, &lua::k_inspect, &lua::k_raise_fence, &lua::k_break,   &lua::k_release,
-    &lua::k_leave,   &lua::k_line,  &lua::k_history, &lua::k_runs,        &lua::k_suspend, &lua::k_revoke};
+constexpr std::array<const lua::Embedded*, 13> k_embedded = {
+    &lua::k_acquire, &lua::k_renew,  &lua::k_inspect,  &lua::k_raise_fence, &lua::k_break,
+    &lua::k_release, &lua::k_leave,  &lua::k_line,     &lua::k_history,     &lua::k_runs,
+    &lua::k_suspend, &lua::k_revoke, &lua::k_start_run};
 
 // How many of each script's last KEYS it can do without: the index of held
-// locks (includes/index.lua), which a Redis Cluster refuses beside a lock's
-// keys, as does a server whose user's ACL does not cover it.
-constexpr std::array<int, 12> k_optional_keys = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0};
+// locks (includes/index.lua) and that of names with a ledger
+// (includes/ledger.lua), which a Redis Cluster refuses beside a lock's
+// keys, as does a server whose user's ACL does not cover them.
+constexpr std::array<int, 13> k_optional_keys = {2, 1, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0, 1};
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
@@ -38,9 +40,11 @@ constexpr Sha1Hex k_history_sha1 = sha1(lua::k_history.text);
 constexpr Sha1Hex k_runs_sha1 = sha1(lua::k_runs.text);
 constexpr Sha1Hex k_suspend_sha1 = sha1(lua::k_suspend.text);
 constexpr Sha1Hex k_revoke_sha1 = sha1(lua::k_revoke.text);
-constexpr std::array<const Sha1Hex*, 12> k_sha1s = {
-    &k_acquire_sha1, &k_renew_sha1, &k_inspect_sha1, &k_raise_fence_sha1, &k_break_sha1,   &k_release_sha1,
-    &k_leave_sha1,   &k_line_sha1,  &k_history_sha1, &k_runs_sha1,        &k_suspend_sha1, &k_revoke_sha1};
+constexpr Sha1Hex k_start_run_sha1 = sha1(lua::k_start_run.text);
+constexpr std::array<const Sha1Hex*, 13> k_sha1s = {
+    &k_acquire_sha1, &k_renew_sha1,  &k_inspect_sha1,  &k_raise_fence_sha1, &k_break_sha1,
+    &k_release_sha1, &k_leave_sha1,  &k_line_sha1,     &k_history_sha1,     &k_runs_sha1,
+    &k_suspend_sha1, &k_revoke_sha1, &k_start_run_sha1};
 
 // The start of a call's arguments: the number of keys, then the keys. The
 // count is the one in the script's file name, which embed.cmake has checked
@@ -80,17 +84,17 @@ std::vector<std::string> with_argv(std::vector<std::string> args, std::initializ
 std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a) {
   // A reader's share has no limit of its own: '0' in the hash.
   const int limit = a.mode == Claim::Mode::k_shared ? 0 : a.limit;
-  return with_argv(
-      keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.runs,
-                              keys.suspended, keys.index),
-      {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode), std::to_string(limit),
-       ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease), a.wait_left ? ms(*a.wait_left) : "-1",
-       a.ticket, std::to_string(a.max_waiters), a.record_run ? "run" : "", ms(a.skip_ok_within), a.note});
+  return with_argv(keys_of<lua::k_acquire>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers,
+                                           keys.runs, keys.suspended, keys.index, keys.ledgers),
+                   {a.token, ms(a.ttl), a.host, std::to_string(a.pid), a.cmd, a.reenter, mode_name(a.mode),
+                    std::to_string(limit), ms(a.min_hold), a.waiter, a.fair ? "fair" : "unfair", ms(a.lease),
+                    a.wait_left ? ms(*a.wait_left) : "-1", a.ticket, std::to_string(a.max_waiters),
+                    a.record_run ? (a.run_later ? "check" : "run") : "", ms(a.skip_ok_within), a.note});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const ReleaseArgs& a) {
   return with_argv(keys_of<lua::k_release>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers,
-                                           keys.runs, keys.index),
+                                           keys.runs, keys.index, keys.ledgers),
                    {a.token, keys.channel, ms(a.min_hold), a.levels == ReleaseArgs::Levels::k_all ? "all" : "one",
                     a.quiet ? "quiet" : "", std::to_string(a.floor), a.run_end, a.exit, a.host, std::to_string(a.pid),
                     a.cmd, std::to_string(a.fence)});
@@ -153,7 +157,12 @@ std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a)
 }
 
 std::vector<std::string> to_args(const Keys& keys, const HistoryArgs& a) {
-  return with_argv(keys_of<lua::k_history>(keys.runs), {std::to_string(a.count)});
+  return with_argv(keys_of<lua::k_history>(keys.runs, keys.lock), {std::to_string(a.count)});
+}
+
+std::vector<std::string> to_args(const Keys& keys, const StartRunArgs& a) {
+  return with_argv(keys_of<lua::k_start_run>(keys.lock, keys.runs, keys.ledgers),
+                   {a.token, a.host, std::to_string(a.pid), a.cmd});
 }
 
 std::vector<std::string> to_args(std::span<const Keys> locks, const RunsArgs& /*a*/) {

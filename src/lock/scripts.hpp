@@ -30,13 +30,14 @@ enum class ScriptName {
   k_history,
   k_runs,
   k_suspend,
-  k_revoke
+  k_revoke,
+  k_start_run
 };
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME}
-// tag), and the index of held locks under its prefix, which lies in no
-// lock's slot.
+// tag), and the indexes under its prefix (of held locks, of names with a
+// ledger), which lie in no lock's slot.
 struct Keys {
   std::string lock;     // <prefix>{NAME}       hash
   std::string fence;    // <prefix>{NAME}:fence counter
@@ -62,6 +63,10 @@ struct Keys {
   // the server lets them name this key beside the lock's (not on a Redis
   // Cluster).
   std::string index;  // <prefix>index   zset lock key -> end of lease
+  // The names with a run ledger under the prefix (src/lock/lua/includes/
+  // ledger.lua), for status: the scripts that write a ledger keep its
+  // entry, where the server lets them (as for the index).
+  std::string ledgers;  // <prefix>ledgers   zset ledger key -> when it expires
 };
 
 // Each script's ARGV by name, one struct per script, in the words of its
@@ -69,7 +74,7 @@ struct Keys {
 // number of keys, the keys the script reads (taken from `keys`), then its
 // ARGV in order.
 
-// acquire-9.lua: take the lock, or re-enter it.
+// acquire-10.lua: take the lock, or re-enter it.
 struct AcquireArgs {
   std::string token;  // the token a new holder gets
   Millis ttl{0};
@@ -87,12 +92,13 @@ struct AcquireArgs {
   std::string ticket;               // "", "clock" or the ticket settled on (Place::ticket)
   int max_waiters = 0;              // a newcomer is busy at once when this many wait (0: no bound)
   bool record_run = false;          // a new hold starts a run in the ledger
+  bool run_later = false;           // with record_run: the ledger only checked (StartRunArgs begins it)
   Millis skip_ok_within{0};         // refuse when the last ok run ended this recently (0: never)
   std::string note{};               // kept with a new hold for status ("" for none)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const AcquireArgs& a);
 
-// release-8.lua: end a hold, one level or every level, or keep it under no
+// release-9.lua: end a hold, one level or every level, or keep it under no
 // token until its minimum hold is over: `redlock release`, an acquire
 // undone, exec's end.
 struct ReleaseArgs {
@@ -160,7 +166,8 @@ struct LineArgs {
 };
 [[nodiscard]] std::vector<std::string> to_args(std::span<const Keys> locks, const LineArgs& a);
 
-// history-1.lua: read the newest entries of the run ledger.
+// history-2.lua: read the newest entries of the run ledger, and whether
+// each running run's hold is still in the lock.
 struct HistoryArgs {
   long long count = 100;
 };
@@ -179,6 +186,16 @@ struct SuspendArgs {
   Millis lapse_after{0};  // how long it lasts (0: until resumed)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a);
+
+// start-run-3.lua: begin the run of a hold taken already (exec of several
+// names, once every name is held).
+struct StartRunArgs {
+  std::string token;
+  std::string host{};
+  long long pid = 0;
+  std::string cmd{};
+};
+[[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const StartRunArgs& a);
 
 // revoke-2.lua: ask the holders to stop and give the lock back.
 struct RevokeArgs {

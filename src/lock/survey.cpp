@@ -253,8 +253,7 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   return a;
 }
 
-std::optional<std::vector<std::string>> Locker::read_index(size_t i) {
-  const std::string key = index_key(m_options.prefix);
+std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::string& key) {
   std::vector<std::string> keys;
   bool marked = false;
   // ZSCAN returns every entry that stays in the index from the first call
@@ -263,7 +262,7 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i) {
   do {
     const redis::Reply r = redis::call(*m_conns[i], {"ZSCAN", key, cursor, "COUNT", "1000"});
     if (!r.is_array() || r.elements.size() != 2 || !r.elements[1].is_array()) {
-      log_debug("{} has no index of held locks we can read: {}", m_names[i], r.is_error() ? r.str : "no ZSCAN reply");
+      log_debug("{} has no index {} we can read: {}", m_names[i], key, r.is_error() ? r.str : "no ZSCAN reply");
       return std::nullopt;
     }
     cursor = r.elements[0].text();
@@ -277,15 +276,18 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i) {
     }
   } while (cursor != "0");
   if (!marked) {
-    log_debug("{} has no index of held locks{}", m_names[i], keys.empty() ? "" : " with redlock's schema marker");
+    log_debug("{} has no index {}{}", m_names[i], key, keys.empty() ? "" : " with redlock's schema marker");
     return std::nullopt;
   }
   return keys;
 }
 
-std::vector<std::string> Locker::list(bool scan) {
+std::vector<std::string> Locker::list(bool scan, bool ledgers) {
   const std::string& prefix = m_options.prefix;
-  const std::string pattern = glob_escape(prefix) + "{*}";
+  // With the ledgers, one SCAN finds both the locks' keys (ending in '}')
+  // and their ledgers' (':runs'); keys of a line of waiters that match too
+  // are left out below.
+  const std::string pattern = glob_escape(prefix) + (ledgers ? "{*[}s]" : "{*}");
   std::vector<std::string> names;
   std::vector<redis::Failure> failures;
   std::vector<std::vector<std::string>> clusters(m_conns.size());  // node IDs, for a Cluster node
@@ -295,6 +297,8 @@ std::vector<std::string> Locker::list(bool scan) {
     for (const auto& key : keys) {
       if (auto name = name_of_key(prefix, key)) {
         names.push_back(std::move(*name));
+      } else if (auto ledger = ledgers ? name_of_ledger(prefix, key) : std::nullopt) {
+        names.push_back(std::move(*ledger));
       } else if (key.ends_with(k_suspended)) {
         if (auto marked = name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
           names.push_back(std::move(*marked));
@@ -306,9 +310,17 @@ std::vector<std::string> Locker::list(bool scan) {
     try {
       // An entry whose lease has ended is read like the others, and left
       // out as free: the scripts prune them a few at a time.
-      const std::optional<std::vector<std::string>> indexed = read_index(i);
+      const std::optional<std::vector<std::string>> indexed = read_index(i, index_key(prefix));
       if (indexed) {
         add(*indexed);
+        // Where the index of held locks is kept, so is that of names with a
+        // ledger, once a run was recorded: no index, no run to list (a
+        // ledger of a version before it is found with --scan).
+        if (ledgers) {
+          if (const auto with_runs = read_index(i, ledgers_key(prefix))) {
+            add(*with_runs);
+          }
+        }
       }
       if (!indexed || scan) {
         add(redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i]));

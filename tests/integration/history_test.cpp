@@ -117,6 +117,36 @@ TEST(History, ARunWhoseRedlockDiedIsNamedByTheNextAsAbandoned) {
   EXPECT_EQ(third.err, "");
 }
 
+// A run whose redlock died reads as running no longer once its lock is
+// seen held by someone else (a plain acquire, which writes no ledger).
+TEST(History, ADeadExecsRunIsNotRunningWhileAnotherHoldsTheName) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  Child exec({"exec", "--ttl", "500ms", "job", "--", "sleep", "30"}, env);
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("job")}).integer == 1; }));
+  exec.signal(SIGKILL);  // its guard kills the command
+  (void)exec.wait();
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("job")}).integer == 0; }));
+  ASSERT_EQ(run({"acquire", "--ttl", "1m", "job"}, env).status, 0);
+  Result table = run({"history", "job"}, env);
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("  abandoned?  "), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("running"), std::string::npos) << table.out;
+  const json h = history(env, "job");
+  ASSERT_EQ(h.size(), 1u) << h.dump();
+  EXPECT_EQ(h[0]["outcome"], "running") << "the ledger's word: nobody recorded its end";
+  EXPECT_EQ(h[0]["held"], false) << h.dump();
+  // A run that still holds its lock is running, and held.
+  Child live({"exec", "live", "--", "sleep", "30"}, env);
+  ASSERT_TRUE(eventually([&] { return redis.cmd({"EXISTS", lock_key("live")}).integer == 1; }));
+  Result running = run({"history", "live"}, env);
+  EXPECT_NE(running.out.find("  running  "), std::string::npos) << running.out;
+  EXPECT_EQ(history(env, "live")[0]["held"], true);
+  live.signal(SIGTERM);
+  (void)live.wait();
+  EXPECT_EQ(history(env, "live")[0]["held"], nullptr) << "an ended run";
+}
+
 TEST(History, SkipIfOkWithinRunsOncePerPeriodAndCatchesUpAfterAFailure) {
   RedisServer redis;
   TempDir dir;

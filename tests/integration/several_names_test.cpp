@@ -208,6 +208,37 @@ TEST(SeveralNames, AStopSignalWhileWaitingForTheSecondGivesTheFirstBack) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("xx")));
 }
 
+// A run starts once every name is held, just before the command: an exec
+// killed while it waits for the second name (a reboot during a long --wait)
+// leaves no run of a command that never ran, and the next run has nothing
+// to say of it.
+TEST(SeveralNames, AnExecKilledWhileWaitingForTheSecondNameLeavesNoRun) {
+  Fixture f;
+  Result holder = run({"acquire", "--ttl", "60s", "yy"}, f.env());
+  ASSERT_EQ(holder.status, 0) << holder.err;
+  const std::string token = holder.out.substr(0, holder.out.find('\n'));
+  Child waiter({"exec", "--ttl", "1s", "--wait", "60s", "xx", "yy", "--", "true"}, f.env());
+  ASSERT_TRUE(eventually([&] { return waiting(f.env(), "yy") == 1; }, Seconds(10))) << waiter.err_so_far();
+  EXPECT_TRUE(key_exists(f.redis, lock_key("xx")));
+  waiter.signal(SIGKILL);
+  (void)waiter.wait(Seconds(10));
+  for (const std::string name : {"xx", "yy"}) {
+    Result h = run({"history", "--json", name}, f.env());
+    EXPECT_EQ(h.status, 1) << name << ": " << h.out;
+  }
+  EXPECT_EQ(run({"release", "--token", token, "yy"}, f.env()).status, 0);
+  ASSERT_TRUE(eventually([&] { return !key_exists(f.redis, lock_key("xx")); }, Seconds(10)));
+  // The dead waiter's place in the line of yy lasts until its lease ends.
+  Result next = run({"-q", "exec", "--wait", "30s", "xx", "yy", "--", "true"}, f.env());
+  EXPECT_EQ(next.status, 0) << next.err;
+  EXPECT_EQ(next.err, "") << "no run was abandoned";
+  for (const std::string name : {"xx", "yy"}) {
+    const json h = json::parse(run({"history", "--json", name}, f.env()).out);
+    ASSERT_EQ(h.size(), 1u) << name << ": " << h.dump();
+    EXPECT_EQ(h[0]["outcome"], "ok") << name;
+  }
+}
+
 // Two commands that ask for the same names in opposite orders take them in
 // one order: 100 rounds each, at once, never deadlock nor overlap.
 TEST(SeveralNames, OppositeOrdersNeverDeadlockNorOverlap) {

@@ -1,4 +1,4 @@
-// acquire-9.lua, row by row: fresh, busy, re-entry, semaphore, readers,
+// acquire-10.lua, row by row: fresh, busy, re-entry, semaphore, readers,
 // the line of waiters, foreign keys and fence counters.
 
 #include <gtest/gtest.h>

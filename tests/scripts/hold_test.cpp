@@ -1,4 +1,4 @@
-// renew-2.lua, release-8.lua and raise-fence-2.lua, row by row: what a
+// renew-2.lua, release-9.lua and raise-fence-2.lua, row by row: what a
 // holder does with its lock.
 
 #include <gtest/gtest.h>

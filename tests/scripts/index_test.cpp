@@ -19,14 +19,15 @@ std::vector<std::string> args(const Args& a) {
   return lock::to_args(keys(), a);
 }
 
-// The arguments as sent to a server that refuses the optional key (a
-// Redis Cluster): without the index, the last of the keys.
+// The arguments of `script` as sent to a server that refuses its optional
+// keys (a Redis Cluster): without the indexes, the last of the keys.
 template <typename Args>
-std::vector<std::string> args_without_index(const Args& a) {
+std::vector<std::string> args_without_index(lock::ScriptName script, const Args& a) {
   std::vector<std::string> v = lock::to_args(keys(), a);
   const size_t n = std::stoul(v[0]);
-  v[0] = std::to_string(n - 1);
-  v.erase(v.begin() + static_cast<std::ptrdiff_t>(n));
+  const auto optional = static_cast<size_t>(lock::script(script).optional_keys);
+  v[0] = std::to_string(n - optional);
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(n - optional + 1), v.begin() + static_cast<std::ptrdiff_t>(n + 1));
   return v;
 }
 
@@ -69,7 +70,7 @@ std::vector<Row> rows() {
       {"WithoutTheIndexKeyNothingIsIndexed",
        acquire,
        {},
-       args_without_index(take("T1")),
+       args_without_index(acquire, take("T1")),
        "{'acquired', 'T1', #, 1, 30000}",
        {k_t1_holds, k_some_fence}},
       {"AnIndexWithoutTheMarkerIsLeftAlone",

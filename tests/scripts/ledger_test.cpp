@@ -1,6 +1,8 @@
-// The run ledger (includes/ledger.lua) row by row: acquire-9.lua starting
+// The run ledger (includes/ledger.lua) row by row: acquire-10.lua starting
 // a run, naming an abandoned one and refusing within a skip window;
-// release-8.lua ending a run; history-1.lua reading them.
+// start-run-3.lua starting the run of a hold taken already; release-9.lua
+// ending a run; history-2.lua reading them; and the index of names with a
+// ledger that the writes keep.
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@ using lock::AcquireArgs;
 using lock::HistoryArgs;
 using lock::ReleaseArgs;
 using lock::ScriptName;
+using lock::StartRunArgs;
 using namespace std::chrono_literals;
 
 // The run ids of tokens T0 and T1: the first 16 hex digits of their SHA-1.
@@ -67,7 +70,11 @@ std::string entry(const std::string& run, const std::string& outcome, const std:
 }
 const std::string k_h0 = "host=h0 pid=10 cmd=c0 fence=5";
 const std::string k_h1 = "host=h1 pid=11 cmd=c1 fence=#";
+const std::string k_h1_7 = "host=h1 pid=11 cmd=c1 fence=7";
 const std::string k_keep = " (px ~2592000000)";  // 30 days, renewed on each write
+// The index of names with a ledger after a write of t:{a}'s: its ledger,
+// scored by when it expires, and the schema marker. It never expires.
+const std::string k_ledgers = "t:ledgers = zset t:{a}:runs=# redlock/1=inf";
 
 const std::string k_t1_holds =
     "t:{a} = hash cmd=c1 count=1 fence=# host=h1 pid=11 schema=redlock/1 since_ms=# token=T1 ttl_ms=30000 (px ~30000)";
@@ -85,7 +92,8 @@ std::vector<Row> rows() {
        {},
        args(take("T1")),
        "{'acquired', 'T1', #, 1, 30000}",
-       {k_t1_holds, k_some_fence, k_indexed, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1, "#") + k_keep}},
+       {k_t1_holds, k_some_fence, k_indexed, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1, "#") + k_keep,
+        k_ledgers}},
       {"ARunningRunWhoseLockIsGoneIsAbandonedAndNamed",
        acquire,
        {running0},
@@ -93,7 +101,8 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000, 'h0', '10', '#'}",
        {k_t1_holds, k_some_fence, k_indexed,
         "t:{a}:runs = stream " + entry(k_run0, "abandoned", k_h0, "#") + " | " + entry(k_run1, "running", k_h1, "#") +
-            k_keep}},
+            k_keep,
+        k_ledgers}},
       {"AReEntryStartsNoRun",
        acquire,
        {k_held, k_fence5},
@@ -121,7 +130,8 @@ std::vector<Row> rows() {
        "{'acquired', 'T1', #, 1, 30000}",
        {k_t1_holds, k_some_fence, k_indexed,
         "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + " | " +
-            entry(k_run1, "running", k_h1, "#") + k_keep}},
+            entry(k_run1, "running", k_h1, "#") + k_keep,
+        k_ledgers}},
       {"AFailedRunAfterTheOkOneDoesNotHideIt",
        acquire,
        {"t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "NOW-9000", "NOW-8000", "0") + " | " +
@@ -164,34 +174,34 @@ std::vector<Row> rows() {
        {k_held, k_fence5, running0},
        args(end_of("ok")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
        {k_released}},
       {"AFailedRunKeepsItsExitStatus",
        release,
        {k_held, k_fence5, running0},
        args(end_of("failed", "3")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "failed", k_h0, "#", "#", "3") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "failed", k_h0, "#", "#", "3") + k_keep, k_ledgers},
        {k_released}},
       {"ARunWhoseLockIsGoneIsLost",
        release,
        {k_fence5, running0},
        args(end_of("ok")),
        "{'notheld'}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep}},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep, k_ledgers}},
       {"AnAbandonedRunThatEndsAfterAllIsLost",
        release,
        {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "abandoned", k_h0, "NOW-5000")},
        args(end_of("ok")),
        "{'notheld'}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep}},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "lost", k_h0, "#", "#", "0") + k_keep, k_ledgers}},
       {"AServerThatNeverHadTheRunRecordsNoLoss", release, {k_fence5}, args(end_of("ok")), "{'notheld'}", {k_fence5}},
       {"ARunWithoutItsEntryIsRecordedFromWhatExecKnows",
        release,
        {k_held, k_fence5},
        args(end_of("ok")),
        "{'released', 1, 0}",
-       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep},
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
        {k_released}},
       {"AnUndoneAcquireTakesItsRunOut",
        release,
@@ -216,7 +226,7 @@ std::vector<Row> rows() {
        args(HistoryArgs{.count = 5}),
        "{'runs', '#', {'id', '*', 'run', '" + k_run1 +
            "', 'outcome', 'running', 'host', 'h1', 'pid', '11', 'cmd', 'c1', 'fence', '7', 'start_ms', '3', "
-           "'end_ms', '', 'exit', ''}, {'id', '*', 'run', '" +
+           "'end_ms', '', 'exit', '', 'held', '0'}, {'id', '*', 'run', '" +
            k_run0 +
            "', 'outcome', 'ok', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '1', 'end_ms', "
            "'2', 'exit', '0'}}",
@@ -241,6 +251,112 @@ std::vector<Row> rows() {
        lock::to_args(std::span<const lock::Keys>(&keys(), 1), lock::RunsArgs{}),
        "{'runs', {'#', {}, {}}}",
        {"t:{a}:runs = list x"}},
+      {"ARunningRunWhoseHoldIsGoneReadsNotHeld",
+       history,
+       {k_held, "t:{a}:runs = stream " + entry(k_run1, "running", k_h0, "3")},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run1 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '3', "
+           "'end_ms', '', 'exit', '', 'held', '0'}}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run1, "running", k_h0, "3")}},
+      {"ARunningRunOfTheHolderReadsHeld",
+       history,
+       {k_held, running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', '', 'held', '1'}}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"ARunningRunOfASemaphoreHolderReadsHeld",
+       history,
+       {k_semaphore, running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', '', 'held', '1'}}",
+       {k_semaphore_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"AForeignLockLeavesARunningRunUnsaid",
+       history,
+       {"t:{a} = list x", running0},
+       args(HistoryArgs{.count = 5}),
+       "{'runs', '#', {'id', '*', 'run', '" + k_run0 +
+           "', 'outcome', 'running', 'host', 'h0', 'pid', '10', 'cmd', 'c0', 'fence', '5', 'start_ms', '#', "
+           "'end_ms', '', 'exit', ''}}",
+       {"t:{a} = list x", "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+
+      {"ASeveralNameAcquireChecksTheLedgerAndStartsNoRun",
+       acquire,
+       {},
+       args(take("T1", [](AcquireArgs& a) { a.run_later = true; })),
+       "{'acquired', 'T1', #, 1, 30000}",
+       {k_t1_holds, k_some_fence, k_indexed}},
+      {"ASeveralNameAcquireStopsAtAForeignLedger",
+       acquire,
+       {"t:{a}:runs = list x"},
+       args(take("T1", [](AcquireArgs& a) { a.run_later = true; })),
+       "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
+       {"t:{a}:runs = list x"}},
+      {"StartRunBeginsTheRunOfTheHold",
+       ScriptName::k_start_run,
+       {k_held},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#") + k_keep, k_ledgers}},
+      {"StartRunNamesARunBeforeItAbandoned",
+       ScriptName::k_start_run,
+       {k_held, "t:{a}:runs = stream " + entry(k_run1, "running", k_h1_7, "NOW-5000")},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started', 'h1', '11', '#'}",
+       {k_held_after,
+        "t:{a}:runs = stream " + entry(k_run1, "abandoned", k_h1_7, "#") + " | " + entry(k_run0, "running", k_h0, "#") +
+            k_keep,
+        k_ledgers}},
+      {"StartRunBeginsARunOnce",
+       ScriptName::k_start_run,
+       {k_held, running0},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_held_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#")}},
+      {"StartRunOfASemaphoreHolder",
+       ScriptName::k_start_run,
+       {k_semaphore},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'started'}",
+       {k_semaphore_after, "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "#") + k_keep, k_ledgers}},
+      {"StartRunOfATokenThatHoldsNothingWritesNothing",
+       ScriptName::k_start_run,
+       {k_held},
+       args(StartRunArgs{.token = "T1", .host = "h1", .pid = 11, .cmd = "c1"}),
+       "{'notheld'}",
+       {k_held_after}},
+      {"StartRunLeavesAForeignLedgerAlone",
+       ScriptName::k_start_run,
+       {k_held, "t:{a}:runs = list x"},
+       args(StartRunArgs{.token = "T0", .host = "h0", .pid = 10, .cmd = "c0"}),
+       "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
+       {k_held_after, "t:{a}:runs = list x"}},
+
+      {"AWritePrunesTheLedgersThatExpired",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset t:{b}:runs=NOW-10 t:{a}:runs=NOW+1000 redlock/1=inf"},
+       args(end_of("ok")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, k_ledgers},
+       {k_released}},
+      {"ALedgerDeletedWithItsLastRunLeavesTheIndex",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset t:{b}:runs=NOW+1000 t:{a}:runs=NOW+1000 redlock/1=inf"},
+       args(end_of("drop", "")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:ledgers = zset t:{b}:runs=# redlock/1=inf"},
+       {k_released}},
+      {"AnIndexOfLedgersThatIsNotRedlocksIsLeftAlone",
+       release,
+       {k_held, k_fence5, running0, "t:ledgers = zset x=1"},
+       args(end_of("ok")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep, "t:ledgers = zset x=1"},
+       {k_released}},
       {"AForeignLedgerIsNamed",
        history,
        {"t:{a}:runs = zset x=1"},

@@ -1,4 +1,4 @@
-// suspend-3.lua, revoke-2.lua, and what acquire-9.lua and break-7.lua do
+// suspend-3.lua, revoke-2.lua, and what acquire-10.lua and break-7.lua do
 // with them (a suspension, a revoke of some runs only, a note), row by row.
 
 #include <gtest/gtest.h>

@@ -99,7 +99,8 @@ constexpr lock::ScriptName k_scripts[] = {
     lock::ScriptName::k_acquire,     lock::ScriptName::k_renew,   lock::ScriptName::k_inspect,
     lock::ScriptName::k_raise_fence, lock::ScriptName::k_break,   lock::ScriptName::k_release,
     lock::ScriptName::k_leave,       lock::ScriptName::k_line,    lock::ScriptName::k_history,
-    lock::ScriptName::k_runs,        lock::ScriptName::k_suspend, lock::ScriptName::k_revoke};
+    lock::ScriptName::k_runs,        lock::ScriptName::k_suspend, lock::ScriptName::k_revoke,
+    lock::ScriptName::k_start_run};
 
 }  // namespace
 

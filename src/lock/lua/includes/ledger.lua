@@ -16,7 +16,20 @@
 -- started. It keeps the newest k_ledger_cap entries (MAXLEN), and every
 -- write makes it live k_ledger_keep_ms more: a name that stops running
 -- keeps its runs 30 days after its last one.
--- - ledger_at(key): the ledger is `key` (KEYS[n] of the script).
+-- Every ledger's key is kept in the index of names with a ledger,
+-- <prefix>ledgers, so that status lists the names whose locks are free but
+-- whose runs a metric must carry (a job's dead man's switch fires while its
+-- lock is free): a sorted set of ledger keys scored by when each expires
+-- (server ms) and the schema marker, member k_schema with score +inf,
+-- without which the key is not redlock's and is left alone. Like the index
+-- of held locks (includes/index.lua) it lies in no lock's hash slot: the
+-- caller gives it as the script's last key, or leaves it out (a Redis
+-- Cluster, or an ACL that does not cover it) and nothing is kept; every
+-- call on it goes through redis.pcall. Each write prunes up to
+-- k_ledgers_prune entries whose ledger expired, the longest dead first; a
+-- ledger deleted with its last entry leaves at once.
+-- - ledger_at(key, ledgers): the ledger is `key` (KEYS[n] of the script),
+--   the index of names with a ledger `ledgers` (nil when left out).
 -- - ledger_bad(): nil when the ledger is absent or redlock's, else what it
 --   holds (nothing may be written to it).
 -- - run_of(token): the run id of the hold of `token`.
@@ -37,10 +50,34 @@ local k_ledger_keep_ms = 30 * 24 * 3600 * 1000
 -- How many of the newest entries are searched for a run still running.
 local k_ledger_scan = 16
 local k_run_fields = {'run', 'outcome', 'host', 'pid', 'cmd', 'fence', 'start_ms', 'end_ms', 'exit'}
+local k_ledgers_prune = 8
 local ledger_key = nil
+local ledgers_key = nil
 
-local function ledger_at(key)
+local function ledger_at(key, ledgers)
   ledger_key = key
+  ledgers_key = ledgers
+end
+
+-- The ledger's entry in the index of names with a ledger made to match it:
+-- `expires` (server ms) while it exists, nil once it is gone.
+local function ledgers_sync(expires)
+  if not ledgers_key then return end
+  local kind = redis.pcall('TYPE', ledgers_key)
+  if type(kind) ~= 'table' then return end
+  if kind.ok == 'none' then
+    if not expires or type(redis.pcall('ZADD', ledgers_key, '+inf', k_schema)) ~= 'number' then return end
+  elseif kind.ok ~= 'zset' or type(redis.pcall('ZSCORE', ledgers_key, k_schema)) ~= 'string' then
+    return
+  end
+  if not expires then
+    redis.pcall('ZREM', ledgers_key, ledger_key)
+    return
+  end
+  redis.pcall('ZADD', ledgers_key, string.format('%d', expires), ledger_key)
+  local dead = redis.pcall('ZRANGEBYSCORE', ledgers_key, '-inf', string.format('(%d', now), 'LIMIT', 0,
+                           k_ledgers_prune)
+  if type(dead) == 'table' and #dead > 0 then redis.pcall('ZREM', ledgers_key, unpack(dead)) end
 end
 
 local function run_of(token)
@@ -83,13 +120,17 @@ local function ledger_write(v)
   end
   redis.call(unpack(argv))
   redis.call('PEXPIRE', ledger_key, k_ledger_keep_ms)
+  ledgers_sync(now + k_ledger_keep_ms)
 end
 
 -- Takes entry `v` out; the ledger goes with its last entry (an empty stream
 -- would read as someone else's).
 local function ledger_remove(v)
   redis.call('XDEL', ledger_key, v.id)
-  if redis.call('XLEN', ledger_key) == 0 then redis.call('DEL', ledger_key) end
+  if redis.call('XLEN', ledger_key) == 0 then
+    redis.call('DEL', ledger_key)
+    ledgers_sync(nil)
+  end
 end
 
 local function ledger_start(run, host, pid, cmd, fence)

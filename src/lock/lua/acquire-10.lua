@@ -23,7 +23,10 @@
 -- its heartbeats).
 -- The run ledger (includes/ledger.lua): an exec that records its run starts
 -- it here, with its grant, and names any run before it that never ended
--- (its redlock died and its lock expired: abandoned). With a skip window,
+-- (its redlock died and its lock expired: abandoned). An exec of several
+-- names only has the ledger checked here: its runs begin once every name
+-- is held (start-run-3.lua), so that one that dies while it waits for the
+-- next name leaves no run of a command that never ran. With a skip window,
 -- a grant is refused ('skipped') when the last ok run ended within it:
 -- checked here, in the same atomic step as the grant, so that two hosts
 -- never both decide to run.
@@ -40,6 +43,8 @@
 -- KEYS[8]  its suspension, <prefix>{NAME}:suspended (includes/suspension.lua)
 -- KEYS[9]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
+-- KEYS[10] the index of names with a ledger, <prefix>ledgers
+--          (includes/ledger.lua; left out with KEYS[9])
 --
 -- ARGV[1]   token         the token a new holder gets
 -- ARGV[2]   ttl_ms        the lease, in milliseconds
@@ -63,7 +68,9 @@
 --                         order)
 -- ARGV[15]  max_waiters   a newcomer is not put in line when this many
 --                         already wait there ('0': no bound)
--- ARGV[16]  history       'run' (a new hold starts a run in the ledger) or ''
+-- ARGV[16]  history       'run' (a new hold starts a run in the ledger),
+--                         'check' (the ledger is checked as for a run, which
+--                         start-run-3.lua begins later) or ''
 -- ARGV[17]  skip_ok_ms    refuse the grant when the last ok run ended less
 --                         than this long ago ('0': never)
 -- ARGV[18]  note          kept with a new hold for status ('' for none)
@@ -118,7 +125,7 @@ local history = ARGV[16] or ''
 local skip_ok_ms = tonumber(ARGV[17]) or 0
 local note = ARGV[18] or ''
 index_at(KEYS[9])
-ledger_at(KEYS[7])
+ledger_at(KEYS[7], KEYS[10])
 local ledgered = history ~= '' or skip_ok_ms > 0
 
 -- A user who may take the lock but not give it back would leave it held for
@@ -391,7 +398,7 @@ local fence_text = string.format('%d', fence)
 -- A new hold's run begins: the runs before it that hold nothing now (not
 -- in `live`, the run ids of the holders) were abandoned, and are named.
 local function started(reply, live)
-  if history == '' then return reply end
+  if history ~= 'run' then return reply end
   local gone = ledger_abandon(live)
   ledger_start(run_of(token), host, pid, cmd, fence_text)
   if gone then

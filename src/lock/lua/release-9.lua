@@ -40,6 +40,8 @@
 -- KEYS[7]  its run ledger, <prefix>{NAME}:runs (includes/ledger.lua)
 -- KEYS[8]  the index of held locks, <prefix>index (includes/index.lua;
 --          left out on a Redis Cluster)
+-- KEYS[9]  the index of names with a ledger, <prefix>ledgers
+--          (includes/ledger.lua; left out with KEYS[8])
 --
 -- ARGV[1]  token        the holder's token
 -- ARGV[2]  channel      the release channel, <prefix>{NAME}:released
@@ -76,7 +78,7 @@ local quiet = ARGV[5]
 local floor = tonumber(ARGV[6]) or 0
 local run_end = ARGV[7] or ''
 index_at(KEYS[8])
-ledger_at(KEYS[7])
+ledger_at(KEYS[7], KEYS[9])
 
 -- The run's end in the ledger: `held` says whether the token still held
 -- the lock, and `since` when it took it (server ms; nil: not known).
