@@ -74,6 +74,7 @@ struct Snapshot {
   std::vector<Verdict> verdicts;  // the named ones first
   size_t named = 0;               // how many of them were named
   std::vector<std::string> unmatched;
+  bool indexed_only = false;  // a server was listed from its index, without SCAN
 };
 
 // Whether a lock named is free: status NAME... says so and exits 1. A
@@ -98,8 +99,9 @@ bool matches_any(const std::vector<std::string>& globs, const std::string& name)
 Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, bool runs, bool ledgers = false) {
   std::vector<std::string> names = asked.names;
   const size_t named = names.size();
+  bool indexed_only = false;
   if (named == 0 || !asked.globs.empty()) {
-    for (auto& listed : locker.list(scan, ledgers)) {
+    for (auto& listed : locker.list(scan, ledgers, &indexed_only)) {
       const bool wanted = asked.globs.empty() || matches_any(asked.globs, listed);
       if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), listed) ==
                         names.begin() + static_cast<std::ptrdiff_t>(named)) {
@@ -110,6 +112,7 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
   std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
   Snapshot out;
   out.named = named;
+  out.indexed_only = indexed_only;
   for (size_t i = 0; i < names.size(); ++i) {
     Verdict v = lock::judge(names[i], std::move(views[i]));
     // A listed name whose lock expired between the listing and its reading
@@ -190,8 +193,13 @@ Shown show(const StatusOptions& o, Format format, Snapshot& snap, bool named, co
   } else if (verdicts.empty()) {
     shown.empty =
         snap.unmatched.empty()
-            ? fmt::format("no locks under the prefix '{}' on {}", escape_for_terminal(where.prefix),
-                          escape_for_terminal(where.servers))
+            ? fmt::format("no locks under the prefix '{}' on {}{}", escape_for_terminal(where.prefix),
+                          escape_for_terminal(where.servers),
+                          // The index lists what this version holds; an old
+                          // host's lock is found only by a scan.
+                          snap.indexed_only ? " (from the index of held locks; status --scan also lists the "
+                                              "locks of redlock versions before 0.2)"
+                                            : "")
             : fmt::format("no held lock under the prefix '{}' on {} matches {}", escape_for_terminal(where.prefix),
                           escape_for_terminal(where.servers), quoted_globs(snap.unmatched));
   } else {

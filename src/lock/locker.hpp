@@ -241,8 +241,10 @@ class Locker {
   // `scan`, from SCAN (never KEYS), which reads the whole keyspace. With
   // `ledgers`, the names with a run ledger too, whatever their locks: from
   // the index of names with a ledger (includes/ledger.lua), or by the same
-  // SCAN where that one is made.
-  [[nodiscard]] std::vector<std::string> list(bool scan = false, bool ledgers = false);
+  // SCAN where that one is made. `indexed_only`, when given, is set to
+  // whether some server was read from its index alone (no SCAN): a lock an
+  // old version holds there is then not listed.
+  [[nodiscard]] std::vector<std::string> list(bool scan = false, bool ledgers = false, bool* indexed_only = nullptr);
 
   // Until reset_cancel(), `cancel` replaces the constructor's: when it
   // comes, it abandons any round in flight, and the servers still owed an

@@ -282,7 +282,10 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::
   return keys;
 }
 
-std::vector<std::string> Locker::list(bool scan, bool ledgers) {
+std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_only) {
+  if (indexed_only != nullptr) {
+    *indexed_only = false;
+  }
   const std::string& prefix = m_options.prefix;
   // With the ledgers, one SCAN finds both the locks' keys (ending in '}')
   // and their ledgers' (':runs'); keys of a line of waiters that match too
@@ -324,6 +327,8 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers) {
       }
       if (!indexed || scan) {
         add(redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i]));
+      } else if (indexed_only != nullptr) {
+        *indexed_only = true;
       }
     } catch (const Error& e) {
       failures.push_back({e.status(), e.what()});

@@ -137,6 +137,23 @@ TEST_F(StatusIndex, LocksOfOlderVersionsAreScannedWhereNoIndexIsAndWithScan) {
   EXPECT_NE(named.out.find("old-host"), std::string::npos) << named.out;
 }
 
+// An empty listing read from the index says where an old host's locks are;
+// one that scanned the keyspace has nothing more to find.
+TEST_F(StatusIndex, AnEmptyListingFromTheIndexPointsAtScan) {
+  Result scanned = rl({"status"});
+  ASSERT_EQ(scanned.status, 0) << scanned.err;
+  EXPECT_NE(scanned.err.find("no locks under the prefix"), std::string::npos) << scanned.err;
+  EXPECT_EQ(scanned.err.find("--scan"), std::string::npos) << "no index: the listing scanned already";
+  const std::string token = take("gone");
+  ASSERT_EQ(rl({"release", "--token", token, "gone"}).status, 0);
+  Result indexed = rl({"status"});
+  ASSERT_EQ(indexed.status, 0) << indexed.err;
+  EXPECT_NE(indexed.err.find("status --scan also lists the locks of redlock versions before 0.2"), std::string::npos)
+      << indexed.err;
+  Result with_scan = rl({"status", "--scan"});
+  EXPECT_EQ(with_scan.err.find("also lists"), std::string::npos) << with_scan.err;
+}
+
 TEST_F(StatusIndex, AnIndexKeyRedlockDidNotWriteIsLeftAloneAndScannedAround) {
   const std::string index = redlock::lock::index_key("redlock:");
   redis.cmd({"SET", index, "someone else's"});
