@@ -18,7 +18,7 @@ namespace redlock::cli {
 std::string version_text() {
   // OpenSSL is loaded only for rediss:// (see redis/openssl.hpp): the
   // version it was built against, without loading it here.
-  return fmt::format("redlock {} (commit {})\nhiredis {}.{}.{}\n{} (libssl.so.{}, loaded for rediss://)",
+  return fmt::format("redlock {}\ncommit {}\nhiredis {}.{}.{}\n{} (libssl.so.{}, loaded for rediss://)",
                      REDLOCK_VERSION, build_commit(), HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH, OPENSSL_VERSION_TEXT,
                      OPENSSL_VERSION_MAJOR);
 }

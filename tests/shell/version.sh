@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # `redlock --version` tells hosts apart: the project's version, and the git
 # commit the binary was built from (with -dirty when tracked files differed
-# from it at build time), in the first line. Usage: version.sh
+# from it at build time), on the line after it. Usage: version.sh
 # REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 bin=$1 src=$2 build=$3
 source "$src/tests/shell/lib/check.bash"
 
-first=$("$bin" --version | head -n 1)
+out=$("$bin" --version)
+first=$(head -n 1 <<<"$out")
+second=$(sed -n 2p <<<"$out")
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
 [ -n "$version" ] || fail "no CMAKE_PROJECT_VERSION in $build/CMakeCache.txt"
-[[ $first =~ ^redlock\ ([0-9.]+)\ \(commit\ ([0-9a-f]{12}(-dirty)?|unknown)\)$ ]] ||
-  { fail "the first line of --version names no commit: '$first'"; exit 1; }
-[ "${BASH_REMATCH[1]}" = "$version" ] || fail "--version says ${BASH_REMATCH[1]}, the project is $version"
-commit=${BASH_REMATCH[2]}
+[ "$first" = "redlock $version" ] || fail "the first line of --version is '$first', not 'redlock $version'"
+[[ $second =~ ^commit\ ([0-9a-f]{12}(-dirty)?|unknown)$ ]] ||
+  { fail "the second line of --version names no commit: '$second'"; exit 1; }
+commit=${BASH_REMATCH[1]}
 cached=$(sed -n 's/^REDLOCK_COMMIT:[A-Z]*=//p' "$build/CMakeCache.txt")
 if [ -n "$cached" ]; then
   [ "$commit" = "$cached" ] || fail "--version names $commit, -DREDLOCK_COMMIT=$cached"
@@ -29,4 +31,4 @@ fi
 if ((failures)); then
   exit 1
 fi
-echo "--version: $first"
+echo "--version: $first, $second"
