@@ -78,6 +78,19 @@ template <typename Vote, typename Read>
   return votes;
 }
 
+// The votes of the servers whose answer is in (in[i]), nullopt for the
+// others: a round so far, for the *_decided functions of quorum.hpp.
+template <typename Vote>
+[[nodiscard]] std::vector<std::optional<Vote>> votes_in(std::vector<Vote> votes, const std::vector<bool>& in) {
+  std::vector<std::optional<Vote>> out(votes.size());
+  for (size_t i = 0; i < votes.size(); ++i) {
+    if (in[i]) {
+      out[i] = std::move(votes[i]);
+    }
+  }
+  return out;
+}
+
 // The failure of every vote that has one, in server order.
 template <typename Vote>
 [[nodiscard]] std::vector<redis::Failure> failures_of(const std::vector<Vote>& votes) {

@@ -69,7 +69,7 @@ Locker::~Locker() = default;
 
 std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
                                   const std::vector<bool>& targets, const std::vector<bool>& eval_body,
-                                  bool wait_out_tryagain) {
+                                  bool wait_out_tryagain, const Decided& decided) {
   const bool wait_replicas =
       &script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew);
   redis::ScriptCall call;
@@ -82,8 +82,23 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
   call.retry_tryagain = wait_out_tryagain && &script != &lock::script(ScriptName::k_line);
   call.tls = m_options.tls;
   call.cancel = m_cancel;
-  auto said = redis::run_script(m_conns, call, targets);
+  if (decided) {
+    call.decided = [&](const std::vector<redis::ScriptAnswer>& said, const std::vector<bool>& in) {
+      return decided(read_answers(said, script), in);
+    };
+  }
+  std::vector<Answer> answers = read_answers(redis::run_script(m_conns, call, targets), script);
+  for (size_t i = 0; i < answers.size(); ++i) {
+    const Answer& a = answers[i];
+    if (a.failure) {
+      warn_refused(i, *a.failure);
+    }
+    log_debug("{} {}: {}", m_names[i], script.name, a.failure ? a.failure->message : outcome_of(a.reply));
+  }
+  return answers;
+}
 
+std::vector<Answer> Locker::read_answers(std::vector<redis::ScriptAnswer> said, const Script& script) const {
   // Every script answers an array whose first element says what happened.
   std::vector<Answer> answers(said.size());
   for (size_t i = 0; i < said.size(); ++i) {
@@ -93,14 +108,9 @@ std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Sc
     a.replicas_short = said[i].replicas_short;
     a.wait_refused = std::move(said[i].wait_refused);
     a.node = std::move(said[i].node);
-    const std::string outcome = a.failure ? std::string() : outcome_of(a.reply);
-    if (!a.failure && outcome.empty()) {
+    if (!a.failure && outcome_of(a.reply).empty()) {
       a.failure = unexpected_reply(m_names[i], script.name);
     }
-    if (a.failure) {
-      warn_refused(i, *a.failure);
-    }
-    log_debug("{} {}: {}", m_names[i], script.name, a.failure ? a.failure->message : outcome);
   }
   return answers;
 }
@@ -205,7 +215,18 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                          .run_later = claim.run_later,
                          .skip_ok_within = claim.skip_ok_within,
                          .note = owner.note};
-  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {});
+  const bool reentering = !reenter.empty();
+  // The round ends once a quorum granted (or can no longer). A server still
+  // out then may grant later (a stopped server runs the script when it
+  // wakes up, with its full TTL). Granted, that hold is under this token,
+  // which renews and releases it with the others; not granted, the release
+  // below goes to it too, on the socket the acquire went out on (so that it
+  // runs after it), or on a new one if the acquire never left. Either way
+  // its TTL bounds it, were it to miss both.
+  const Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
+    return acquire_decided(votes_in(acquire_votes(in_so_far, m_names, m_options.min_replicas), in), claim, reentering);
+  };
+  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {}, {}, true, decided);
   const size_t n = m_conns.size();
   std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
   std::vector<bool> failed(n, false);
@@ -216,7 +237,6 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     undo_votes(name, token, reenter, votes, failed, claim.starts_run());
     throw UsageError(*why);
   }
-  const bool reentering = !reenter.empty();
   AcquireDecision d = decide_acquire(votes, claim, reentering, ttl);
 
   const bool granted = d.verdict == AcquireDecision::Verdict::k_granted;
@@ -346,7 +366,7 @@ ReleaseOutcome Locker::release(const std::string& name, const std::string& token
   const Keys keys = keys_for(m_options.prefix, name);
   // One level, with no minimum hold: the release script's simplest case.
   auto answers = round(to_args(keys, ReleaseArgs{.token = token, .floor = floor, .run_end = drop_run ? "drop" : ""}),
-                       lock::script(ScriptName::k_release), {});
+                       lock::script(ScriptName::k_release), {}, {}, true, release_round_decided());
   refuse_shared_node(answers);
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const ReleaseOutcome out = decide_release(votes);
@@ -360,6 +380,12 @@ void Locker::require_majority(const std::vector<redis::Failure>& failures) const
   if (failures.size() > m_conns.size() - quorum()) {
     throw quorum_failure(failures, m_conns.size(), quorum());
   }
+}
+
+Locker::Decided Locker::release_round_decided() const {
+  return [this](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
+    return release_decided(votes_in(tally<ReleaseVote>(in_so_far, m_names, "release", read_release_answer), in));
+  };
 }
 
 std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const std::vector<Answer>& answers) const {
@@ -387,8 +413,8 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
     args.cmd = run->owner.cmd;
     args.fence = run->fence;
   }
-  auto answers =
-      round(to_args(keys, args), lock::script(ScriptName::k_release), {}, std::vector<bool>(m_conns.size(), true));
+  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_release), {},
+                       std::vector<bool>(m_conns.size(), true), true, release_round_decided());
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const Ended ended = decide_finish(votes);
   if (ended.kind == Ended::Kind::k_not_held) {
@@ -406,8 +432,13 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
   const std::vector<bool> moved = failed_over();
   std::vector<bool> targets(moved.size());
   std::transform(moved.begin(), moved.end(), targets.begin(), [](bool m) { return !m; });
-  auto answers =
-      round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}), lock::script(ScriptName::k_renew), targets);
+  // A renewal a straggler confirms too late counts at the next round,
+  // which asks it again.
+  const Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
+    return renew_decided(votes_in(renew_votes(in_so_far, m_names, m_options.min_replicas, moved), in));
+  };
+  auto answers = round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}), lock::script(ScriptName::k_renew), targets,
+                       {}, true, decided);
   refuse_shared_node(answers);
   const std::vector<RenewVote> votes = renew_votes(answers, m_names, m_options.min_replicas, moved);
   const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);

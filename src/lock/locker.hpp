@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,10 @@
 #include "redis/endpoint.hpp"
 #include "util/cancel.hpp"
 #include "util/duration.hpp"
+
+namespace redlock::redis {
+struct ScriptAnswer;  // script.hpp: what one server made of a script
+}  // namespace redlock::redis
 
 namespace redlock::lock {
 
@@ -264,9 +269,16 @@ class Locker {
   // chance (a NOSCRIPT answer may never be read). A Cluster's TRYAGAIN is
   // tried again within --timeout, unless `wait_out_tryagain` is false (then
   // it is the answer, a failure whose reply is the TRYAGAIN).
+  // With `decided`, the round ends as soon as it says the answers in so
+  // far decide it (in[i]: server i's is in); the servers still out then
+  // fail as not having answered in time (redis::ScriptCall::decided).
+  using Decided = std::function<bool(const std::vector<Answer>& answers, const std::vector<bool>& in)>;
   std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
                             const std::vector<bool>& targets, const std::vector<bool>& eval_body = {},
-                            bool wait_out_tryagain = true);
+                            bool wait_out_tryagain = true, const Decided& decided = {});
+  // What the servers said, as the lock reads it: a reply of no known shape
+  // (its first element names no outcome) is an unexpected reply.
+  [[nodiscard]] std::vector<Answer> read_answers(std::vector<redis::ScriptAnswer> said, const Script& script) const;
   // Raises the fence counters of the servers behind the quorum's largest
   // fence; a server that fails to is no longer counted in `votes`.
   void raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
@@ -277,6 +289,8 @@ class Locker {
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed, bool drop_run);
+  // A release round is decided once a majority answered (release_decided).
+  [[nodiscard]] Decided release_round_decided() const;
   // Every server's answer to the release script read as a vote; a foreign
   // key on the only server is an Error (76).
   [[nodiscard]] std::vector<ReleaseVote> release_votes(const std::string& name,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <map>
+#include <utility>
 
 #include "lock/layout.hpp"
 
@@ -20,6 +21,29 @@ size_t grant_quorum(size_t n, const Claim& claim) {
   const auto places = static_cast<unsigned long long>(claim.limit);
   return static_cast<size_t>(places * n / (places + 1)) + 1;
 }
+
+bool round_decided(size_t yes, size_t out, size_t needed) {
+  return yes >= needed || yes + out < needed;
+}
+
+namespace {
+
+// How many of `votes` are still out, and how many are in and pass `counts`.
+template <typename Vote, typename Counts>
+std::pair<size_t, size_t> out_and_counted(const std::vector<std::optional<Vote>>& votes, Counts counts) {
+  size_t out = 0;
+  size_t counted = 0;
+  for (const auto& v : votes) {
+    if (!v) {
+      ++out;
+    } else if (counts(*v)) {
+      ++counted;
+    }
+  }
+  return {out, counted};
+}
+
+}  // namespace
 
 namespace {
 
@@ -206,6 +230,25 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   return d;
 }
 
+bool acquire_decided(const std::vector<std::optional<AcquireVote>>& votes, const Claim& claim, bool reentering) {
+  const size_t q = grant_quorum(votes.size(), claim);
+  const auto is = [](Kind k) { return [k](const AcquireVote& v) { return v.kind == k; }; };
+  const auto [out, fresh] = out_and_counted(votes, is(Kind::k_granted));
+  const size_t reentered = out_and_counted(votes, is(Kind::k_reentered)).second;
+  const size_t blocked = out_and_counted(votes, [](const AcquireVote& v) {
+                           return v.kind == Kind::k_mismatch || v.kind == Kind::k_upgrade;
+                         }).second;
+  if (blocked > 0) {
+    return true;
+  }
+  // A re-entry seen makes the round a re-entry (decide_acquire): only its
+  // votes count. Fresh grants on a quorum before any is seen are a lock
+  // all the same, which the token's re-entries on a minority cannot share;
+  // and while fresh grants can no longer make a quorum, nor can re-entries.
+  const size_t yes = reentering && reentered > 0 ? reentered : fresh;
+  return round_decided(yes, out, q);
+}
+
 std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d) {
   std::vector<bool> out(votes.size(), false);
   for (size_t i = 0; i < votes.size(); ++i) {
@@ -265,6 +308,25 @@ Ended::Kind ended_kind(ReleaseVote::Kind k) {
 }
 
 }  // namespace
+
+bool renew_decided(const std::vector<std::optional<RenewVote>>& votes) {
+  const size_t n = votes.size();
+  size_t q = majority(n);
+  for (const auto& v : votes) {
+    if (v && v->kind == RenewVote::Kind::k_renewed) {
+      q = std::max(q, grant_quorum(n, v->claim));
+    }
+  }
+  const auto [out, renewed] =
+      out_and_counted(votes, [](const RenewVote& v) { return v.kind == RenewVote::Kind::k_renewed; });
+  return round_decided(renewed, out, q);
+}
+
+bool release_decided(const std::vector<std::optional<ReleaseVote>>& votes) {
+  const auto [out, answered] =
+      out_and_counted(votes, [](const ReleaseVote& v) { return v.kind != ReleaseVote::Kind::k_failed; });
+  return round_decided(answered, out, majority(votes.size()));
+}
 
 Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes) {
   return shortest_lease(ttl, votes, [](const AcquireVote& v) {

@@ -28,6 +28,14 @@ namespace redlock::lock {
 // server does (pigeonhole). For L = 1 that is the majority again.
 [[nodiscard]] size_t grant_quorum(size_t n, const Claim& claim);
 
+// Whether a round is decided before every server has answered: `yes` of
+// them answered towards a quorum of `needed`, and `out` have not answered
+// yet (the others answered otherwise, or failed). Decided once the quorum
+// is in, or once not even every server still out could make it up: what
+// the stragglers say changes nothing then. So a silent minority costs a
+// round nothing, and a round whose servers have all answered is decided.
+[[nodiscard]] bool round_decided(size_t yes, size_t out, size_t needed);
+
 // A run in a lock's ledger as an acquire's answer names it: the run before
 // a new hold that never ended (abandoned), or the last ok run that made a
 // server refuse (skipped), with that server's clock.
@@ -146,6 +154,15 @@ struct AcquireDecision {
 [[nodiscard]] AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
                                              Millis validity);
 
+// Whether an acquire round is decided by the votes in so far (nullopt: a
+// server still out), as round_decided says: once the votes that count
+// (fresh grants, or the caller's re-entries once one is in) make the
+// claim's quorum, or once neither fresh grants nor re-entries can; at once
+// when a server says NAME is held in another mode (no grant then, whatever
+// the others say).
+[[nodiscard]] bool acquire_decided(const std::vector<std::optional<AcquireVote>>& votes, const Claim& claim,
+                                   bool reentering);
+
 // Redlock fencing: the servers that voted but handed out a smaller fence
 // than the quorum's largest, whose counters must be raised to it before the
 // lock counts as held (so any later quorum, which shares a server with this
@@ -208,6 +225,16 @@ struct RenewDecision {
 // its mode needs and `validity` is left; too few usable answers is
 // unavailable (a retry may still save it), else the token no longer holds.
 [[nodiscard]] RenewDecision decide_renew(const std::vector<RenewVote>& votes, Millis validity);
+
+// Whether a renewal round is decided by the votes in so far (nullopt: a
+// server still out): once the renewals make the quorum of the mode they
+// renew, or once they no longer can.
+[[nodiscard]] bool renew_decided(const std::vector<std::optional<RenewVote>>& votes);
+
+// Whether a release round (a release, or the end of a hold) is decided by
+// the votes in so far: once a majority answered, or once one no longer
+// can. The stragglers were sent the release all the same.
+[[nodiscard]] bool release_decided(const std::vector<std::optional<ReleaseVote>>& votes);
 
 // The lease a hold has after a round: never shorter than the `ttl` asked for
 // (re-entry and renewal never shorten one), and where every server that

@@ -66,6 +66,12 @@ class Connection {
   // this call the next command reconnects. The follow-up waits at most
   // `timeout` for its answer.
   void keep_for_follow_up(Millis timeout);
+  // Gives up on the current phase before its deadline, as on a timeout:
+  // the caller has what it needs from other servers (a round a majority
+  // decided). A connect under way is closed; a request already sent keeps
+  // the socket for keep_for_follow_up(), its late replies dropped, never
+  // taken for the replies to later commands; the next command reconnects.
+  void abandon() { fail_timeout(); }
   // Abandons the current phase (the caller was cancelled): failed, but a
   // connected socket stays open, so that what is queued next (a release of
   // what was just asked for) reaches the server after the abandoned command,

@@ -104,7 +104,8 @@ void cancel_all(std::span<Connection* const> conns) {
   }
 }
 
-RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, const Cancel& cancel, Mode mode) {
+RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> until, const Cancel& cancel, Mode mode,
+                const std::function<bool()>& enough = {}) {
   PollSet set;
   while (true) {
     auto now = Clock::now();
@@ -116,6 +117,9 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
         return RunResult::k_settled;
       case Survey::k_pending:
         break;
+    }
+    if (enough && enough()) {
+      return RunResult::k_woken;
     }
     if (until && now >= *until) {
       return RunResult::k_deadline;
@@ -139,6 +143,11 @@ RunResult drive(std::span<Connection* const> conns, std::optional<TimePoint> unt
 
 RunResult run_all(std::span<Connection* const> conns, const Cancel& cancel) {
   return drive(conns, std::nullopt, cancel, Mode::k_all);
+}
+
+RunResult run_until(std::span<Connection* const> conns, const std::function<bool()>& enough,
+                    std::optional<TimePoint> until, const Cancel& cancel) {
+  return drive(conns, until, cancel, Mode::k_all, enough);
 }
 
 RunResult wait_any(std::span<Connection* const> conns, std::optional<TimePoint> until, const Cancel& cancel) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,6 +20,15 @@ enum class RunResult { k_settled, k_woken, k_deadline, k_cancelled };
 // k_cancelled, failing unsettled connections (see
 // Connection::fail_cancelled).
 RunResult run_all(std::span<Connection* const> conns, const Cancel& cancel);
+
+// As run_all, but also ends as soon as `enough()` says so (asked after each
+// wake, once the connections whose phase timed out have failed: k_woken) or
+// `until` passes (k_deadline). Connections still unsettled then are left as
+// they are, in flight: the caller waits for them again, or gives up on them
+// (Connection::abandon). One loop for many servers whose caller needs only
+// some of them, such as a Redlock round that a majority decides.
+RunResult run_until(std::span<Connection* const> conns, const std::function<bool()>& enough,
+                    std::optional<TimePoint> until, const Cancel& cancel);
 
 // Waits until any connection has a reply, fails or is closed by its peer
 // (k_woken), `until` passes (k_deadline), or `cancel` comes (k_cancelled).

@@ -15,12 +15,19 @@ namespace {
 // A Cluster that keeps redirecting more often than this is misconfigured.
 constexpr int k_max_redirects = 5;
 
+// The least a server still out gets once the round is decided without it
+// (see Run::go): a server that answers a few milliseconds after the others
+// (a loaded machine, a longer route) is not a silent one.
+constexpr Millis k_straggler_grace{50};
+
 // One server's progress through a run.
 struct Pending {
   size_t index = 0;
   bool by_body = false;             // send EVAL with the body
   std::unique_ptr<Connection> ask;  // an ASK's target, for the next try only
   int redirects = 0;
+  std::optional<TimePoint> resend_at;  // after TRYAGAIN: when it is asked again
+  Millis backoff{5};                   // the next TRYAGAIN's wait
 };
 
 enum class Step { k_done, k_again, k_tryagain };
@@ -50,54 +57,157 @@ class Run {
       : m_conns(conns), m_call(call), m_answers(conns.size()) {}
 
   std::vector<ScriptAnswer> go(const std::vector<bool>& targets) {
-    std::vector<Pending> pending;
+    std::vector<Pending> out;  // the servers whose answer is not in
+    m_in.assign(m_conns.size(), false);
     for (size_t i = 0; i < m_conns.size(); ++i) {
       if (targets.empty() || targets[i]) {
-        pending.push_back(Pending{i, !m_call.eval_body.empty() && m_call.eval_body[i], nullptr, 0});
+        Pending p;
+        p.index = i;
+        p.by_body = !m_call.eval_body.empty() && m_call.eval_body[i];
+        out.push_back(std::move(p));
       } else {
         m_answers[i].failure = Failure{ExitStatus::k_unavailable, "not asked"};
+        m_in[i] = true;
       }
     }
-    const TimePoint deadline = Clock::now() + m_call.timeouts.command;
-    Millis backoff{5};
-    while (!pending.empty()) {
-      std::vector<Connection*> conns;
-      for (auto& p : pending) {
-        send(p);
-        conns.push_back(&target(p));
-      }
-      run_all(conns, m_call.cancel);
-      std::vector<Pending> again;
-      bool retry_later = false;
-      for (auto& p : pending) {
-        const Step step = collect(p);
-        if (step == Step::k_tryagain && (!m_call.retry_tryagain || Clock::now() + backoff >= deadline)) {
-          m_answers[p.index].failure =
-              Failure{ExitStatus::k_unavailable,
-                      fmt::format("Redis Cluster at {} kept answering TRYAGAIN to {} for {}: the lock's slot is moving "
-                                  "between nodes",
-                                  m_conns[p.index]->endpoint().display(), m_call.script->name,
-                                  format_duration(m_call.timeouts.command)),
-                      true};  // the node is there: a wait (--wait) waits the migration out
-        } else if (step != Step::k_done) {
-          retry_later = retry_later || step == Step::k_tryagain;
-          again.push_back(std::move(p));
-        }
-      }
-      pending = std::move(again);
-      if (retry_later && !nap(backoff, pending)) {
+    const TimePoint start = Clock::now();
+    const TimePoint deadline = start + m_call.timeouts.command;
+    for (auto& p : out) {
+      send(p);
+    }
+    // Once the answers in decide the round, the servers still out get a
+    // moment more: as long again as the round has taken, at least
+    // k_straggler_grace (never past their own timeouts). A server just
+    // behind the others then still counts (its vote, its busy answer, its
+    // connection kept for the next round), while a silent one costs the
+    // round that moment, not its timeout.
+    std::optional<TimePoint> given_up_at;
+    while (!out.empty()) {
+      if (!wait(out, given_up_at)) {
         break;
       }
-      backoff = std::min(backoff * 2, Millis(100));
-    }
-    for (size_t i = 0; i < m_answers.size(); ++i) {
-      describe_error(m_answers[i], m_conns[i]->endpoint().display(), m_call.script->name);
+      step(out, deadline);
+      const TimePoint now = Clock::now();
+      if (!out.empty() && !given_up_at && m_call.decided && m_call.decided(m_answers, m_in)) {
+        given_up_at = now + std::max<Clock::duration>(now - start, k_straggler_grace);
+      }
+      if (!out.empty() && given_up_at && now >= *given_up_at) {
+        abandon(out);
+      }
     }
     return std::move(m_answers);
   }
 
  private:
   Connection& target(Pending& p) { return p.ask ? *p.ask : *m_conns[p.index]; }
+
+  // Server i's answer is in: its error reply, if it is one, a failure.
+  void take_in(size_t i) {
+    m_in[i] = true;
+    describe_error(m_answers[i], m_conns[i]->endpoint().display(), m_call.script->name);
+  }
+
+  // Waits until some server's reply is in (or its connection failed), the
+  // first TRYAGAIN is due, or `until` passes. False when cancelled: every
+  // server still out has then failed (the connections flushed what was
+  // queued, as run_all does), and the run is over.
+  bool wait(std::vector<Pending>& out, std::optional<TimePoint> until) {
+    std::vector<Connection*> flying;
+    std::optional<TimePoint> wake = until;
+    for (auto& p : out) {
+      if (p.resend_at) {
+        wake = wake ? std::min(*wake, *p.resend_at) : *p.resend_at;
+      } else {
+        flying.push_back(&target(p));
+      }
+    }
+    const auto any_in = [&flying] {
+      return std::any_of(flying.begin(), flying.end(), [](const Connection* c) { return c->settled(); });
+    };
+    const bool cancelled = flying.empty() ? !m_call.cancel.sleep_until(*wake)
+                                          : run_until(flying, any_in, wake, m_call.cancel) == RunResult::k_cancelled;
+    if (!cancelled) {
+      return true;
+    }
+    for (auto& p : out) {
+      // Failed by the cancellation, unless its reply was in (one that asks
+      // for another try is not asked again)
+      if (p.resend_at || collect(p) != Step::k_done) {
+        m_answers[p.index].failure = Failure{
+            ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", target(p).endpoint().display())};
+      }
+      take_in(p.index);
+    }
+    out.clear();
+    return false;
+  }
+
+  // Takes in the answers that came, and asks again the servers whose
+  // answer asks for it (at once, or after a TRYAGAIN's backoff).
+  void step(std::vector<Pending>& out, TimePoint deadline) {
+    std::vector<Pending> still;
+    const TimePoint now = Clock::now();
+    for (auto& p : out) {
+      if (p.resend_at) {
+        if (*p.resend_at <= now) {
+          p.resend_at.reset();
+          send(p);
+        }
+        still.push_back(std::move(p));
+        continue;
+      }
+      if (!target(p).settled()) {
+        still.push_back(std::move(p));
+        continue;
+      }
+      switch (collect(p)) {
+        case Step::k_done:
+          take_in(p.index);
+          break;
+        case Step::k_again:
+          send(p);
+          still.push_back(std::move(p));
+          break;
+        case Step::k_tryagain:
+          if (!m_call.retry_tryagain || now + p.backoff >= deadline) {
+            m_answers[p.index].failure = Failure{
+                ExitStatus::k_unavailable,
+                fmt::format("Redis Cluster at {} kept answering TRYAGAIN to {} for {}: the lock's slot is moving "
+                            "between nodes",
+                            m_conns[p.index]->endpoint().display(), m_call.script->name,
+                            format_duration(m_call.timeouts.command)),
+                true};  // the node is there: a wait (--wait) waits the migration out
+            take_in(p.index);
+            break;
+          }
+          p.resend_at = now + p.backoff;
+          p.backoff = std::min(p.backoff * 2, Millis(100));
+          still.push_back(std::move(p));
+          break;
+      }
+    }
+    out = std::move(still);
+  }
+
+  // The round is decided without the servers still out: their requests
+  // are given up as on a timeout (Connection::abandon), and whatever they
+  // still answer is dropped, never read as the reply to a later command.
+  // The next request to them reconnects, within that round's own loop.
+  void abandon(std::vector<Pending>& out) {
+    for (auto& p : out) {
+      Connection& conn = target(p);
+      if (!p.resend_at) {
+        conn.abandon();  // (one waiting out a TRYAGAIN has nothing in flight)
+      }
+      conn.reset();
+      m_answers[p.index].failure =
+          Failure{ExitStatus::k_unavailable, fmt::format("Redis at {} had not answered {} when the round was decided",
+                                                         m_conns[p.index]->endpoint().display(), m_call.script->name)};
+      log_debug("{}", m_answers[p.index].failure->message);
+      m_in[p.index] = true;
+    }
+    out.clear();
+  }
 
   void send(Pending& p) {
     Connection& conn = target(p);
@@ -220,21 +330,10 @@ class Run {
     return Step::k_again;
   }
 
-  // Sleeps before the next TRYAGAIN; false (every pending server failed) if cancelled.
-  bool nap(Millis d, std::vector<Pending>& pending) {
-    if (m_call.cancel.sleep_until(Clock::now() + d)) {
-      return true;
-    }
-    for (auto& p : pending) {
-      m_answers[p.index].failure = Failure{
-          ExitStatus::k_unavailable, fmt::format("gave up waiting for Redis at {}", target(p).endpoint().display())};
-    }
-    return false;
-  }
-
   std::span<std::unique_ptr<Connection>> m_conns;
   const ScriptCall& m_call;
   std::vector<ScriptAnswer> m_answers;
+  std::vector<bool> m_in;  // per server: its answer is in
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -26,6 +27,20 @@ struct Script {
   int optional_keys = 0;
 };
 
+// What one server made of the script.
+struct ScriptAnswer {
+  // No usable answer: unreachable, refused, timed out, or an error reply
+  // (with the status it stands for and a line naming the server).
+  std::optional<Failure> failure;
+  Reply reply;                  // the script's reply when there is no failure
+  bool replicas_short = false;  // WAIT came back with fewer replicas than asked
+  // The node that ran the script: its numeric address ("127.0.0.1:7001",
+  // or a socket's path), "" if unknown. Two servers that reached the same
+  // node are one server.
+  std::string node;
+  std::string wait_refused;  // WAIT's error reply (a managed Redis refuses it), "" if none
+};
+
 // One script to run on several servers at once.
 struct ScriptCall {
   const Script* script = nullptr;
@@ -46,20 +61,13 @@ struct ScriptCall {
   bool retry_tryagain = true;
   std::shared_ptr<TlsContext> tls;
   Cancel cancel;  // cuts every wait short, as for run_all
-};
-
-// What one server made of the script.
-struct ScriptAnswer {
-  // No usable answer: unreachable, refused, timed out, or an error reply
-  // (with the status it stands for and a line naming the server).
-  std::optional<Failure> failure;
-  Reply reply;                  // the script's reply when there is no failure
-  bool replicas_short = false;  // WAIT came back with fewer replicas than asked
-  // The node that ran the script: its numeric address ("127.0.0.1:7001",
-  // or a socket's path), "" if unknown. Two servers that reached the same
-  // node are one server.
-  std::string node;
-  std::string wait_refused;  // WAIT's error reply (a managed Redis refuses it), "" if none
+  // Whether the round is decided by the answers in so far (answers[i] is
+  // server i's when in[i]; a server not targeted is in, with its "not
+  // asked" failure), asked each time a server's answer comes in. Once it
+  // says so, the servers still out are abandoned (Connection::abandon)
+  // with a failure that says so. Empty: every server's answer is waited
+  // for, each within its own timeouts.
+  std::function<bool(const std::vector<ScriptAnswer>& answers, const std::vector<bool>& in)> decided;
 };
 
 // One call of a script in a pipeline: the script, and what follows its
@@ -95,6 +103,9 @@ struct PipelinedCall {
 // - the script's optional keys left out where the server refuses them
 //   (Script::optional_keys): sent again without them, once per connection;
 // - WAIT for `min_replicas` after the script.
+// Each server is asked again as soon as its answer asks for it, in one
+// poll loop over all of them, so that `call.decided` can end the round
+// whatever the others are doing (connecting, retrying, silent).
 // Servers not targeted get a "not asked" failure.
 [[nodiscard]] std::vector<ScriptAnswer> run_script(std::span<std::unique_ptr<Connection>> conns, const ScriptCall& call,
                                                    const std::vector<bool>& targets);
