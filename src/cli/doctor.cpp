@@ -1,5 +1,5 @@
-// doctor: audits the deployment before it is trusted (lock/audit.hpp asks
-// the servers, lock/checks.hpp judges): one line per check, ok, warn or
+// doctor: audits the deployment before it is trusted (doctor/audit.hpp asks
+// the servers, doctor/checks.hpp judges): one line per check, ok, warn or
 // fail, with what to do. A server that cannot be reached or refuses is a
 // failed check, not an error: the report covers every server.
 
@@ -9,8 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
-#include "lock/audit.hpp"
-#include "lock/checks.hpp"
+#include "doctor/audit.hpp"
+#include "doctor/checks.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -19,15 +19,15 @@ namespace redlock::cli {
 
 namespace {
 
-using lock::Finding;
-using lock::Level;
+using doctor::Finding;
+using doctor::Level;
 
 // One line per finding: its level and check in columns, then the server,
 // what was found and what to do.
 std::string doctor_text(const std::vector<Finding>& findings) {
   std::string out;
   for (const auto& f : findings) {
-    std::string line = fmt::format("{:<5} {:<13} ", lock::level_name(f.level), f.check);
+    std::string line = fmt::format("{:<5} {:<13} ", doctor::level_name(f.level), f.check);
     if (!f.server.empty()) {
       line += f.server + ": ";
     }
@@ -46,7 +46,7 @@ std::string doctor_json(const std::vector<Finding>& findings) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& f : findings) {
     out.push_back({{"check", f.check},
-                   {"level", std::string(lock::level_name(f.level))},
+                   {"level", std::string(doctor::level_name(f.level))},
                    {"server", f.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.server)},
                    {"detail", f.detail},
                    {"advice", f.advice.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.advice)}});
@@ -58,9 +58,9 @@ std::string doctor_json(const std::vector<Finding>& findings) {
 
 ExitCode run_doctor(const DoctorOptions& o, const GlobalOptions& g, const Cancel& stop) {
   Resolved r = resolve(g);
-  const auto facts = lock::audit(r.endpoints, r.options, stop);
-  const lock::Expectations e{o.ttl, r.options.timeouts.command, r.options.min_replicas};
-  const auto findings = lock::diagnose(facts, e);
+  const auto facts = doctor::audit(r.endpoints, r.options, stop);
+  const doctor::Expectations e{o.ttl, r.options.timeouts.command, r.options.min_replicas};
+  const auto findings = doctor::diagnose(facts, e);
   if (!write_stdout(o.json ? doctor_json(findings) : doctor_text(findings))) {
     log_warning("could not write the report to standard output");
     return ExitStatus::k_output;

@@ -13,8 +13,8 @@
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
 #include "cli/status_format.hpp"
-#include "lock/audit.hpp"
-#include "lock/checks.hpp"
+#include "doctor/audit.hpp"
+#include "doctor/checks.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -340,8 +340,9 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
 ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Resolved& r, lock::Locker& locker,
                     const Cancel& stop) {
   std::vector<ServerGauges> servers;
-  for (const auto& facts : lock::probe(r.endpoints, r.options, stop)) {
-    servers.push_back({facts.server, !facts.failure, lock::evicts_locks(facts), lock::restart_forgets_locks(facts)});
+  for (const auto& facts : doctor::probe(r.endpoints, r.options, stop)) {
+    servers.push_back(
+        {facts.server, !facts.failure, doctor::evicts_locks(facts), doctor::restart_forgets_locks(facts)});
   }
   Snapshot snap;
   std::optional<Error> failure;

@@ -1,7 +1,7 @@
-// doctor's judgement (lock/checks.hpp), table-driven: what servers said in,
+// doctor's judgement (doctor/checks.hpp), table-driven: what servers said in,
 // the level of each check out. No server.
 
-#include "lock/checks.hpp"
+#include "doctor/checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace redlock::lock {
+namespace redlock::doctor {
 namespace {
 
 // A healthy master: Redis 7, every right, noeviction, appendfsync always,
@@ -344,4 +344,4 @@ TEST(Checks, InfoIsReadLineByLine) {
 }
 
 }  // namespace
-}  // namespace redlock::lock
+}  // namespace redlock::doctor

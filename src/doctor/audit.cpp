@@ -1,4 +1,4 @@
-#include "lock/audit.hpp"
+#include "doctor/audit.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "redis/fanout.hpp"
 #include "util/log.hpp"
 
-namespace redlock::lock {
+namespace redlock::doctor {
 
 namespace {
 
@@ -148,7 +148,7 @@ std::vector<ServerFacts> named(const std::vector<redis::Endpoint>& endpoints) {
 }
 
 std::vector<std::unique_ptr<Connection>> connections(const std::vector<redis::Endpoint>& endpoints,
-                                                     const Options& options, const Cancel& cancel) {
+                                                     const lock::Options& options, const Cancel& cancel) {
   std::vector<std::unique_ptr<Connection>> conns;
   conns.reserve(endpoints.size());
   for (const auto& ep : endpoints) {
@@ -158,9 +158,9 @@ std::vector<std::unique_ptr<Connection>> connections(const std::vector<redis::En
 }
 
 // INFO, CONFIG GET, the rights check and CLUSTER INFO, pipelined.
-void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const Options& options,
+void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const lock::Options& options,
          const Cancel& cancel) {
-  const Keys keys = keys_for(options.prefix, k_probe_name);
+  const lock::Keys keys = lock::keys_for(options.prefix, k_probe_name);
   for (size_t i = 0; i < conns.size(); ++i) {
     if (facts[i].failure) {
       continue;
@@ -170,8 +170,8 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
     for (const char* name : k_config) {
       c.queue({"CONFIG", "GET", name});
     }
-    c.queue({"EVAL", std::string(lua::k_rights.text), "0", keys.lock, keys.fence, keys.channel, keys.line, keys.beats,
-             keys.waiters, keys.writers, keys.runs, keys.index});
+    c.queue({"EVAL", std::string(lock::lua::k_rights.text), "0", keys.lock, keys.fence, keys.channel, keys.line,
+             keys.beats, keys.waiters, keys.writers, keys.runs, keys.index});
     c.queue({"CLUSTER", "INFO"});
   }
   run_live(conns, facts, cancel);
@@ -199,7 +199,7 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
 
 // Sentinel's down-after-milliseconds for the master of a redis+sentinel://
 // endpoint, from the first sentinel that says.
-void ask_sentinels(const redis::Endpoint& ep, const Options& options, const Cancel& cancel, ServerFacts& f) {
+void ask_sentinels(const redis::Endpoint& ep, const lock::Options& options, const Cancel& cancel, ServerFacts& f) {
   for (const auto& [host, port] : ep.sentinels) {
     redis::Endpoint sentinel;
     sentinel.host = host;
@@ -233,7 +233,7 @@ void ask_sentinels(const redis::Endpoint& ep, const Options& options, const Canc
 
 }  // namespace
 
-std::vector<ServerFacts> audit(const std::vector<redis::Endpoint>& endpoints, const Options& options,
+std::vector<ServerFacts> audit(const std::vector<redis::Endpoint>& endpoints, const lock::Options& options,
                                const Cancel& cancel) {
   auto conns = connections(endpoints, options, cancel);
   std::vector<ServerFacts> facts = named(endpoints);
@@ -252,7 +252,7 @@ std::vector<ServerFacts> audit(const std::vector<redis::Endpoint>& endpoints, co
   return facts;
 }
 
-std::vector<ServerFacts> probe(const std::vector<redis::Endpoint>& endpoints, const Options& options,
+std::vector<ServerFacts> probe(const std::vector<redis::Endpoint>& endpoints, const lock::Options& options,
                                const Cancel& cancel) {
   auto conns = connections(endpoints, options, cancel);
   std::vector<ServerFacts> facts = named(endpoints);
@@ -279,4 +279,4 @@ std::vector<ServerFacts> probe(const std::vector<redis::Endpoint>& endpoints, co
   return facts;
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::doctor

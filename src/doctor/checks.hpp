@@ -1,7 +1,7 @@
 #pragma once
 
 // What `redlock doctor` concludes about a deployment, as pure functions of
-// what each server said (lock/audit.cpp gathers it): reach, authentication,
+// what each server said (doctor/audit.cpp gathers it): reach, authentication,
 // the ACL rights the scripts need, the eviction policy, persistence,
 // replicas, whether several servers are independent masters, Sentinel's
 // timing, Cluster slot coverage, clocks, round trips and versions. No I/O:
@@ -17,7 +17,7 @@
 #include "redis/failure.hpp"
 #include "util/duration.hpp"
 
-namespace redlock::lock {
+namespace redlock::doctor {
 
 enum class Level { k_ok, k_warn, k_fail };
 
@@ -86,4 +86,4 @@ struct Expectations {
 // "ok", "warn" or "fail".
 [[nodiscard]] std::string_view level_name(Level level);
 
-}  // namespace redlock::lock
+}  // namespace redlock::doctor

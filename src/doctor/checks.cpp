@@ -1,4 +1,4 @@
-#include "lock/checks.hpp"
+#include "doctor/checks.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "lock/quorum.hpp"
 #include "util/text.hpp"
 
-namespace redlock::lock {
+namespace redlock::doctor {
 
 namespace {
 
@@ -350,7 +350,7 @@ void check_server(std::vector<Finding>& out, const ServerFacts& s, const Expecta
 // URLs: `urls` more than `n` name a server twice (an alias), which the
 // independence check names.
 void check_quorum(const Report& r, size_t n, size_t up, size_t urls) {
-  const size_t need = majority(n);
+  const size_t need = lock::majority(n);
   const std::string counted =
       urls > n ? fmt::format(" (the {} URLs name {} distinct server{})", urls, n, n == 1 ? "" : "s") : "";
   if (up < need) {
@@ -500,4 +500,4 @@ std::string_view level_name(Level level) {
   return "fail";
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::doctor
