@@ -1,6 +1,8 @@
 // history NAME and overdue NAME: what the run ledger of a name says
 // (lock/ledger.hpp), across every server.
 
+#include "ledger/history.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -8,7 +10,6 @@
 #include "cli/commands.hpp"
 #include "cli/runs.hpp"
 #include "cli/servers.hpp"
-#include "lock/locker.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
@@ -39,8 +40,8 @@ ExitCode print(const std::string& text) {
 ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Cancel& stop) {
   validate_name(o.name);
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options, stop);
-  const lock::History h = locker.history(o.name, o.limit);
+  lock::Servers servers(r.endpoints, r.options, stop);
+  const ledger::History h = ledger::history(servers, o.name, o.limit);
   say_held_warnings();
   if (o.json) {
     const ExitCode printed = print(history_json(h.runs));
@@ -60,8 +61,8 @@ ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Canc
     throw UsageError("overdue needs --max-age D: how long ago the last ok run may have ended");
   }
   Resolved r = resolve(g);
-  lock::Locker locker(r.endpoints, r.options, stop);
-  const lock::History h = locker.history(o.name, k_whole_ledger);
+  lock::Servers servers(r.endpoints, r.options, stop);
+  const ledger::History h = ledger::history(servers, o.name, k_whole_ledger);
   say_held_warnings();
   const lock::Overdue d = lock::decide_overdue(h.runs, h.now_ms, *o.max_age);
   const ExitCode printed =

@@ -15,6 +15,7 @@
 #include "cli/status_format.hpp"
 #include "doctor/audit.hpp"
 #include "doctor/checks.hpp"
+#include "ledger/history.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -143,7 +144,7 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
       shown.push_back(v.name);
     }
   }
-  std::vector<lock::LastRuns> last = locker.last_runs(shown);
+  std::vector<lock::LastRuns> last = ledger::last_runs(locker.servers(), shown);
   for (size_t i = 0, k = 0; i < verdicts.size(); ++i) {
     if (verdicts[i].state != State::k_foreign) {
       verdicts[i].runs = std::move(last[k++]);

@@ -24,96 +24,9 @@ Millis clock_drift(Millis ttl) {
 }
 
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel)
-    : m_endpoints(std::move(endpoints)), m_options(std::move(options)), m_stop(cancel), m_cancel(cancel) {
-  for (const auto& ep : m_endpoints) {
-    m_conns.push_back(std::make_unique<redis::Connection>(ep, m_options.timeouts, m_options.tls, m_cancel));
-    m_names.push_back(ep.display());
-  }
-  m_warned.assign(m_endpoints.size(), false);
-}
-
-void Locker::set_cancel(Cancel cancel) {
-  m_cancel = cancel;
-  for (auto& c : m_conns) {
-    c->set_cancel(cancel);
-  }
-}
-
-void Locker::warn_refused(size_t i, const redis::Failure& failure) {
-  if (m_conns.size() < 2 || failure.status != ExitStatus::k_refused || m_warned[i]) {
-    return;
-  }
-  m_warned[i] = true;
-  // The message is redlock's own sentence (endpoints as display() shows
-  // them, the server's error, a hint naming options): not a command line,
-  // whose words after --password-file would be taken for secrets. Only a
-  // URL's password could be in it, and that stays hidden.
-  hold_warning(fmt::format("{}; it does not count towards the quorum of the {} servers",
-                           redact_url_passwords(failure.message), m_conns.size()));
-}
-
-std::vector<bool> Locker::failed_over() {
-  std::vector<bool> moved(m_conns.size(), false);
-  for (size_t i = 0; i < m_conns.size(); ++i) {
-    const std::string before = m_conns[i]->master_address();
-    if (m_conns[i]->master_changed()) {
-      moved[i] = true;
-      log_warning("the sentinels of {} have failed over from {}: the lock held on the old master cannot be trusted",
-                  m_names[i], before);
-    }
-  }
-  return moved;
-}
+    : m_servers(std::move(endpoints), std::move(options), std::move(cancel)) {}
 
 Locker::~Locker() = default;
-
-std::vector<Answer> Locker::round(const std::vector<std::string>& args, const Script& script,
-                                  const std::vector<bool>& targets, const std::vector<bool>& eval_body,
-                                  bool wait_out_tryagain, const Decided& decided) {
-  const bool wait_replicas =
-      &script == &lock::script(ScriptName::k_acquire) || &script == &lock::script(ScriptName::k_renew);
-  redis::ScriptCall call;
-  call.script = &script;
-  call.args = args;
-  call.eval_body = eval_body;
-  call.min_replicas = wait_replicas ? m_options.min_replicas : 0;
-  call.timeouts = m_options.timeouts;
-  // status's line is news, not worth a wait
-  call.retry_tryagain = wait_out_tryagain && &script != &lock::script(ScriptName::k_line);
-  call.tls = m_options.tls;
-  call.cancel = m_cancel;
-  if (decided) {
-    call.decided = [&](const std::vector<redis::ScriptAnswer>& said, const std::vector<bool>& in) {
-      return decided(read_answers(said, script), in);
-    };
-  }
-  std::vector<Answer> answers = read_answers(redis::run_script(m_conns, call, targets), script);
-  for (size_t i = 0; i < answers.size(); ++i) {
-    const Answer& a = answers[i];
-    if (a.failure) {
-      warn_refused(i, *a.failure);
-    }
-    log_debug("{} {}: {}", m_names[i], script.name, a.failure ? a.failure->message : outcome_of(a.reply));
-  }
-  return answers;
-}
-
-std::vector<Answer> Locker::read_answers(std::vector<redis::ScriptAnswer> said, const Script& script) const {
-  // Every script answers an array whose first element says what happened.
-  std::vector<Answer> answers(said.size());
-  for (size_t i = 0; i < said.size(); ++i) {
-    auto& a = answers[i];
-    a.failure = std::move(said[i].failure);
-    a.reply = std::move(said[i].reply);
-    a.replicas_short = said[i].replicas_short;
-    a.wait_refused = std::move(said[i].wait_refused);
-    a.node = std::move(said[i].node);
-    if (!a.failure && outcome_of(a.reply).empty()) {
-      a.failure = unexpected_reply(m_names[i], script.name);
-    }
-  }
-  return answers;
-}
 
 namespace {
 
@@ -145,9 +58,9 @@ void Locker::raise_fences(const Keys& keys, const std::string& holder, const Acq
   if (std::find(behind.begin(), behind.end(), true) == behind.end()) {
     return;
   }
-  auto raised = round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = d.fence}),
-                      lock::script(ScriptName::k_raise_fence), behind);
-  const auto said = tally<RaiseVote>(raised, m_names, "raise-fence", read_raise_answer);
+  auto raised = m_servers.round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = d.fence}),
+                                lock::script(ScriptName::k_raise_fence), behind);
+  const auto said = tally<RaiseVote>(raised, m_servers.names(), "raise-fence", read_raise_answer);
   for (size_t i = 0; i < votes.size(); ++i) {
     if (behind[i] && said[i].failure) {
       votes[i].kind = AcquireVote::Kind::k_failed;
@@ -171,29 +84,9 @@ void Locker::undo_votes(const std::string& name, const std::string& token, const
   }
 }
 
-void Locker::refuse_shared_node(const std::vector<Answer>& answers) const {
-  if (const auto why = shared_node(answers)) {
-    throw UsageError(*why);
-  }
-}
-
-std::optional<std::string> Locker::shared_node(const std::vector<Answer>& answers) const {
-  for (size_t i = 0; i < answers.size(); ++i) {
-    for (size_t j = i + 1; j < answers.size(); ++j) {
-      if (!answers[i].node.empty() && answers[i].node == answers[j].node) {
-        return fmt::format(
-            "{} and {} reach the same Redis node ({}): nodes of one Redis Cluster, or one server named twice, are "
-            "one server, not independent Redlock masters; give it once with --redis",
-            m_names[i], m_names[j], answers[i].node);
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const std::string& reenter, const Owner& owner,
                                    const Claim& claim, const Place& place) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   const std::string token = claim.token.empty() ? random_token() : claim.token;
   const auto start = Clock::now();
   const AcquireArgs args{.token = token,
@@ -223,17 +116,18 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   // below goes to it too, on the socket the acquire went out on (so that it
   // runs after it), or on a new one if the acquire never left. Either way
   // its TTL bounds it, were it to miss both.
-  const Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
-    return acquire_decided(votes_in(acquire_votes(in_so_far, m_names, m_options.min_replicas), in), claim, reentering);
+  const Servers::Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
+    return acquire_decided(votes_in(acquire_votes(in_so_far, m_servers.names(), m_servers.options().min_replicas), in),
+                           claim, reentering);
   };
-  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_acquire), {}, {}, true, decided);
-  const size_t n = m_conns.size();
-  std::vector<AcquireVote> votes = acquire_votes(answers, m_names, m_options.min_replicas);
+  auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_acquire), {}, {}, true, decided);
+  const size_t n = m_servers.size();
+  std::vector<AcquireVote> votes = acquire_votes(answers, m_servers.names(), m_servers.options().min_replicas);
   std::vector<bool> failed(n, false);
   for (size_t i = 0; i < n; ++i) {
     failed[i] = answers[i].failure.has_value();
   }
-  if (const auto why = shared_node(answers)) {
+  if (const auto why = m_servers.shared_node(answers)) {
     undo_votes(name, token, reenter, votes, failed, claim.starts_run());
     throw UsageError(*why);
   }
@@ -290,7 +184,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
       throw quorum_failure(d.failures, n, grant_quorum(n, claim));
     case AcquireDecision::Verdict::k_foreign:
       if (n == 1) {
-        throw_foreign(name, d.foreign_type, m_names[0]);
+        throw_foreign(name, d.foreign_type, m_servers.names()[0]);
       }
       throw Error(ExitStatus::k_protocol,
                   foreign_message(name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
@@ -326,79 +220,69 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
 
 void Locker::undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
                   const std::vector<bool>& just_failed, bool announce, bool drop_run) {
-  const Keys keys = keys_for(m_options.prefix, name);
-  const redis::Timeouts brief{m_options.timeouts.connect, std::min(m_options.timeouts.command, Millis(250))};
+  const Keys keys = keys_for(m_servers.options().prefix, name);
+  const redis::Timeouts brief{m_servers.options().timeouts.connect,
+                              std::min(m_servers.options().timeouts.command, Millis(250))};
   // A round cut short by the Cancel (a stop signal) left its
   // connection open: the release goes on it, right behind the acquire, so
   // that a stopped server that wakes up runs both, in that order.
-  std::vector<bool> fresh(m_conns.size(), false);
-  for (size_t i = 0; i < m_conns.size(); ++i) {
-    if (targets[i] && just_failed[i] && !m_conns[i]->connected()) {
+  std::vector<bool> fresh(m_servers.size(), false);
+  for (size_t i = 0; i < m_servers.size(); ++i) {
+    if (targets[i] && just_failed[i] && !m_servers.connection(i).connected()) {
       fresh[i] = true;
-      reconnect(i, brief);
+      m_servers.reconnect(i, brief);
     } else if (targets[i] && just_failed[i]) {
-      m_conns[i]->keep_for_follow_up(brief.command);  // a round that timed out: right behind its request
-      fresh[i] = true;                                // and a new connection after it
+      m_servers.connection(i).keep_for_follow_up(brief.command);  // a round that timed out: right behind its request
+      fresh[i] = true;                                            // and a new connection after it
     }
   }
-  std::vector<bool> hung(m_conns.size(), false);
-  for (size_t i = 0; i < m_conns.size(); ++i) {
+  std::vector<bool> hung(m_servers.size(), false);
+  for (size_t i = 0; i < m_servers.size(); ++i) {
     hung[i] = targets[i] && just_failed[i];
   }
-  (void)round(to_args(keys, ReleaseArgs{.token = token, .quiet = !announce, .run_end = drop_run ? "drop" : ""}),
-              lock::script(ScriptName::k_release), targets, hung);
-  for (size_t i = 0; i < m_conns.size(); ++i) {
+  (void)m_servers.round(
+      to_args(keys, ReleaseArgs{.token = token, .quiet = !announce, .run_end = drop_run ? "drop" : ""}),
+      lock::script(ScriptName::k_release), targets, hung);
+  for (size_t i = 0; i < m_servers.size(); ++i) {
     if (fresh[i]) {
-      reconnect(i, m_options.timeouts);
+      m_servers.reconnect(i, m_servers.options().timeouts);
     }
-  }
-}
-
-void Locker::reconnect(size_t i, const redis::Timeouts& timeouts) {
-  const bool refuses = m_conns[i]->refuses_optional_keys();
-  m_conns[i] = std::make_unique<redis::Connection>(m_conns[i]->endpoint(), timeouts, m_options.tls, m_cancel);
-  if (refuses) {
-    m_conns[i]->refuse_optional_keys();  // no second refusal to learn it from: the first cost a round trip
   }
 }
 
 ReleaseOutcome Locker::release(const std::string& name, const std::string& token, long long floor, bool drop_run) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   // One level, with no minimum hold: the release script's simplest case.
-  auto answers = round(to_args(keys, ReleaseArgs{.token = token, .floor = floor, .run_end = drop_run ? "drop" : ""}),
-                       lock::script(ScriptName::k_release), {}, {}, true, release_round_decided());
-  refuse_shared_node(answers);
+  auto answers =
+      m_servers.round(to_args(keys, ReleaseArgs{.token = token, .floor = floor, .run_end = drop_run ? "drop" : ""}),
+                      lock::script(ScriptName::k_release), {}, {}, true, release_round_decided());
+  m_servers.refuse_shared_node(answers);
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const ReleaseOutcome out = decide_release(votes);
   if (out == ReleaseOutcome::k_not_held) {
-    require_majority(failures_of(votes));
+    m_servers.require_majority(failures_of(votes));
   }
   return out;
 }
 
-void Locker::require_majority(const std::vector<redis::Failure>& failures) const {
-  if (failures.size() > m_conns.size() - quorum()) {
-    throw quorum_failure(failures, m_conns.size(), quorum());
-  }
-}
-
-Locker::Decided Locker::release_round_decided() const {
+Servers::Decided Locker::release_round_decided() const {
   return [this](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
-    return release_decided(votes_in(tally<ReleaseVote>(in_so_far, m_names, "release", read_release_answer), in));
+    return release_decided(
+        votes_in(tally<ReleaseVote>(in_so_far, m_servers.names(), "release", read_release_answer), in));
   };
 }
 
 std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const std::vector<Answer>& answers) const {
-  std::vector<ReleaseVote> votes = tally<ReleaseVote>(answers, m_names, "release", read_release_answer);
+  std::vector<ReleaseVote> votes = tally<ReleaseVote>(answers, m_servers.names(), "release", read_release_answer);
   if (votes.size() == 1 && votes[0].kind == ReleaseVote::Kind::k_foreign) {
-    throw_foreign(name, votes[0].foreign_type, m_names[0]);
+    throw_foreign(name, votes[0].foreign_type, m_servers.names()[0]);
   }
   return votes;
 }
 
 Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole, long long floor,
                      const std::optional<RunEnd>& run) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   // EVAL with the body at once: a stop signal may cut this round short (exec's
   // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
   ReleaseArgs args{.token = token,
@@ -413,34 +297,53 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
     args.cmd = run->owner.cmd;
     args.fence = run->fence;
   }
-  auto answers = round(to_args(keys, args), lock::script(ScriptName::k_release), {},
-                       std::vector<bool>(m_conns.size(), true), true, release_round_decided());
+  auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_release), {},
+                                 std::vector<bool>(m_servers.size(), true), true, release_round_decided());
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const Ended ended = decide_finish(votes);
   if (ended.kind == Ended::Kind::k_not_held) {
-    require_majority(failures_of(votes));
+    m_servers.require_majority(failures_of(votes));
   }
   return ended;
 }
 
+std::optional<RunSeen> Locker::start_run(const std::string& name, const std::string& token, const Owner& owner) {
+  const Keys keys = keys_for(m_servers.options().prefix, name);
+  const auto answers = m_servers.round(
+      to_args(keys, StartRunArgs{.token = token, .host = owner.host, .pid = owner.pid, .cmd = owner.cmd}),
+      lock::script(ScriptName::k_start_run), {});
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i].failure) {
+      log_debug("{}: the run of {} did not begin there: {}", m_servers.names()[i], escape_for_terminal(name),
+                answers[i].failure->message);
+      continue;
+    }
+    if (const auto started = read_start_run_answer(answers[i].reply); started && started->abandoned) {
+      return started->abandoned;
+    }
+  }
+  return std::nullopt;
+}
+
 RenewOutcome Locker::renew(const std::string& name, const std::string& token, Millis ttl) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   const auto start = Clock::now();
   // A lock taken on a master that Sentinel has since replaced is lost: the
   // new master may not have it, and another client may take it there while
   // the old master still accepts our renewals.
-  const std::vector<bool> moved = failed_over();
+  const std::vector<bool> moved = m_servers.failed_over();
   std::vector<bool> targets(moved.size());
   std::transform(moved.begin(), moved.end(), targets.begin(), [](bool m) { return !m; });
   // A renewal a straggler confirms too late counts at the next round,
   // which asks it again.
-  const Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
-    return renew_decided(votes_in(renew_votes(in_so_far, m_names, m_options.min_replicas, moved), in));
+  const Servers::Decided decided = [&](const std::vector<Answer>& in_so_far, const std::vector<bool>& in) {
+    return renew_decided(
+        votes_in(renew_votes(in_so_far, m_servers.names(), m_servers.options().min_replicas, moved), in));
   };
-  auto answers = round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}), lock::script(ScriptName::k_renew), targets,
-                       {}, true, decided);
-  refuse_shared_node(answers);
-  const std::vector<RenewVote> votes = renew_votes(answers, m_names, m_options.min_replicas, moved);
+  auto answers = m_servers.round(to_args(keys, RenewArgs{.token = token, .ttl = ttl}),
+                                 lock::script(ScriptName::k_renew), targets, {}, true, decided);
+  m_servers.refuse_shared_node(answers);
+  const std::vector<RenewVote> votes = renew_votes(answers, m_servers.names(), m_servers.options().min_replicas, moved);
   const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
   Renewed r{ttl, ttl - elapsed - clock_drift(ttl), start + ttl - clock_drift(ttl)};
   const RenewDecision d = decide_renew(votes, r.validity);
@@ -449,7 +352,7 @@ RenewOutcome Locker::renew(const std::string& name, const std::string& token, Mi
       r.ttl = held_lease(ttl, votes);
       return r;
     case RenewDecision::Verdict::k_unavailable:
-      throw quorum_failure(d.failures, m_conns.size(), quorum());
+      throw quorum_failure(d.failures, m_servers.size(), quorum());
     case RenewDecision::Verdict::k_not_held:
       break;
   }
@@ -460,9 +363,9 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
   if (id.empty()) {
     return;
   }
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   try {
-    (void)round(to_args(keys, LeaveArgs{.waiter = id}), lock::script(ScriptName::k_leave), targets);
+    (void)m_servers.round(to_args(keys, LeaveArgs{.waiter = id}), lock::script(ScriptName::k_leave), targets);
   } catch (const Error& e) {
     log_debug("could not leave the line for {}: {}", name, e.what());
   }
@@ -473,7 +376,7 @@ Broken Locker::break_lock(const std::string& name) {
 }
 
 Broken Locker::break_runs(const std::string& name, const std::vector<std::string>& runs) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   std::string only;
   for (const auto& run : runs) {
     only += (only.empty() ? "" : " ") + (run.empty() ? std::string("-") : run);
@@ -481,8 +384,8 @@ Broken Locker::break_runs(const std::string& name, const std::vector<std::string
   if (!runs.empty() && only.empty()) {
     only = "-";
   }
-  auto answers = round(to_args(keys, BreakArgs{only}), lock::script(ScriptName::k_break), {});
-  const std::vector<BreakVote> votes = tally<BreakVote>(answers, m_names, "break", read_break_answer);
+  auto answers = m_servers.round(to_args(keys, BreakArgs{only}), lock::script(ScriptName::k_break), {});
+  const std::vector<BreakVote> votes = tally<BreakVote>(answers, m_servers.names(), "break", read_break_answer);
   Broken out;
   for (const BreakVote& v : votes) {
     out.servers.push_back(v.failure                              ? "unreachable"
@@ -492,7 +395,7 @@ Broken Locker::break_runs(const std::string& name, const std::vector<std::string
   }
   out.decision = decide_break(votes);
   if (out.decision.verdict == BreakDecision::Verdict::k_unavailable) {
-    throw quorum_failure(out.decision.failures, m_conns.size(), quorum());
+    throw quorum_failure(out.decision.failures, m_servers.size(), quorum());
   }
   return out;
 }

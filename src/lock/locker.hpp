@@ -11,6 +11,7 @@
 #include "lock/ledger.hpp"
 #include "lock/quorum.hpp"
 #include "lock/scripts.hpp"
+#include "lock/servers.hpp"
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
 #include "util/cancel.hpp"
@@ -23,13 +24,6 @@ struct ScriptAnswer;  // script.hpp: what one server made of a script
 namespace redlock::lock {
 
 struct Answer;  // answers.hpp: what one server said to one script
-
-struct Options {
-  std::string prefix = "redlock:";
-  redis::Timeouts timeouts;
-  int min_replicas = 0;                    // WAIT for this many replicas after acquire/renew
-  std::shared_ptr<redis::TlsContext> tls;  // for rediss:// endpoints
-};
 
 // Who is asking: stored in the lock hash for `status`.
 struct Owner {
@@ -114,14 +108,6 @@ struct RunEnd {
   long long fence = 0;
 };
 
-// The runs of a name across servers (Locker::history): the union of every
-// ledger that answered, newest first, and the clock of the first server
-// that answered (server ms).
-struct History {
-  std::vector<Run> runs;
-  long long now_ms = 0;
-};
-
 // What `break` did to one lock: the decision (never unavailable: that is
 // thrown) and each server's part in it ("broken", "free", "foreign" or
 // "unreachable").
@@ -166,10 +152,13 @@ class Locker {
   Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel = {});
   ~Locker();
 
-  [[nodiscard]] size_t size() const { return m_conns.size(); }
-  [[nodiscard]] size_t quorum() const { return majority(m_conns.size()); }
-  [[nodiscard]] const Options& options() const { return m_options; }
-  [[nodiscard]] const std::vector<std::string>& endpoint_names() const { return m_names; }
+  // The servers and their connections: for status's survey, the ledger's
+  // reading and the event stream, which read what the operations here write.
+  [[nodiscard]] Servers& servers() { return m_servers; }
+  [[nodiscard]] size_t size() const { return m_servers.size(); }
+  [[nodiscard]] size_t quorum() const { return m_servers.quorum(); }
+  [[nodiscard]] const Options& options() const { return m_servers.options(); }
+  [[nodiscard]] const std::vector<std::string>& endpoint_names() const { return m_servers.names(); }
 
   // One try. `reenter` is a token that may already hold the lock (count+1);
   // otherwise a fresh token is drawn. On failure with N > 1, every server is
@@ -203,14 +192,6 @@ class Locker {
   // before it that never ended, when a server names one. A server that
   // fails is left out: the release records the run's end all the same.
   [[nodiscard]] std::optional<RunSeen> start_run(const std::string& name, const std::string& token, const Owner& owner);
-  // The newest `limit` runs of `name` in the ledgers, as one list. Fewer
-  // than a majority of servers answering is an Error; so is a ledger that
-  // is not redlock's (76) on the only server, or on a majority.
-  [[nodiscard]] History history(const std::string& name, long long limit);
-  // The last run and the last ok run of each of `names` (in their order),
-  // from every server's ledger that answers, many names a call; what no
-  // server says is none (status shows runs, and never fails for them).
-  [[nodiscard]] std::vector<LastRuns> last_runs(const std::vector<std::string>& names);
   // Extends the lock held by `token` to `ttl` from now.
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,
@@ -251,55 +232,27 @@ class Locker {
   // old version holds there is then not listed.
   [[nodiscard]] std::vector<std::string> list(bool scan = false, bool ledgers = false, bool* indexed_only = nullptr);
 
-  // Until reset_cancel(), `cancel` replaces the constructor's: when it
-  // comes, it abandons any round in flight, and the servers still owed an
-  // answer count as unavailable. For prompt shutdown.
-  void set_cancel(Cancel cancel);
-  void reset_cancel() { set_cancel(m_stop); }
-  // What abandons a round now.
-  [[nodiscard]] const Cancel& cancel() const { return m_cancel; }
-
-  // The connections, for subscribers that share endpoints and timeouts.
-  [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_endpoints; }
+  // As Servers::set_cancel: for prompt shutdown.
+  void set_cancel(Cancel cancel) { m_servers.set_cancel(std::move(cancel)); }
+  void reset_cancel() { m_servers.reset_cancel(); }
+  [[nodiscard]] const Cancel& cancel() const { return m_servers.cancel(); }
+  // The endpoints, for subscribers that share them and the timeouts.
+  [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_servers.endpoints(); }
 
  private:
-  // One script on every targeted server (all if `targets` is empty) at
-  // once; `args` is numkeys, keys and argv. Servers marked in `eval_body` get
-  // EVAL with the script's body at once, for a request that has no second
-  // chance (a NOSCRIPT answer may never be read). A Cluster's TRYAGAIN is
-  // tried again within --timeout, unless `wait_out_tryagain` is false (then
-  // it is the answer, a failure whose reply is the TRYAGAIN).
-  // With `decided`, the round ends as soon as it says the answers in so
-  // far decide it (in[i]: server i's is in); the servers still out then
-  // fail as not having answered in time (redis::ScriptCall::decided).
-  using Decided = std::function<bool(const std::vector<Answer>& answers, const std::vector<bool>& in)>;
-  std::vector<Answer> round(const std::vector<std::string>& args, const Script& script,
-                            const std::vector<bool>& targets, const std::vector<bool>& eval_body = {},
-                            bool wait_out_tryagain = true, const Decided& decided = {});
-  // What the servers said, as the lock reads it: a reply of no known shape
-  // (its first element names no outcome) is an unexpected reply.
-  [[nodiscard]] std::vector<Answer> read_answers(std::vector<redis::ScriptAnswer> said, const Script& script) const;
   // Raises the fence counters of the servers behind the quorum's largest
   // fence; a server that fails to is no longer counted in `votes`.
   void raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
                     std::vector<AcquireVote>& votes);
-  // Two servers whose answers came from one node (two nodes of one Redis
-  // Cluster, or one server named twice): why that is refused, if so.
-  [[nodiscard]] std::optional<std::string> shared_node(const std::vector<Answer>& answers) const;
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed, bool drop_run);
   // A release round is decided once a majority answered (release_decided).
-  [[nodiscard]] Decided release_round_decided() const;
+  [[nodiscard]] Servers::Decided release_round_decided() const;
   // Every server's answer to the release script read as a vote; a foreign
   // key on the only server is an Error (76).
   [[nodiscard]] std::vector<ReleaseVote> release_votes(const std::string& name,
                                                        const std::vector<Answer>& answers) const;
-  // Throws quorum_failure() when `failures` leave fewer than a majority of
-  // the servers.
-  void require_majority(const std::vector<redis::Failure>& failures) const;
-  // Throws a UsageError (64) when shared_node() finds one.
-  void refuse_shared_node(const std::vector<Answer>& answers) const;
   // status's reading of many locks (survey.cpp): what each server has
   // answered for each lock so far, and the locks of one call.
   struct Read;
@@ -313,10 +266,6 @@ class Locker {
                                               std::vector<redis::PipelinedCall>& calls) const;
   // Files server `i`'s answer to one call under its locks.
   void take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read);
-  // Reads the last runs of `count` names from `from` on server `i`, a
-  // round per name (status, on a Redis Cluster), into `seen[name][server]`.
-  void read_runs_one_by_one(size_t i, const std::vector<Keys>& keys, size_t from, size_t count,
-                            std::vector<std::vector<std::optional<LastRuns>>>& seen);
   // Reads server `i`'s locks not read yet, a round per lock and script.
   void read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read);
   // Server `i`'s answer for one lock, the line script's or inspect's.
@@ -335,27 +284,7 @@ class Locker {
   // marker; or a Redis Cluster, or a user, that will not have it read).
   [[nodiscard]] std::optional<std::vector<std::string>> read_index(size_t i, const std::string& key);
 
-  // A new connection to server `i` in place of the old, with `timeouts`;
-  // what the old one learned of the server's refusals is kept.
-  void reconnect(size_t i, const redis::Timeouts& timeouts);
-
-  // With several servers, a server that refuses us (TLS verification,
-  // password, ACL) is said once on stderr, even under -q: the others may
-  // carry on without it, and nobody would know the Redlock runs short. The
-  // line is held back (hold_warning): a command that fails names the server
-  // in its one line instead.
-  void warn_refused(size_t i, const redis::Failure& failure);
-  // redis+sentinel:// servers whose sentinels now name another master than
-  // the one the open connection talks to (a failover since the last round).
-  std::vector<bool> failed_over();
-
-  std::vector<redis::Endpoint> m_endpoints;
-  std::vector<std::string> m_names;  // each endpoint as display() shows it, for messages
-  Options m_options;
-  std::vector<std::unique_ptr<redis::Connection>> m_conns;
-  std::vector<bool> m_warned;  // per server: its refusal was said
-  Cancel m_stop;               // the constructor's
-  Cancel m_cancel;             // what abandons a round now
+  Servers m_servers;
 };
 
 // drift = ttl * 1% + 2 ms, as in the Redlock description.

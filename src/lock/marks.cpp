@@ -100,16 +100,16 @@ std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
 }  // namespace
 
 Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   const RevokeArgs args{.host = by.host, .pid = by.pid, .grace = grace};
-  const auto answers = round(to_args(keys, args), lock::script(ScriptName::k_revoke), {});
-  const std::vector<RevokeVote> votes = tally<RevokeVote>(answers, m_names, "revoke", read_revoke_answer);
+  const auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_revoke), {});
+  const std::vector<RevokeVote> votes = tally<RevokeVote>(answers, m_servers.names(), "revoke", read_revoke_answer);
   for (size_t i = 0; i < votes.size(); ++i) {
     if (votes[i].kind == RevokeVote::Kind::k_foreign) {
-      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + m_names[i]));
+      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + m_servers.names()[i]));
     }
   }
-  require_majority(failures_of(votes));
+  m_servers.require_majority(failures_of(votes));
   Revoking out;
   for (const RevokeVote& v : votes) {
     if (v.kind != RevokeVote::Kind::k_revoking) {
@@ -132,11 +132,11 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
 
 SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by,
                                Millis lapse_after) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   const SuspendArgs args{.reason = reason, .host = by.host, .pid = by.pid, .lapse_after = lapse_after};
-  const std::vector<MarkVote> votes =
-      mark_votes(name, round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_names);
-  require_majority(failures_of(votes));
+  const std::vector<MarkVote> votes = mark_votes(
+      name, m_servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_servers.names());
+  m_servers.require_majority(failures_of(votes));
   SuspendedUntil out;
   for (const MarkVote& v : votes) {
     if (v.kind == MarkVote::Kind::k_suspended) {
@@ -148,11 +148,11 @@ SuspendedUntil Locker::suspend(const std::string& name, const std::string& reaso
 }
 
 bool Locker::resume(const std::string& name, const Owner& by) {
-  const Keys keys = keys_for(m_options.prefix, name);
+  const Keys keys = keys_for(m_servers.options().prefix, name);
   const SuspendArgs args{.resume = true, .host = by.host, .pid = by.pid};
-  const std::vector<MarkVote> votes =
-      mark_votes(name, round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_names);
-  require_majority(failures_of(votes));
+  const std::vector<MarkVote> votes = mark_votes(
+      name, m_servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_servers.names());
+  m_servers.require_majority(failures_of(votes));
   return std::any_of(votes.begin(), votes.end(), [](const MarkVote& v) { return v.was; });
 }
 

@@ -316,7 +316,7 @@ struct StatusVerdict {
   std::vector<WaiterView> waiters;  // the head of the line on any server, first come first
   long long waiting = 0;            // how many wait in line (the longest server's line)
   std::vector<ServerView> views;
-  LastRuns runs;                         // its last run and last ok run (Locker::last_runs; none for a foreign key)
+  LastRuns runs;                         // its last run and last ok run (ledger::last_runs; none for a foreign key)
   std::optional<Suspension> suspension;  // suspended, as the first server that says so has it
   // Revokes pending for holders in `holders` (matched by run), one each.
   std::vector<PendingRevoke> revokes;

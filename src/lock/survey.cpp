@@ -75,9 +75,9 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
   std::vector<Keys> keys;
   keys.reserve(names.size());
   for (const auto& name : names) {
-    keys.push_back(keys_for(m_options.prefix, name));
+    keys.push_back(keys_for(m_servers.options().prefix, name));
   }
-  const size_t n = m_conns.size();
+  const size_t n = m_servers.size();
   Read read{std::vector<std::vector<std::optional<Answer>>>(names.size(), std::vector<std::optional<Answer>>(n)),
             std::vector<std::vector<std::optional<Answer>>>(names.size(), std::vector<std::optional<Answer>>(n)),
             std::vector<bool>(n, false)};
@@ -96,10 +96,10 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
       held[i] = read.held[j][i] ? std::move(*read.held[j][i])
                                 : Answer{redis::Failure{ExitStatus::k_unavailable, "not read"}, {}, false, "", ""};
     }
-    refuse_shared_node(held);
+    m_servers.refuse_shared_node(held);
     std::vector<redis::Failure> failures;
-    std::vector<ServerView> views = inspect_views(held, m_names, failures);
-    require_majority(failures);
+    std::vector<ServerView> views = inspect_views(held, m_servers.names(), failures);
+    m_servers.require_majority(failures);
     for (size_t i = 0; i < n; ++i) {
       // The line is news for status, never a reason to fail it.
       const std::optional<Answer>& line = read.lines[j][i];
@@ -142,7 +142,7 @@ std::vector<Locker::Batch> Locker::batches_of(size_t i, const std::vector<Keys>&
 }
 
 void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
-  const size_t n = m_conns.size();
+  const size_t n = m_servers.size();
   while (true) {
     // Every lock a server has not answered for yet, in batches: both
     // scripts' calls go out together, one round trip for all.
@@ -156,7 +156,7 @@ void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
     if (std::all_of(calls.begin(), calls.end(), [](const auto& c) { return c.empty(); })) {
       return;
     }
-    auto said = redis::run_pipelined(m_conns, calls, m_cancel);
+    auto said = m_servers.pipelined(calls);
     for (size_t i = 0; i < n; ++i) {
       for (size_t k = 0; k < said[i].size(); ++k) {
         take_batch(i, batches[i][k], std::move(said[i][k]), read);
@@ -170,7 +170,7 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   const std::string_view what = batch.line ? "line" : "inspect";
   std::optional<redis::Failure> failure = std::move(said.failure);
   if (failure && cluster_refusal(said)) {
-    log_debug("{} is a Redis Cluster: its locks are read one by one", m_names[i]);
+    log_debug("{} is a Redis Cluster: its locks are read one by one", m_servers.names()[i]);
     read.one_by_one[i] = true;
     return;
   }
@@ -178,12 +178,12 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   if (!failure) {
     parts = per_lock_replies(std::move(said.reply), batch.line ? "lines" : "locks", batch.to - batch.from);
     if (!parts) {
-      failure = unexpected_reply(m_names[i], what);
+      failure = unexpected_reply(m_servers.names()[i], what);
     }
   }
   if (failure) {
-    warn_refused(i, *failure);
-    log_debug("{} {}: {}", m_names[i], what, failure->message);
+    m_servers.warn_refused(i, *failure);
+    log_debug("{} {}: {}", m_servers.names()[i], what, failure->message);
     for (size_t j = batch.from; j < batch.to; ++j) {
       got[j][i] = Answer{failure, {}, false, said.node, ""};
     }
@@ -207,19 +207,19 @@ void Locker::read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read
 }
 
 Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
-  std::vector<bool> only(m_conns.size(), false);
+  std::vector<bool> only(m_servers.size(), false);
   only[i] = true;
   const std::span<const Keys> one(&keys, 1);
   // One lock's answer to one call of a script.
   const auto read = [&](const std::vector<std::string>& args, const Script& s, bool wait_out_tryagain = true) {
-    Answer a = round(args, s, only, {}, wait_out_tryagain)[i];
+    Answer a = m_servers.round(args, s, only, {}, wait_out_tryagain)[i];
     if (a.failure) {
       return a;
     }
     auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
     a.reply = parts ? std::move(parts->front()) : redis::Reply{};
     if (!parts) {
-      a.failure = unexpected_reply(m_names[i], line ? "line" : "inspect");
+      a.failure = unexpected_reply(m_servers.names()[i], line ? "line" : "inspect");
     }
     return a;
   };
@@ -236,7 +236,7 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   if (!whole.failure || !whole.reply.is_error() || whole.reply.str.rfind("TRYAGAIN", 0) != 0) {
     return whole;
   }
-  log_debug("{}: the slot of {} is moving; its keys are read apart", m_names[i], keys.lock);
+  log_debug("{}: the slot of {} is moving; its keys are read apart", m_servers.names()[i], keys.lock);
   Answer a = read(to_args(one, InspectArgs{Part::k_lock}), inspect);
   for (const auto& [part, at] : {std::pair{Part::k_suspended, size_t{5}}, std::pair{Part::k_revoke, size_t{6}}}) {
     if (a.failure || !a.reply.is_array() || a.reply.elements.size() <= at) {
@@ -260,9 +260,10 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::
   // to the last, whatever comes and goes meanwhile.
   std::string cursor = "0";
   do {
-    const redis::Reply r = redis::call(*m_conns[i], {"ZSCAN", key, cursor, "COUNT", "1000"});
+    const redis::Reply r = m_servers.call(i, {"ZSCAN", key, cursor, "COUNT", "1000"});
     if (!r.is_array() || r.elements.size() != 2 || !r.elements[1].is_array()) {
-      log_debug("{} has no index {} we can read: {}", m_names[i], key, r.is_error() ? r.str : "no ZSCAN reply");
+      log_debug("{} has no index {} we can read: {}", m_servers.names()[i], key,
+                r.is_error() ? r.str : "no ZSCAN reply");
       return std::nullopt;
     }
     cursor = r.elements[0].text();
@@ -276,7 +277,7 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::
     }
   } while (cursor != "0");
   if (!marked) {
-    log_debug("{} has no index {}{}", m_names[i], key, keys.empty() ? "" : " with redlock's schema marker");
+    log_debug("{} has no index {}{}", m_servers.names()[i], key, keys.empty() ? "" : " with redlock's schema marker");
     return std::nullopt;
   }
   return keys;
@@ -286,14 +287,14 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
   if (indexed_only != nullptr) {
     *indexed_only = false;
   }
-  const std::string& prefix = m_options.prefix;
+  const std::string& prefix = m_servers.options().prefix;
   // With the ledgers, one SCAN finds both the locks' keys (ending in '}')
   // and their ledgers' (':runs'); keys of a line of waiters that match too
   // are left out below.
   const std::string pattern = glob_escape(prefix) + (ledgers ? "{*[}s]" : "{*}");
   std::vector<std::string> names;
   std::vector<redis::Failure> failures;
-  std::vector<std::vector<std::string>> clusters(m_conns.size());  // node IDs, for a Cluster node
+  std::vector<std::vector<std::string>> clusters(m_servers.size());  // node IDs, for a Cluster node
   const auto add = [&](const std::vector<std::string>& keys) {
     // A suspended name is listed by its suspension's key (suspend-3.lua).
     constexpr std::string_view k_suspended = ":suspended";
@@ -309,7 +310,7 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
       }
     }
   };
-  for (size_t i = 0; i < m_conns.size(); ++i) {
+  for (size_t i = 0; i < m_servers.size(); ++i) {
     try {
       // An entry whose lease has ended is read like the others, and left
       // out as free: the scripts prune them a few at a time.
@@ -326,7 +327,7 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
         }
       }
       if (!indexed || scan) {
-        add(redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, clusters[i]));
+        add(m_servers.scan(i, pattern, clusters[i]));
       } else if (indexed_only != nullptr) {
         *indexed_only = true;
       }
@@ -343,11 +344,11 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
         throw UsageError(
             fmt::format("{} and {} are nodes of one Redis Cluster, not independent masters: give "
                         "one of them with --redis (redlock finds the others)",
-                        m_names[i], m_names[j]));
+                        m_servers.names()[i], m_servers.names()[j]));
       }
     }
   }
-  require_majority(failures);
+  m_servers.require_majority(failures);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;

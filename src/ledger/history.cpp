@@ -1,27 +1,33 @@
-// Locker's reading of the run ledger (ledger.hpp): every server's newest
-// runs of a name, as one list.
+// The run ledger read back (lock/ledger.hpp says what a run is): every
+// server's newest runs of a name, as one list, and status's last runs of
+// many names.
+
+#include "ledger/history.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/layout.hpp"
-#include "lock/locker.hpp"
-#include "redis/script.hpp"
+#include "lock/scripts.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
 
-namespace redlock::lock {
+namespace redlock::ledger {
 
-History Locker::history(const std::string& name, long long limit) {
-  const Keys keys = keys_for(m_options.prefix, name);
-  auto answers = round(to_args(keys, HistoryArgs{.count = limit}), lock::script(ScriptName::k_history), {});
-  refuse_shared_node(answers);
-  const std::vector<HistoryVote> votes = tally<HistoryVote>(answers, m_names, "history", read_history_answer);
-  require_majority(failures_of(votes));
+// The reading is the lock's scripts and their readers, all in lock::.
+using namespace lock;
+
+History history(lock::Servers& servers, const std::string& name, long long limit) {
+  const Keys keys = keys_for(servers.options().prefix, name);
+  auto answers = servers.round(to_args(keys, HistoryArgs{.count = limit}), lock::script(ScriptName::k_history), {});
+  servers.refuse_shared_node(answers);
+  const std::vector<HistoryVote> votes = tally<HistoryVote>(answers, servers.names(), "history", read_history_answer);
+  servers.require_majority(failures_of(votes));
   History out;
   std::vector<std::vector<Run>> seen;
   size_t foreign = 0;
@@ -37,36 +43,18 @@ History Locker::history(const std::string& name, long long limit) {
       seen.push_back(v.runs);
     }
   }
-  if (foreign > 0 && (foreign >= quorum() || seen.empty())) {
+  if (foreign > 0 && (foreign >= servers.quorum() || seen.empty())) {
     const std::string what = foreign_type + " where its run ledger (" + keys.runs + ") belongs";
     throw Error(ExitStatus::k_protocol,
                 foreign_message(name, what,
-                                m_conns.size() == 1 ? " on " + m_names[0]
-                                                    : fmt::format(" on {} of {} servers", foreign, m_conns.size())));
+                                servers.size() == 1 ? " on " + servers.names()[0]
+                                                    : fmt::format(" on {} of {} servers", foreign, servers.size())));
   }
   out.runs = merge_runs(seen);
   if (out.runs.size() > static_cast<size_t>(limit)) {
     out.runs.resize(static_cast<size_t>(limit));
   }
   return out;
-}
-
-std::optional<RunSeen> Locker::start_run(const std::string& name, const std::string& token, const Owner& owner) {
-  const Keys keys = keys_for(m_options.prefix, name);
-  const auto answers =
-      round(to_args(keys, StartRunArgs{.token = token, .host = owner.host, .pid = owner.pid, .cmd = owner.cmd}),
-            lock::script(ScriptName::k_start_run), {});
-  for (size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i].failure) {
-      log_debug("{}: the run of {} did not begin there: {}", m_names[i], escape_for_terminal(name),
-                answers[i].failure->message);
-      continue;
-    }
-    if (const auto started = read_start_run_answer(answers[i].reply); started && started->abandoned) {
-      return started->abandoned;
-    }
-  }
-  return std::nullopt;
 }
 
 namespace {
@@ -114,27 +102,28 @@ LastRuns merged_last(const std::vector<std::optional<LastRuns>>& servers) {
   return out;
 }
 
-}  // namespace
-
-void Locker::read_runs_one_by_one(size_t i, const std::vector<Keys>& keys, size_t from, size_t count,
-                                  std::vector<std::vector<std::optional<LastRuns>>>& seen) {
-  std::vector<bool> only(m_conns.size(), false);
+void read_runs_one_by_one(lock::Servers& servers, size_t i, const std::vector<Keys>& keys, size_t from, size_t count,
+                          std::vector<std::vector<std::optional<LastRuns>>>& seen) {
+  std::vector<bool> only(servers.size(), false);
   only[i] = true;
   for (size_t j = from; j < from + count; ++j) {
-    Answer a = round(to_args(std::span<const Keys>(&keys[j], 1), RunsArgs{}), script(ScriptName::k_runs), only)[i];
+    Answer a =
+        servers.round(to_args(std::span<const Keys>(&keys[j], 1), RunsArgs{}), script(ScriptName::k_runs), only)[i];
     if (!a.failure) {
       (void)take_runs(seen, i, j, 1, std::move(a.reply));
     }
   }
 }
 
-std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
+}  // namespace
+
+std::vector<LastRuns> last_runs(lock::Servers& servers, const std::vector<std::string>& names) {
   std::vector<Keys> keys;
   keys.reserve(names.size());
   for (const auto& name : names) {
-    keys.push_back(keys_for(m_options.prefix, name));
+    keys.push_back(keys_for(servers.options().prefix, name));
   }
-  const size_t n = m_conns.size();
+  const size_t n = servers.size();
   // seen[j][i]: what server i said of name j.
   std::vector<std::vector<std::optional<LastRuns>>> seen(names.size(), std::vector<std::optional<LastRuns>>(n));
   std::vector<std::vector<redis::PipelinedCall>> calls(n);
@@ -145,7 +134,7 @@ std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
           {&script(ScriptName::k_runs), to_args(std::span<const Keys>(keys.data() + from, to - from), RunsArgs{})});
     }
   }
-  auto said = redis::run_pipelined(m_conns, calls, m_cancel);
+  auto said = servers.pipelined(calls);
   for (size_t i = 0; i < n; ++i) {
     for (size_t b = 0; b < said[i].size(); ++b) {
       const size_t from = b * k_runs_batch;
@@ -153,7 +142,7 @@ std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
       if (said[i][b].failure || !take_runs(seen, i, from, count, std::move(said[i][b].reply))) {
         // A Redis Cluster (its names lie in several slots), or a refusal:
         // one name a call, each following the cluster's redirections.
-        read_runs_one_by_one(i, keys, from, count, seen);
+        read_runs_one_by_one(servers, i, keys, from, count, seen);
       }
     }
   }
@@ -165,4 +154,4 @@ std::vector<LastRuns> Locker::last_runs(const std::vector<std::string>& names) {
   return out;
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::ledger
