@@ -108,6 +108,11 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
                 escape_for_terminal(name));
     min_hold = Millis(0);
   }
+  // Nor is a revoked one: whoever revoked it wants the lock free (revoke's
+  // 0 says so, and --on-busy replace runs next).
+  if (done.revoked) {
+    min_hold = Millis(0);
+  }
   const bool whole = got.count == 1;
   const lock::Ended ended =
       locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level, whole ? run : std::nullopt);

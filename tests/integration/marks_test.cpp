@@ -22,16 +22,8 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
-// The clients subscribed to lock `name`'s revoke channel on `redis`: an
-// exec that holds it listens there once its command has run a moment.
-long long listeners(const RedisServer& redis, const std::string& name) {
-  const std::string channel = redlock::lock::keys_for("redlock:", name).revoke_channel;
-  const redlock::redis::Reply r = redis.cmd({"PUBSUB", "NUMSUB", channel});
-  return r.elements.size() == 2 ? r.elements[1].integer : -1;
-}
-
 bool await_listener(const RedisServer& redis, const std::string& name) {
-  return eventually([&] { return listeners(redis, name) >= 1; }, Seconds(10));
+  return await_revoke_listeners(redis, name);
 }
 
 }  // namespace
