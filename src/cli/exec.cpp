@@ -304,12 +304,20 @@ void report_abandoned(const std::string& name, const lock::Acquired& got) {
 // --on-busy replace: the holders are revoked (with --kill-after as their
 // grace) before the lock is taken, and `take` then waits long enough for
 // the lock to come free. Nothing to do with a token that re-enters (a
-// nested exec must not revoke the exec that runs it). An exit status if a
-// stop signal ended it.
+// nested exec must not revoke the exec that runs it). First, whether the
+// replacement may run at all (a suspension, --skip-if-ok-within,
+// --max-waiters): one that may not leaves the running job alone and is
+// busy as any exec. An exit status if it may not run, or if a stop signal
+// ended it.
 std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const lock::Owner& owner, SignalFd& signals,
                                        const exec::Policy& policy) {
   if (!take.reenter.empty()) {
     return std::nullopt;
+  }
+  for (const auto& name : take.names) {
+    if (const auto refused = locker.refusal(name, take.claim)) {
+      return report_busy(name, *refused, take);
+    }
   }
   bool revoked = false;
   for (const auto& name : take.names) {

@@ -221,6 +221,13 @@ class Locker {
   // names their runs, and a message on the revoke channel. Fewer than a
   // majority of servers answering is an Error; so is a foreign key (76).
   [[nodiscard]] Revoking revoke(const std::string& name, const Owner& by, Millis grace);
+  // Why an acquire of `name` by a newcomer as `claim` would be refused
+  // whoever holds it: the name suspended, the last ok run within
+  // claim.skip_ok_within, or claim.max_waiters already in line (on more
+  // servers than a grant can do without); nullopt when none of these.
+  // --on-busy replace asks before it revokes: a replacement that may not
+  // run must not stop the run it would replace.
+  [[nodiscard]] std::optional<Busy> refusal(const std::string& name, const Claim& claim);
   // break_lock of only the holders whose runs are in `runs` ("" for a lock
   // kept under no token): a holder that came since is left alone.
   [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs);

@@ -130,6 +130,57 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
   return out;
 }
 
+std::optional<Busy> Locker::refusal(const std::string& name, const Claim& claim) {
+  const std::vector<ServerView> views = inspect({name}).at(0);
+  const size_t n = views.size();
+  // A grant needs a quorum: refused by more servers than it can do without,
+  // it is refused.
+  const size_t spare = n - std::min(n, grant_quorum(n, claim));
+  size_t suspended = 0;
+  size_t full = 0;
+  Busy out;
+  for (const ServerView& v : views) {
+    if (v.error || v.foreign) {
+      continue;
+    }
+    if (v.suspension) {
+      ++suspended;
+      out.suspended = out.suspended ? out.suspended : v.suspension;
+    }
+    if (claim.max_waiters > 0 && v.waiting >= claim.max_waiters) {
+      ++full;
+      out.ahead = std::max(out.ahead, v.waiting);
+    }
+    if (out.host.empty() && !v.holders.empty()) {
+      const HolderView& h = v.holders.front();
+      out.host = h.host;
+      out.pid = std::to_string(h.pid);
+      out.cmd = h.cmd;
+      out.holders = static_cast<long long>(v.holders.size());
+      out.ttl_left = Millis(std::max(0LL, h.ttl_ms));
+    }
+  }
+  if (suspended > spare) {
+    Busy busy;
+    busy.suspended = out.suspended;
+    return busy;
+  }
+  out.suspended.reset();
+  if (claim.skip_ok_within > Millis(0)) {
+    const LastRuns runs = last_runs({name}).at(0);
+    if (const auto& ok = runs.last_ok; ok && ok->end_ms && *ok->end_ms + claim.skip_ok_within.count() > runs.now_ms) {
+      Busy busy;
+      busy.skipped = RunSeen{ok->host, std::to_string(ok->pid), 0, *ok->end_ms, runs.now_ms};
+      return busy;
+    }
+  }
+  if (full > spare) {
+    out.line_full = true;
+    return out;
+  }
+  return std::nullopt;
+}
+
 SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by,
                                Millis lapse_after) {
   const Keys keys = keys_for(m_options.prefix, name);

@@ -190,6 +190,65 @@ TEST(OnBusy, ReplaceRevokesTheHolderAndRuns) {
   EXPECT_EQ(o.status, 74) << o.err;
 }
 
+// A replacement that may not run does not revoke: the holder's run goes on
+// (suspend promises it), and the replacer is busy as a plain exec is.
+TEST(OnBusy, ReplaceOnASuspendedNameLeavesTheHolderRunning) {
+  Fixture f;
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  ASSERT_EQ(run({"suspend", "job", "--reason", "window"}, f.env()).status, 0);
+  Result r = run({"exec", "--on-busy", "replace", "--kill-after", "1s", "job", "--", "touch", f.path("ran")}, f.env(),
+                 Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "window")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  EXPECT_FALSE(has(old.err_so_far(), "revoked")) << old.err_so_far();
+  old.signal(SIGTERM);
+  (void)old.wait(Seconds(20));
+}
+
+TEST(OnBusy, ReplaceWithinTheSkipWindowLeavesTheHolderRunning) {
+  Fixture f;
+  ASSERT_EQ(run({"exec", "job", "--", "true"}, f.env()).status, 0);  // this period's ok run
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  Result r = run({"exec", "--on-busy", "replace", "--kill-after", "1s", "--skip-if-ok-within", "1h", "job", "--",
+                  "touch", f.path("ran")},
+                 f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "--skip-if-ok-within")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  old.signal(SIGTERM);
+  (void)old.wait(Seconds(20));
+}
+
+TEST(OnBusy, ReplaceWithAFullLineLeavesTheHolderRunning) {
+  Fixture f;
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  Child waiter({"acquire", "--wait", "60s", "job"}, f.env());
+  ASSERT_TRUE(await_waiters(f.redis, "job")) << waiter.err_so_far();
+  Result r = run(
+      {"exec", "--on-busy", "replace", "--kill-after", "1s", "--max-waiters", "1", "job", "--", "touch", f.path("ran")},
+      f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "--max-waiters 1")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  waiter.signal(SIGTERM);
+  old.signal(SIGTERM);
+  (void)waiter.wait(Seconds(20));
+  (void)old.wait(Seconds(20));
+}
+
 TEST(OnBusy, FailIsTheDefaultAndReplaceOnAFreeLockJustRuns) {
   Fixture f;
   Result free = run({"exec", "--on-busy", "replace", "job", "--", "echo", "ran"}, f.env());
