@@ -86,7 +86,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
   if (std::all_of(asked.holders.begin(), asked.holders.end(),
                   [](const lock::Revoking::Asked& a) { return a.run.empty(); })) {
     // Only kept for --hold-at-least: no process holds it, nobody to wait for.
-    const lock::Broken b = locker.break_runs(name, runs);
+    const lock::Broken b = locker.break_runs(name, runs, by);
     return {Revoked::Kind::k_given_back, 0,
             b.decision.verdict == lock::BreakDecision::Verdict::k_broken
                 ? fmt::format("revoked {}: it was only kept for --hold-at-least, with nothing running under it; "
@@ -120,7 +120,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
   if (asked.listeners == 0) {
     // Nobody listened: the holder is a script's acquire (or an exec of a
     // version before revoke), which only a break can stop.
-    const lock::Broken b = locker.break_runs(name, runs);
+    const lock::Broken b = locker.break_runs(name, runs, by);
     if (b.decision.verdict == lock::BreakDecision::Verdict::k_broken) {
       return {Revoked::Kind::k_given_back, 0,
               fmt::format("revoked {}: no exec of {} listens, and it was not given back within {}; broke it", shown,

@@ -286,7 +286,13 @@ class Supervisor {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
     if (listening && (fds[3].revents & POLLIN)) {
-      act_on_revoke(Clock::now());
+      if (const RevokeNotice notice = m_revocation->notice(); notice.broken) {
+        // Broken: the lock is gone now, not at the next renewal.
+        m_hold = Hold::k_lost;
+        m_lost_reason = broken_reason(notice);
+      } else {
+        act_on_revoke(Clock::now());
+      }
     }
     if ((fds[1].revents & POLLIN) && m_continued.take()) {
       resume();

@@ -205,8 +205,9 @@ class Locker {
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,
   // and wakes its waiters; the fence counter is left alone. Too few servers
-  // answering is an Error (69/77), like a failed round.
-  [[nodiscard]] Broken break_lock(const std::string& name);
+  // answering is an Error (69/77), like a failed round. The execs that held
+  // it hear at once that it was broken, and by `by`.
+  [[nodiscard]] Broken break_lock(const std::string& name, const Owner& by);
   // Suspends `name` on every server, by `by`, for `lapse_after` (0: until
   // resumed): acquire then refuses newcomers; holders go on. Fewer than a
   // majority of servers taking it is an Error, as is a marker that is not
@@ -230,7 +231,7 @@ class Locker {
   [[nodiscard]] std::optional<Busy> refusal(const std::string& name, const Claim& claim);
   // break_lock of only the holders whose runs are in `runs` ("" for a lock
   // kept under no token): a holder that came since is left alone.
-  [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs);
+  [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs, const Owner& by);
   // Every server's view of each of `names`, in their order: its holders,
   // and the head of its line of waiters. Many locks a call, the calls to a
   // server pipelined: a few round trips for thousands of locks (on a Redis

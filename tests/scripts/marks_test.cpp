@@ -1,5 +1,6 @@
 // suspend-3.lua, revoke-2.lua, and what acquire-9.lua and break-7.lua do
-// with them (a suspension, a revoke of some runs only, a note), row by row.
+// with them (a suspension, a revoke of some runs only, a note), and what
+// revoke and break tell a run's exec on its own channel, row by row.
 
 #include <gtest/gtest.h>
 
@@ -150,7 +151,14 @@ std::vector<Row> rows() {
        args(lock::BreakArgs{k_run_t0}),
        "{'broken', 'exclusive', '1', '#', {{'T0', 'h0', '10', 'c0', '#', '5', '1'}}}",
        {k_fence5},
-       {"t:{a}:released released"}},
+       {k_told_broken_t0, "t:{a}:released released"}},
+      {"ABreakTellsTheBrokenRunsExecWhoBrokeIt",
+       brk,
+       {k_held, k_fence5},
+       args(lock::BreakArgs{.host = "h9", .pid = 99}),
+       "{'broken', 'exclusive', '1', '#', {{'T0', 'h0', '10', 'c0', '#', '5', '1'}}}",
+       {k_fence5},
+       {"t:{a}:revoke:" + k_run_t0 + R"( {*"host":"h9"*})", "t:{a}:released released"}},
       {"BreakingARevokedRunLeavesTheHolderThatCameSince",
        brk,
        {k_held, k_fence5},
@@ -164,7 +172,7 @@ std::vector<Row> rows() {
        "{'broken', 'semaphore', '2', '#', {{'T2', 'h2', '12', 'c0', '#', '5', '1'}}}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
         k_indexed},
-       {"t:{a}:released released"}},
+       {"t:{a}:revoke:" + k_run_t2 + R"( {*"broken":true*})", "t:{a}:released released"}},
   };
 }
 
