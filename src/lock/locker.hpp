@@ -141,10 +141,14 @@ struct Revoking {
     std::string run;
     std::string host, pid, cmd;
     long long since_ms = 0;
+    bool listening = false;  // an exec heard it on the run's own channel (on some server)
   };
   std::vector<Asked> holders;  // empty: the lock was free on every server
   long long listeners = 0;     // on every server together
-  long long now_ms = 0;        // the first answering server's clock
+  // Listeners on the lock's channel that no run's channel reached (execs of
+  // a version that listens there only): which holders they are is unknown.
+  long long unidentified = 0;
+  long long now_ms = 0;  // the first answering server's clock
 };
 
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain

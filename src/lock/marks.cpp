@@ -66,6 +66,7 @@ struct RevokeVote {
   Kind kind = Kind::k_failed;
   long long listeners = 0;
   long long now_ms = 0;
+  long long heard = 0;  // on the runs' own channels, all together
   std::vector<Revoking::Asked> asked;
   std::string foreign_type;
   std::optional<redis::Failure> failure;
@@ -83,8 +84,12 @@ std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
       if (!a.is_array() || a.elements.size() < 5) {
         return std::nullopt;
       }
+      // A run's own channel reached its exec (7th element; a server
+      // without it told none).
+      const long long heard = a.elements.size() >= 7 ? std::max(0LL, reply_integer(a.elements[6])) : 0;
+      v.heard += heard;
       v.asked.push_back({a.elements[0].text(), a.elements[1].text(), a.elements[2].text(), a.elements[3].text(),
-                         reply_integer(a.elements[4])});
+                         reply_integer(a.elements[4]), heard > 0});
     }
   } else if (outcome == "free") {
     v.kind = RevokeVote::Kind::k_free;
@@ -119,11 +124,14 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
       out.now_ms = v.now_ms;
     }
     out.listeners += v.listeners;
+    out.unidentified += std::max(0LL, v.listeners - v.heard);
     for (const auto& a : v.asked) {
-      const bool known = std::any_of(out.holders.begin(), out.holders.end(),
-                                     [&a](const Revoking::Asked& h) { return h.run == a.run; });
-      if (!known) {
+      const auto known = std::find_if(out.holders.begin(), out.holders.end(),
+                                      [&a](const Revoking::Asked& h) { return h.run == a.run; });
+      if (known == out.holders.end()) {
         out.holders.push_back(a);
+      } else {
+        known->listening = known->listening || a.listening;
       }
     }
   }

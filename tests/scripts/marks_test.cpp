@@ -120,13 +120,24 @@ std::vector<Row> rows() {
        {k_held, k_fence5},
        args(lock::RevokeArgs{.host = "h9", .pid = 99, .grace = 5s}),
        // The table's own listener (PSUBSCRIBE) is the one that hears it.
-       "{'revoking', 1, '#', {{'" + k_run_t0 + "', 'h0', '10', 'c0', '#', '5'}}}",
+       // Heard on the lock's channel (1) and on the run's own (the 1 last).
+       "{'revoking', 1, '#', {{'" + k_run_t0 + "', 'h0', '10', 'c0', '#', '5', 1}}}",
        {k_held_after, k_fence5,
         "t:{a}:revoke = hash r:" + k_run_t0 +
             R"(={"grace_ms":5000,"host":"h9","pid":"99","since_ms":"#"} schema=redlock/1 (px ~65000))"},
        // JSON whose keys cjson orders as it likes: the exec side reads it
        // (tests/integration/marks_test.cpp).
-       {"t:{a}:revoke {*" + k_run_t0 + "*}"}},
+       {"t:{a}:revoke {*" + k_run_t0 + "*}", "t:{a}:revoke:" + k_run_t0 + " {*" + k_run_t0 + "*}"}},
+      {"ARevokeOfAHoldKeptForItsMinimumHoldNamesNoRunAndTellsNobody",
+       revoke,
+       {"t:{a} = hash schema=redlock/1 token= count=0 fence=5 host=h0 pid=10 cmd=c0 since_ms=NOW-1000 "
+        "finished_ms=NOW-500 ttl_ms=30000 (px 30000)",
+        k_fence5},
+       args(lock::RevokeArgs{.host = "h9", .pid = 99}),
+       "{'revoking', 0, '#', {{'', 'h0', '10', 'c0', '#', '5', 0}}}",
+       {"t:{a} = hash cmd=c0 count=0 fence=5 finished_ms=# host=h0 pid=10 schema=redlock/1 since_ms=# token= "
+        "ttl_ms=30000 (px ~30000)",
+        k_fence5, "t:{a}:revoke = hash schema=redlock/1 (px ~60000)"}},
       {"ARevokeOfAFreeLockFindsItFree",
        revoke,
        {k_fence5},
@@ -143,7 +154,7 @@ std::vector<Row> rows() {
        {"t:{a} = hash *", "t:{a}:revoke = hash r:" + k_run_t0 +
                               R"(={"grace_ms":0,"host":"h9","pid":"99","since_ms":"#"} r:)" + k_run_t2 +
                               R"(={"grace_ms":0,"host":"h9","pid":"99","since_ms":"#"} schema=redlock/1 (px ~60000))"},
-       {"t:{a}:revoke *"}},
+       {"t:{a}:revoke *", "t:{a}:revoke:* *", "t:{a}:revoke:* *"}},
 
       {"BreakingARevokedRunThatStillHoldsIt",
        brk,
