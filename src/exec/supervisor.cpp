@@ -124,9 +124,10 @@ class Supervisor {
     m_done.revoked = true;
     set_exit_field(static_cast<int>(ExitStatus::k_lost));
     log_warning(
-        "the lock was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
+        "{} was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
         "lock (exit status 74)",
-        escape_for_terminal(n.host), escape_for_terminal(n.pid), format_duration(grace));
+        n.name.empty() ? std::string("the lock") : escape_for_terminal(n.name), escape_for_terminal(n.host),
+        escape_for_terminal(n.pid), format_duration(grace));
     if (!m_reaped) {
       terminate(now, grace);
     }

@@ -387,3 +387,16 @@ TEST(Note, StatusShowsTheNoteWithPasswordsRedacted) {
   holder.signal(SIGTERM);
   (void)holder.wait(Seconds(20));
 }
+
+TEST(Revoke, OneNameOfASeveralNameExecIsNamedInItsLines) {
+  Fixture f;
+  Child holder({"exec", "--ttl", "60s", "alpha", "beta", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "beta")) << holder.err_so_far();
+  Result r = run({"revoke", "beta", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_TRUE(has(h.err, "beta was revoked by")) << h.err;
+  EXPECT_FALSE(has(h.err, "alpha was revoked")) << h.err;
+}
