@@ -124,9 +124,10 @@ class Supervisor {
     m_done.revoked = true;
     set_exit_field(static_cast<int>(ExitStatus::k_lost));
     log_warning(
-        "the lock was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
+        "{} was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
         "lock (exit status 74)",
-        escape_for_terminal(n.host), escape_for_terminal(n.pid), format_duration(grace));
+        n.name.empty() ? std::string("the lock") : escape_for_terminal(n.name), escape_for_terminal(n.host),
+        escape_for_terminal(n.pid), format_duration(grace));
     if (!m_reaped) {
       terminate(now, grace);
     }
@@ -286,7 +287,13 @@ class Supervisor {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
     if (listening && (fds[3].revents & POLLIN)) {
-      act_on_revoke(Clock::now());
+      if (const RevokeNotice notice = m_revocation->notice(); notice.broken) {
+        // Broken: the lock is gone now, not at the next renewal.
+        m_hold = Hold::k_lost;
+        m_lost_reason = broken_reason(notice);
+      } else {
+        act_on_revoke(Clock::now());
+      }
     }
     if ((fds[1].revents & POLLIN) && m_continued.take()) {
       resume();
