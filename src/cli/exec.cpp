@@ -120,9 +120,8 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
               const std::optional<lock::RunEnd>& run, const exec::Revocation& revocation) {
   // A run that never started is not the period's run: the others must not
   // skip theirs for a host whose script is missing.
-  if (!done.started && min_hold > Millis(0)) {
-    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
-                escape_for_terminal(name));
+  const bool kept_none = !done.started && min_hold > Millis(0);
+  if (kept_none) {
     min_hold = Millis(0);
   }
   // Nor is a revoked one: whoever revoked it wants the lock free (revoke's
@@ -133,6 +132,11 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
   const bool whole = got.count == 1;
   const lock::Ended ended =
       locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level, whole ? run : std::nullopt);
+  // Each line after what it tells: a log never delays the release.
+  if (kept_none) {
+    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
+                escape_for_terminal(name));
+  }
   report_end(name, ended);
   if (ended.kind == lock::Ended::Kind::k_floor) {
     log_warning(
@@ -223,14 +227,14 @@ struct Released {
 Released release_name(lock::Locker& locker, const Take& take, const Held& h, const exec::Finished& done,
                       SignalFd& signals, const lock::Owner& owner, bool lost, const exec::Revocation& revocation) {
   const std::string& name = h.name;
-  log_debug("releasing {}", escape_for_terminal(name));
   // An exec that re-entered the lock of the exec running it (same name,
   // inherited token) must never give back that exec's levels.
   const std::optional<RunningExec> outer = exec_holding(name, h.got.token);
   try {
-    return {
-        end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner), revocation),
-        0};
+    const bool found_lost =
+        end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner), revocation);
+    log_debug("ended the hold of {}", escape_for_terminal(name));
+    return {found_lost, 0};
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       if (!lost) {
