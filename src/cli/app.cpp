@@ -145,6 +145,7 @@ int parse_and_run(int argc, char** argv) {
   }
   set_verbosity(o.global);
   const ExitCode status = run(line.subcommand, o);
+  say_dropped_lines();
   if (status.signal() != 0) {
     end_by_signal(status.signal());
   }

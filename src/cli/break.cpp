@@ -1,10 +1,12 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
+#include "cli/take.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -116,8 +118,9 @@ ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& 
   nlohmann::json all = nlohmann::json::array();
   std::vector<std::pair<std::string, std::string>> foreign;
   std::vector<std::string> free;
+  const lock::Owner by = make_owner(getpid(), {});
   for (const auto& name : names) {
-    const lock::Broken b = locker.break_lock(name);
+    const lock::Broken b = locker.break_lock(name, by);
     const auto& d = b.decision;
     switch (d.verdict) {
       case BreakVerdict::k_broken:

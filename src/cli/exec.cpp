@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -93,6 +94,22 @@ void report_end(const std::string& name, const lock::Ended& ended) {
   }
 }
 
+// The break of the hold that exec's listener heard of, if any. Its message
+// left before the release found the lock gone: a moment's wait lets the
+// listener's thread read it.
+std::optional<exec::RevokeNotice> heard_break(const exec::Revocation& revocation) {
+  constexpr int k_moment_ms = 250;
+  if (!revocation.started()) {
+    return std::nullopt;
+  }
+  pollfd fd{revocation.fd(), POLLIN, 0};
+  if (::poll(&fd, 1, k_moment_ms) <= 0 || !(fd.revents & POLLIN)) {
+    return std::nullopt;
+  }
+  exec::RevokeNotice n = revocation.notice();
+  return n.broken ? std::optional(std::move(n)) : std::nullopt;
+}
+
 // Ends exec's hold: the whole of it when this exec took the lock (levels
 // nested acquires left behind go with it), else only the level it
 // re-entered, never one of the exec that runs this one (`outer`); with any
@@ -100,17 +117,26 @@ void report_end(const std::string& name, const lock::Ended& ended) {
 // lost (not reported yet: CMD ran its last stretch unlocked).
 bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquired& got, Millis min_hold,
               const exec::Finished& done, const std::optional<RunningExec>& outer,
-              const std::optional<lock::RunEnd>& run) {
+              const std::optional<lock::RunEnd>& run, const exec::Revocation& revocation) {
   // A run that never started is not the period's run: the others must not
   // skip theirs for a host whose script is missing.
-  if (!done.started && min_hold > Millis(0)) {
-    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
-                escape_for_terminal(name));
+  const bool kept_none = !done.started && min_hold > Millis(0);
+  if (kept_none) {
+    min_hold = Millis(0);
+  }
+  // Nor is a revoked one: whoever revoked it wants the lock free (revoke's
+  // 0 says so, and --on-busy replace runs next).
+  if (done.revoked) {
     min_hold = Millis(0);
   }
   const bool whole = got.count == 1;
   const lock::Ended ended =
       locker.finish(name, got.token, min_hold, whole, whole || !outer ? 0 : outer->level, whole ? run : std::nullopt);
+  // Each line after what it tells: a log never delays the release.
+  if (kept_none) {
+    log_warning("the command could not be run: {} is released at once, not kept for --hold-at-least",
+                escape_for_terminal(name));
+  }
   report_end(name, ended);
   if (ended.kind == lock::Ended::Kind::k_floor) {
     log_warning(
@@ -121,6 +147,10 @@ bool end_hold(lock::Locker& locker, const std::string& name, const lock::Acquire
   }
   if (ended.kind != lock::Ended::Kind::k_not_held || done.lost) {
     return false;
+  }
+  if (const auto broken = heard_break(revocation)) {
+    log_warning("{} while the command ran (it exited with {})", exec::broken_reason(*broken), done.status);
+    return true;
   }
   log_warning("{} was no longer held when the command ended (it exited with {}); a longer --ttl may help",
               escape_for_terminal(name), done.status);
@@ -195,14 +225,16 @@ struct Released {
 // Ends the hold of `h` after CMD. When Redis cannot be reached, its TTL
 // frees it: said, unless the lock was already known lost (`lost`).
 Released release_name(lock::Locker& locker, const Take& take, const Held& h, const exec::Finished& done,
-                      SignalFd& signals, const lock::Owner& owner, bool lost) {
+                      SignalFd& signals, const lock::Owner& owner, bool lost, const exec::Revocation& revocation) {
   const std::string& name = h.name;
-  log_debug("releasing {}", escape_for_terminal(name));
   // An exec that re-entered the lock of the exec running it (same name,
   // inherited token) must never give back that exec's levels.
   const std::optional<RunningExec> outer = exec_holding(name, h.got.token);
   try {
-    return {end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner)), 0};
+    const bool found_lost =
+        end_hold(locker, name, h.got, take.claim.min_hold, done, outer, run_end(take, h.got, done, owner), revocation);
+    log_debug("ended the hold of {}", escape_for_terminal(name));
+    return {found_lost, 0};
   } catch (const Error& e) {
     if (int sig = signals.take(); sig != 0 && sig != SIGCHLD) {
       if (!lost) {
@@ -229,7 +261,7 @@ Released release_name(lock::Locker& locker, const Take& take, const Held& h, con
 // to forward it to) ends redlock by it once released; one that arrives
 // during the round trip abandons it at once, and the lock's TTL frees it.
 ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& all, const exec::Finished& done,
-                       SignalFd& signals, const lock::Owner& owner) {
+                       SignalFd& signals, const lock::Owner& owner, const exec::Revocation& revocation) {
   int stop = 0;
   while (int sig = signals.take()) {
     stop = sig == SIGCHLD ? stop : sig;
@@ -243,7 +275,7 @@ ExitCode release_after(lock::Locker& locker, const Take& take, const HeldAll& al
   locker.set_cancel(signals.cancel());
   bool lost = done.lost;  // a loss while CMD ran was reported when it was found
   for (auto h = all.held.rbegin(); h != all.held.rend(); ++h) {
-    const Released r = release_name(locker, take, *h, done, signals, owner, lost);
+    const Released r = release_name(locker, take, *h, done, signals, owner, lost, revocation);
     if (r.interrupted != 0) {
       return lost || r.lost ? ExitCode(ExitStatus::k_lost) : ended_by(r.interrupted);
     }
@@ -318,12 +350,20 @@ void start_runs(lock::Locker& locker, const Take& take, HeldAll& all, const lock
 // --on-busy replace: the holders are revoked (with --kill-after as their
 // grace) before the lock is taken, and `take` then waits long enough for
 // the lock to come free. Nothing to do with a token that re-enters (a
-// nested exec must not revoke the exec that runs it). An exit status if a
-// stop signal ended it.
+// nested exec must not revoke the exec that runs it). First, whether the
+// replacement may run at all (a suspension, --skip-if-ok-within,
+// --max-waiters): one that may not leaves the running job alone and is
+// busy as any exec. An exit status if it may not run, or if a stop signal
+// ended it.
 std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const lock::Owner& owner, SignalFd& signals,
                                        const exec::Policy& policy) {
   if (!take.reenter.empty()) {
     return std::nullopt;
+  }
+  for (const auto& name : take.names) {
+    if (const auto refused = locker.refusal(name, take.claim)) {
+      return report_busy(name, *refused, take);
+    }
   }
   bool revoked = false;
   for (const auto& name : take.names) {
@@ -415,7 +455,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
   exec::Renewer renewer(lease, all.sent(), all.valid_until());
   exec::RevokeListener revocation(locker, all.names(), all.token());
   const exec::Finished done = exec::supervise(cmd, renewer, policy, signals, guard, &revocation);
-  const ExitCode status = release_after(locker, take, all, done, signals, owner);
+  const ExitCode status = release_after(locker, take, all, done, signals, owner, revocation);
   guard.stop();
   return status;
 }

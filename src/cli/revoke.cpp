@@ -67,6 +67,24 @@ std::vector<std::string> still_holding(lock::Locker& locker, const std::string& 
   return out;
 }
 
+// The holders asked whose runs are among `runs`.
+std::vector<lock::Revoking::Asked> asked_among(const lock::Revoking& asked, const std::vector<std::string>& runs) {
+  std::vector<lock::Revoking::Asked> out;
+  for (const auto& a : asked.holders) {
+    if (std::find(runs.begin(), runs.end(), a.run) != runs.end()) {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+// Whether holder `a` may be an exec that heard the revoke: its run's own
+// channel reached it, or an exec that listens only on the lock's channel
+// (a version before those) heard it, and could be any of the holders.
+bool may_listen(const lock::Revoking& asked, const lock::Revoking::Asked& a) {
+  return a.listening || asked.unidentified > 0;
+}
+
 }  // namespace
 
 Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock::Owner& by,
@@ -86,7 +104,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
   if (std::all_of(asked.holders.begin(), asked.holders.end(),
                   [](const lock::Revoking::Asked& a) { return a.run.empty(); })) {
     // Only kept for --hold-at-least: no process holds it, nobody to wait for.
-    const lock::Broken b = locker.break_runs(name, runs);
+    const lock::Broken b = locker.break_runs(name, runs, by);
     return {Revoked::Kind::k_given_back, 0,
             b.decision.verdict == lock::BreakDecision::Verdict::k_broken
                 ? fmt::format("revoked {}: it was only kept for --hold-at-least, with nothing running under it; "
@@ -117,20 +135,50 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
     }
   }
   locker.reset_cancel();
-  if (asked.listeners == 0) {
-    // Nobody listened: the holder is a script's acquire (or an exec of a
-    // version before revoke), which only a break can stop.
-    const lock::Broken b = locker.break_runs(name, runs);
-    if (b.decision.verdict == lock::BreakDecision::Verdict::k_broken) {
+  // After the grace: the holders asked that did not leave and that no exec
+  // listens for (a script's acquire, an exec of a version before revoke)
+  // are broken, only their holds; an exec that heard and did not stop is
+  // left to be stopped (a break would let the next holder run beside it).
+  const std::vector<std::string> left = still_holding(locker, name, runs);
+  std::vector<std::string> unheard;
+  for (const auto& a : asked_among(asked, left)) {
+    if (!may_listen(asked, a)) {
+      unheard.push_back(a.run);
+    }
+  }
+  std::string broke;
+  if (!unheard.empty() &&
+      locker.break_runs(name, unheard, by).decision.verdict == lock::BreakDecision::Verdict::k_broken) {
+    broke = describe_all(asked_among(asked, unheard));
+  }
+  // Who holds it now, of those asked: not who held it when the grace began.
+  const std::vector<std::string> still =
+      unheard.size() == left.size() ? std::vector<std::string>{} : still_holding(locker, name, runs);
+  if (still.empty()) {
+    std::vector<std::string> gone;
+    for (const auto& a : asked.holders) {
+      if (std::find(unheard.begin(), unheard.end(), a.run) == unheard.end()) {
+        gone.push_back(a.run);
+      }
+    }
+    if (broke.empty()) {
+      return {Revoked::Kind::k_given_back, 0, fmt::format("revoked {}: {} gave it back after {}", shown, who, took())};
+    }
+    if (gone.empty()) {
       return {Revoked::Kind::k_given_back, 0,
               fmt::format("revoked {}: no exec of {} listens, and it was not given back within {}; broke it", shown,
-                          who, took())};
+                          broke, took())};
     }
-    return {Revoked::Kind::k_given_back, 0, fmt::format("revoked {}: {} gave it back after {}", shown, who, took())};
+    return {Revoked::Kind::k_given_back, 0,
+            fmt::format("revoked {}: {} gave it back; no exec of {} listens, and it was not given back within {}; "
+                        "broke its hold",
+                        shown, describe_all(asked_among(asked, gone)), broke, took())};
   }
   return {Revoked::Kind::k_still_held, 0,
-          fmt::format("{} is still held by {} after {}, though it was asked to stop; redlock break {} frees it", shown,
-                      who, took(), shown)};
+          fmt::format("{} is still held by {} after {}, though it was asked to stop; redlock break {} frees it{}",
+                      shown, describe_all(asked_among(asked, still)), took(), shown,
+                      broke.empty() ? std::string()
+                                    : fmt::format(" (broke the hold of {}, which no exec listens for)", broke))};
 }
 
 ExitCode run_revoke(const RevokeOptions& o, const GlobalOptions& g, const Cancel& stop) {

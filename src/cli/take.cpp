@@ -114,7 +114,8 @@ void report_suspended(const std::string& name, const lock::Suspension& s) {
              escape_for_terminal(s.host), escape_for_terminal(s.pid), local_time(s.since_ms), until);
 }
 
-// The message for a busy lock; returns the status (75, or --conflict-exit-code).
+}  // namespace
+
 // It names the holder with its command (from the busy answer itself), and
 // after a wait does not suggest --wait again.
 ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take& take) {
@@ -171,6 +172,8 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   }
   return conflict_exit_code;
 }
+
+namespace {
 
 // What a waiting take says: from its first busy answer, who holds the lock
 // and how long it may wait (WaitReport), then its progress lines.

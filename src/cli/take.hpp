@@ -102,6 +102,11 @@ using TakeOutcome = std::variant<lock::Acquired, Conflict, Stopped>;
 [[nodiscard]] TakeOutcome take_lock(lock::Locker& locker, const Take& take, const lock::Owner& owner, SignalFd& signals,
                                     KeepAlive* keep = nullptr);
 
+// Says on stderr why `busy` took nothing of `name` (the holder, a
+// suspension, --skip-if-ok-within, a full line; quiet under -q unless the
+// holder is stale) and returns the status: 75, or --conflict-exit-code.
+[[nodiscard]] ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take& take);
+
 // --hold-at-least D (0: none) for a lock taken as `claim`: only a plain
 // lock has a minimum hold (a UsageError otherwise).
 void check_hold_at_least(Millis hold, const lock::Claim& claim);

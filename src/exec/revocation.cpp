@@ -1,5 +1,6 @@
 #include "exec/revocation.hpp"
 
+#include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -14,6 +15,7 @@
 #include "redis/fanout.hpp"
 #include "util/cancel.hpp"
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 namespace redlock::exec {
 namespace {
@@ -43,17 +45,28 @@ std::string text_of(const nlohmann::json& j) {
 
 }  // namespace
 
+std::string broken_reason(const RevokeNotice& n) {
+  const std::string name = n.name.empty() ? std::string("the lock") : escape_for_terminal(n.name);
+  if (n.host.empty()) {
+    return fmt::format("{} was broken (redlock break)", name);
+  }
+  return fmt::format("{} was broken by {} (pid {}; redlock break)", name, escape_for_terminal(n.host),
+                     n.pid.empty() ? std::string("not known") : escape_for_terminal(n.pid));
+}
+
 RevokeListener::RevokeListener(const lock::Locker& locker, const std::vector<std::string>& names,
                                const std::string& token)
     : m_locker(locker),
       m_stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
       m_revoked(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  m_run = lock::run_of(token);
   for (const auto& name : names) {
     const lock::Keys keys = lock::keys_for(locker.options().prefix, name);
+    m_names.push_back(name);
     m_channels.push_back(keys.revoke_channel);
+    m_channels.push_back(keys.revoke_channel + ":" + m_run);
     m_marks.push_back(keys.revoke);
   }
-  m_run = lock::run_of(token);
 }
 
 RevokeListener::~RevokeListener() {
@@ -75,7 +88,7 @@ RevokeNotice RevokeListener::notice() const {
   return m_notice;
 }
 
-bool RevokeListener::take_notice(const std::string& text, bool from_mark) {
+bool RevokeListener::take_notice(const std::string& text, const std::string& name, bool from_mark) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return false;
@@ -88,6 +101,8 @@ bool RevokeListener::take_notice(const std::string& text, bool from_mark) {
     }
   }
   RevokeNotice n;
+  n.name = name;
+  n.broken = j.contains("broken") && j["broken"].is_boolean() && j["broken"].get<bool>();
   n.host = j.contains("host") ? text_of(j["host"]) : "";
   n.pid = j.contains("pid") ? text_of(j["pid"]) : "";
   if (const auto grace = j.find("grace_ms"); grace != j.end() && grace->is_number_integer()) {
@@ -117,10 +132,10 @@ std::vector<std::unique_ptr<redis::Connection>> RevokeListener::send_to_all(cons
 }
 
 bool RevokeListener::read_mark() {
-  for (const auto& mark : m_marks) {
-    for (auto& c : send_to_all({"HGET", mark, "r:" + m_run})) {
+  for (size_t i = 0; i < m_marks.size(); ++i) {
+    for (auto& c : send_to_all({"HGET", m_marks[i], "r:" + m_run})) {
       for (const auto& r : c->take_replies()) {
-        if (r.type == redis::Reply::Type::k_string && take_notice(r.str, true)) {
+        if (r.type == redis::Reply::Type::k_string && take_notice(r.str, m_names[i], true)) {
           return true;
         }
       }
@@ -152,8 +167,12 @@ bool RevokeListener::listen_once() {
     }
     for (auto* c : listening) {
       for (const auto& msg : c->take_replies()) {
-        if (msg.is_array() && msg.elements.size() >= 3 && msg.elements[0].str == "message" &&
-            take_notice(msg.elements[2].str, false)) {
+        if (!msg.is_array() || msg.elements.size() < 3 || msg.elements[0].str != "message") {
+          continue;
+        }
+        const auto on = std::find(m_channels.begin(), m_channels.end(), msg.elements[1].str);
+        const std::string& name = on == m_channels.end() ? m_names.front() : m_names[(on - m_channels.begin()) / 2];
+        if (take_notice(msg.elements[2].str, name, false)) {
           return true;
         }
       }

@@ -21,12 +21,18 @@
 namespace redlock::exec {
 
 // Who revoked the lock, and the grace they gave (nullopt: exec's own
-// --kill-after).
+// --kill-after); or who broke it (redlock break: the hold is gone).
 struct RevokeNotice {
+  std::string name;  // the name revoked or broken (one of a lock of several)
   std::string host;
   std::string pid;
   std::optional<Millis> grace;
+  bool broken = false;
 };
+
+// The line's words for a break heard of: "deploy was broken by web-3 (pid
+// 4411; redlock break)", without who when the break did not say.
+[[nodiscard]] std::string broken_reason(const RevokeNotice& n);
 
 class Revocation {
  public:
@@ -44,10 +50,12 @@ class Revocation {
   [[nodiscard]] virtual RevokeNotice notice() const = 0;
 };
 
-// Listens on the lock's revoke channel on every server from a thread of its
-// own, one subscriber connection per server, for a message naming this
-// hold's run (lock::run_of of its token); once subscribed it reads the
-// lock's revoke mark, for a revoke that came before. A subscriber that
+// Listens on the lock's revoke channel, and on its run's own (the revoke
+// channel, ':' and the run: lock::run_of of its token; a break of the hold
+// is told there too), on every server from a thread of its own, one
+// subscriber connection per server, for a message naming this hold's run;
+// once subscribed it reads the lock's revoke mark, for a revoke that came
+// before. A subscriber that
 // fails (a restart, a failover) is made again a second later.
 class RevokeListener final : public Revocation {
  public:
@@ -72,12 +80,14 @@ class RevokeListener final : public Revocation {
   std::vector<std::unique_ptr<redis::Connection>> send_to_all(const std::vector<std::string>& argv);
   // Reads the locks' revoke marks: true if one names this run.
   bool read_mark();
-  // Takes `text` (a message or the mark's entry) as a revoke of this run.
-  bool take_notice(const std::string& text, bool from_mark);
+  // Takes `text` (a message or the mark's entry) as a revoke of this run's
+  // hold of `name`.
+  bool take_notice(const std::string& text, const std::string& name, bool from_mark);
 
   const lock::Locker& m_locker;
-  std::vector<std::string> m_channels;
-  std::vector<std::string> m_marks;
+  std::vector<std::string> m_names;
+  std::vector<std::string> m_channels;  // two per name: the lock's, the run's
+  std::vector<std::string> m_marks;     // one per name
   std::string m_run;
   Fd m_stop;
   Fd m_revoked;

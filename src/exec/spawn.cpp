@@ -25,10 +25,9 @@ struct Launch {
   char* const* argv;
   char* const* envp;
   pid_t parent;
-  int tty;            // the terminal to take, -1 for none
-  const char* shown;  // argv[0] as a line on stderr may show it (escaped), or nullptr: the parent says it
-  bool* failed;       // set when the exec fails (the parent's, shared memory)
-  int* error;         // and why (errno)
+  int tty;       // the terminal to take, -1 for none
+  bool* failed;  // set when the exec fails (the parent's, shared memory)
+  int* error;    // and why (errno)
 };
 
 // Whether `path` names a file by its path (not a command looked up in
@@ -38,9 +37,8 @@ bool file_there(const char* path) {
   return strchr(path, '/') != nullptr && access(path, F_OK) == 0;
 }
 
-// Why an exec of `path` failed, in words that tell the user what to change,
-// with ": " before and a newline after. strerror() is not safe in the child
-// (it may look up a locale): by hand.
+// Why an exec of `path` failed, in words that tell the user what to change
+// (not strerror()'s), with ": " before and a newline after.
 const char* exec_failure(int err, const char* path) {
   switch (err) {
     case ENOENT:
@@ -105,14 +103,6 @@ int become_command(void* arg) {
   const int status = err == ENOENT ? 127 : 126;
   *l.failed = true;  // seen by redlock once this child exits (CLONE_VFORK)
   *l.error = err;
-  if (verbosity() == Verbosity::k_silent || l.shown == nullptr) {  // -qq: the status alone says it
-    return status;
-  }
-  const char* prefix = "redlock: cannot run ";
-  (void)!write(STDERR_FILENO, prefix, strlen(prefix));
-  (void)!write(STDERR_FILENO, l.shown, strlen(l.shown));
-  const char* why = exec_failure(err, l.argv[0]);
-  (void)!write(STDERR_FILENO, why, strlen(why));
   return status;
 }
 
@@ -179,19 +169,18 @@ Spawned spawn(const Command& cmd, int tty) {
 
   // When this returns, the child has exec'd CMD or exited: it made itself a
   // process group and, with a terminal, the foreground one.
-  const std::string shown = cmd.argv.front().empty() ? "''" : one_line(cmd.argv.front());
   bool failed = false;
   int error = 0;
-  // A log (--log-format json, --syslog) is written by the parent, which may
-  // allocate: the child writes only plain text.
-  const bool plain = log_sinks().format == LogFormat::k_text && !log_sinks().syslog;
-  const pid_t child = spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1,
-                                           plain ? shown.c_str() : nullptr, &failed, &error},
-                                    cmd.argv);
+  const pid_t child =
+      spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, &failed, &error}, cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }
-  if (failed && !plain && verbosity() != Verbosity::k_silent) {
+  // Said by redlock, not by the child: redlock waits for the child (it
+  // shares redlock's memory until its exec), and a line is written through
+  // the log, which may allocate and never waits.
+  if (failed && verbosity() != Verbosity::k_silent) {
+    const std::string shown = cmd.argv.front().empty() ? "''" : one_line(cmd.argv.front());
     std::string why = exec_failure(error, cmd.argv.front().c_str());
     why.pop_back();
     write_shown_line("cannot run " + shown + why, LogLevel::k_error);

@@ -122,14 +122,15 @@ class Supervisor {
     const RevokeNotice n = m_revocation->notice();
     const Millis grace = n.grace.value_or(m_policy.kill_after);
     m_done.revoked = true;
-    set_exit_field(static_cast<int>(ExitStatus::k_lost));
-    log_warning(
-        "the lock was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
-        "lock (exit status 74)",
-        escape_for_terminal(n.host), escape_for_terminal(n.pid), format_duration(grace));
     if (!m_reaped) {
       terminate(now, grace);
     }
+    set_exit_field(static_cast<int>(ExitStatus::k_lost));
+    log_warning(
+        "{} was revoked by {} (pid {}); sending SIGTERM to the command (SIGKILL after {}), then releasing the "
+        "lock (exit status 74)",
+        n.name.empty() ? std::string("the lock") : escape_for_terminal(n.name), escape_for_terminal(n.host),
+        escape_for_terminal(n.pid), format_duration(grace));
   }
 
   // No confirmed renewal by validity - kill_after counts as lost.
@@ -156,23 +157,25 @@ class Supervisor {
     // that its guard acted meanwhile: say what happened, not what it would
     // do now.
     if (m_guard.fired() && m_policy.on_lost != OnLost::k_ignore) {
-      log_warning(
-          "lost the lock: redlock was stopped past the lock's validity, and its guard killed the command when the "
-          "validity ran out (exit status 74)");
       kill_group();  // what may be left, out of the group too
       m_hold = Hold::k_acted_on;
       m_renewer.stop();
+      log_warning(
+          "lost the lock: redlock was stopped past the lock's validity, and its guard killed the command when the "
+          "validity ran out (exit status 74)");
       return;
     }
+    // The signal first, then the line that tells it: a log that cannot be
+    // written at once must not delay what ends the command.
     switch (m_policy.on_lost) {
       case OnLost::k_term:
+        terminate(now, m_policy.kill_after);
         log_warning("lost the lock: {}; sending SIGTERM to the command (SIGKILL after {}; exit status 74)",
                     m_lost_reason, format_duration(m_policy.kill_after));
-        terminate(now, m_policy.kill_after);
         break;
       case OnLost::k_kill:
-        log_warning("lost the lock: {}; killing the command (exit status 74)", m_lost_reason);
         kill_group();
+        log_warning("lost the lock: {}; killing the command (exit status 74)", m_lost_reason);
         break;
       case OnLost::k_ignore:
         log_warning("lost the lock: {}; the command goes on (--on-lost ignore; exit status 74)", m_lost_reason);
@@ -207,12 +210,12 @@ class Supervisor {
       return;
     }
     m_done.timed_out = true;
+    terminate(now, m_policy.kill_after);
     set_exit_field(static_cast<int>(ExitStatus::k_timed_out));
     log_warning(
         "the command ran for {} (--max-runtime {}); sending SIGTERM to it (SIGKILL after {}), then releasing the "
         "lock (exit status 124)",
         format_duration(ran), format_duration(*m_policy.max_runtime), format_duration(m_policy.kill_after));
-    terminate(now, m_policy.kill_after);
   }
 
   void check_kill_deadline(TimePoint now, TimePoint& wake) {
@@ -220,9 +223,9 @@ class Supervisor {
       return;
     }
     if (now >= m_kill_at) {
+      kill_group();
       log_warning("the command did not stop within {}; sending SIGKILL to its process group",
                   m_done.revoked ? "the revoke's grace" : "--kill-after");
-      kill_group();
     } else {
       wake = std::min(wake, m_kill_at);
     }
@@ -249,6 +252,14 @@ class Supervisor {
   // any is found, one line says which.
   void end_escaped(int sig) {
     const std::vector<Escaped> escaped = escaped_from(m_child, m_guard.pid());
+    for (const Escaped& e : escaped) {
+      if (sig == SIGKILL) {
+        kill(e.pid, SIGKILL);
+      } else if (m_termed.insert(e.pid).second) {
+        kill(e.pid, SIGTERM);
+        kill(e.pid, SIGCONT);
+      }
+    }
     if (!escaped.empty() && !m_said_escaped) {
       m_said_escaped = true;
       const size_t n = escaped.size();
@@ -260,14 +271,6 @@ class Supervisor {
       } else {
         log_warning("{} process{} of the command run{} outside its process group ({}); {} too", n, n == 1 ? "" : "es",
                     n == 1 ? "s" : "", describe(escaped), action);
-      }
-    }
-    for (const Escaped& e : escaped) {
-      if (sig == SIGKILL) {
-        kill(e.pid, SIGKILL);
-      } else if (m_termed.insert(e.pid).second) {
-        kill(e.pid, SIGTERM);
-        kill(e.pid, SIGCONT);
       }
     }
   }
@@ -286,7 +289,13 @@ class Supervisor {
       throw Error(ExitStatus::k_unavailable, fmt::format("poll failed: {}", std::strerror(errno)));
     }
     if (listening && (fds[3].revents & POLLIN)) {
-      act_on_revoke(Clock::now());
+      if (const RevokeNotice notice = m_revocation->notice(); notice.broken) {
+        // Broken: the lock is gone now, not at the next renewal.
+        m_hold = Hold::k_lost;
+        m_lost_reason = broken_reason(notice);
+      } else {
+        act_on_revoke(Clock::now());
+      }
     }
     if ((fds[1].revents & POLLIN) && m_continued.take()) {
       resume();
@@ -306,7 +315,6 @@ class Supervisor {
       if (sig == SIGCHLD) {
         continue;
       }
-      log_debug("forwarding SIG{} to the command's process group", signal_name(sig));
       kill(-m_child, sig);
       if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
         m_done.stop_signal = sig;
@@ -314,6 +322,7 @@ class Supervisor {
       if (sig != SIGUSR1 && sig != SIGUSR2) {
         kill(-m_child, SIGCONT);  // a stopped command must wake up to act on a stop signal
       }
+      log_debug("forwarded SIG{} to the command's process group", signal_name(sig));
     }
   }
 
@@ -356,17 +365,17 @@ class Supervisor {
       }
       return;
     }
-    // After a loss there is no lock left to release: only the processes.
-    log_warning("the command exited but left {} process{} in its process group; {}{}", left, left == 1 ? "" : "es",
-                m_killed              ? "waiting for them to die"
-                : m_kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
-                                      : "sending SIGTERM (SIGKILL after --kill-after)",
-                m_hold == Hold::k_held ? " before the lock is released" : "");
+    const char* doing = m_killed              ? "waiting for them to die"
+                        : m_kill_at != k_none ? "waiting for them, SIGKILL at --kill-after"
+                                              : "sending SIGTERM (SIGKILL after --kill-after)";
     if (m_killed) {
       end_escaped(SIGKILL);
     } else {
       terminate(Clock::now(), m_policy.kill_after);
     }
+    // After a loss there is no lock left to release: only the processes.
+    log_warning("the command exited but left {} process{} in its process group; {}{}", left, left == 1 ? "" : "es",
+                doing, m_hold == Hold::k_held ? " before the lock is released" : "");
   }
 
   // Job control. Ctrl-Z stops CMD, whose group has the terminal, and the

@@ -371,11 +371,11 @@ void Locker::leave(const std::string& name, const std::string& id, const std::ve
   }
 }
 
-Broken Locker::break_lock(const std::string& name) {
-  return break_runs(name, {});
+Broken Locker::break_lock(const std::string& name, const Owner& by) {
+  return break_runs(name, {}, by);
 }
 
-Broken Locker::break_runs(const std::string& name, const std::vector<std::string>& runs) {
+Broken Locker::break_runs(const std::string& name, const std::vector<std::string>& runs, const Owner& by) {
   const Keys keys = keys_for(m_servers.options().prefix, name);
   std::string only;
   for (const auto& run : runs) {
@@ -384,7 +384,8 @@ Broken Locker::break_runs(const std::string& name, const std::vector<std::string
   if (!runs.empty() && only.empty()) {
     only = "-";
   }
-  auto answers = m_servers.round(to_args(keys, BreakArgs{only}), lock::script(ScriptName::k_break), {});
+  auto answers = m_servers.round(to_args(keys, BreakArgs{.runs = only, .host = by.host, .pid = by.pid}),
+                                 lock::script(ScriptName::k_break), {});
   const std::vector<BreakVote> votes = tally<BreakVote>(answers, m_servers.names(), "break", read_break_answer);
   Broken out;
   for (const BreakVote& v : votes) {

@@ -132,10 +132,14 @@ struct Revoking {
     std::string run;
     std::string host, pid, cmd;
     long long since_ms = 0;
+    bool listening = false;  // an exec heard it on the run's own channel (on some server)
   };
   std::vector<Asked> holders;  // empty: the lock was free on every server
   long long listeners = 0;     // on every server together
-  long long now_ms = 0;        // the first answering server's clock
+  // Listeners on the lock's channel that no run's channel reached (execs of
+  // a version that listens there only): which holders they are is unknown.
+  long long unidentified = 0;
+  long long now_ms = 0;  // the first answering server's clock
 };
 
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
@@ -196,8 +200,9 @@ class Locker {
   [[nodiscard]] RenewOutcome renew(const std::string& name, const std::string& token, Millis ttl);
   // Removes `name` on every server, whoever holds it and in whatever mode,
   // and wakes its waiters; the fence counter is left alone. Too few servers
-  // answering is an Error (69/77), like a failed round.
-  [[nodiscard]] Broken break_lock(const std::string& name);
+  // answering is an Error (69/77), like a failed round. The execs that held
+  // it hear at once that it was broken, and by `by`.
+  [[nodiscard]] Broken break_lock(const std::string& name, const Owner& by);
   // Suspends `name` on every server, by `by`, for `lapse_after` (0: until
   // resumed): acquire then refuses newcomers; holders go on. Fewer than a
   // majority of servers taking it is an Error, as is a marker that is not
@@ -212,9 +217,16 @@ class Locker {
   // names their runs, and a message on the revoke channel. Fewer than a
   // majority of servers answering is an Error; so is a foreign key (76).
   [[nodiscard]] Revoking revoke(const std::string& name, const Owner& by, Millis grace);
+  // Why an acquire of `name` by a newcomer as `claim` would be refused
+  // whoever holds it: the name suspended, the last ok run within
+  // claim.skip_ok_within, or claim.max_waiters already in line (on more
+  // servers than a grant can do without); nullopt when none of these.
+  // --on-busy replace asks before it revokes: a replacement that may not
+  // run must not stop the run it would replace.
+  [[nodiscard]] std::optional<Busy> refusal(const std::string& name, const Claim& claim);
   // break_lock of only the holders whose runs are in `runs` ("" for a lock
   // kept under no token): a holder that came since is left alone.
-  [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs);
+  [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs, const Owner& by);
   // Every server's view of each of `names`, in their order: its holders,
   // and the head of its line of waiters. Many locks a call, the calls to a
   // server pipelined: a few round trips for thousands of locks (on a Redis

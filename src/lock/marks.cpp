@@ -66,6 +66,7 @@ struct RevokeVote {
   Kind kind = Kind::k_failed;
   long long listeners = 0;
   long long now_ms = 0;
+  long long heard = 0;  // on the runs' own channels, all together
   std::vector<Revoking::Asked> asked;
   std::string foreign_type;
   std::optional<redis::Failure> failure;
@@ -83,8 +84,12 @@ std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
       if (!a.is_array() || a.elements.size() < 5) {
         return std::nullopt;
       }
+      // A run's own channel reached its exec (7th element; a server
+      // without it told none).
+      const long long heard = a.elements.size() >= 7 ? std::max(0LL, reply_integer(a.elements[6])) : 0;
+      v.heard += heard;
       v.asked.push_back({a.elements[0].text(), a.elements[1].text(), a.elements[2].text(), a.elements[3].text(),
-                         reply_integer(a.elements[4])});
+                         reply_integer(a.elements[4]), heard > 0});
     }
   } else if (outcome == "free") {
     v.kind = RevokeVote::Kind::k_free;
@@ -119,15 +124,69 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
       out.now_ms = v.now_ms;
     }
     out.listeners += v.listeners;
+    out.unidentified += std::max(0LL, v.listeners - v.heard);
     for (const auto& a : v.asked) {
-      const bool known = std::any_of(out.holders.begin(), out.holders.end(),
-                                     [&a](const Revoking::Asked& h) { return h.run == a.run; });
-      if (!known) {
+      const auto known = std::find_if(out.holders.begin(), out.holders.end(),
+                                      [&a](const Revoking::Asked& h) { return h.run == a.run; });
+      if (known == out.holders.end()) {
         out.holders.push_back(a);
+      } else {
+        known->listening = known->listening || a.listening;
       }
     }
   }
   return out;
+}
+
+std::optional<Busy> Locker::refusal(const std::string& name, const Claim& claim) {
+  const std::vector<ServerView> views = inspect({name}).at(0);
+  const size_t n = views.size();
+  // A grant needs a quorum: refused by more servers than it can do without,
+  // it is refused.
+  const size_t spare = n - std::min(n, grant_quorum(n, claim));
+  size_t suspended = 0;
+  size_t full = 0;
+  Busy out;
+  for (const ServerView& v : views) {
+    if (v.error || v.foreign) {
+      continue;
+    }
+    if (v.suspension) {
+      ++suspended;
+      out.suspended = out.suspended ? out.suspended : v.suspension;
+    }
+    if (claim.max_waiters > 0 && v.waiting >= claim.max_waiters) {
+      ++full;
+      out.ahead = std::max(out.ahead, v.waiting);
+    }
+    if (out.host.empty() && !v.holders.empty()) {
+      const HolderView& h = v.holders.front();
+      out.host = h.host;
+      out.pid = std::to_string(h.pid);
+      out.cmd = h.cmd;
+      out.holders = static_cast<long long>(v.holders.size());
+      out.ttl_left = Millis(std::max(0LL, h.ttl_ms));
+    }
+  }
+  if (suspended > spare) {
+    Busy busy;
+    busy.suspended = out.suspended;
+    return busy;
+  }
+  out.suspended.reset();
+  if (claim.skip_ok_within > Millis(0)) {
+    const LastRuns runs = last_runs({name}).at(0);
+    if (const auto& ok = runs.last_ok; ok && ok->end_ms && *ok->end_ms + claim.skip_ok_within.count() > runs.now_ms) {
+      Busy busy;
+      busy.skipped = RunSeen{ok->host, std::to_string(ok->pid), 0, *ok->end_ms, runs.now_ms};
+      return busy;
+    }
+  }
+  if (full > spare) {
+    out.line_full = true;
+    return out;
+  }
+  return std::nullopt;
 }
 
 SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by,

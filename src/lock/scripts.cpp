@@ -138,7 +138,7 @@ std::vector<std::string> to_args(const Keys& keys, const RaiseFenceArgs& a) {
 std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a) {
   return with_argv(
       keys_of<lua::k_break>(keys.lock, keys.fence, keys.line, keys.beats, keys.waiters, keys.writers, keys.index),
-      {keys.channel, a.runs});
+      {keys.channel, a.runs, keys.revoke_channel, a.host, a.pid > 0 ? std::to_string(a.pid) : std::string()});
 }
 
 std::vector<std::string> to_args(const Keys& keys, const RevokeArgs& a) {

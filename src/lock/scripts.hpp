@@ -151,6 +151,8 @@ struct BreakArgs {
   // The run ids of the only holders to remove, space-separated, '-' for a
   // lock kept under no token; "" for every holder.
   std::string runs{};
+  std::string host{};  // who breaks it, told to the holders' execs
+  long long pid = 0;   // (0: not said)
 };
 [[nodiscard]] std::vector<std::string> to_args(const Keys& keys, const BreakArgs& a);
 

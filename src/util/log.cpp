@@ -1,11 +1,17 @@
 #include "util/log.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -25,7 +31,93 @@ Verbosity& verbosity() {
 }
 
 namespace {
+
 bool g_sigpipe_ignored_at_start = false;
+
+// How stderr is written without waiting: what it is decides how, found
+// once (a stalled reader must cost lines, never redlock's own progress).
+enum class StderrKind : int {
+  k_unknown,   // not looked at yet
+  k_socket,    // a journald stream, a socketpair: send() with MSG_DONTWAIT
+  k_pipe,      // a pipe or FIFO: pwritev2() with RWF_NOWAIT
+  k_terminal,  // written through a non-blocking description of its own
+  k_plain,     // a file, /dev/null: write() never waits for a reader
+};
+std::atomic<StderrKind> g_stderr_kind{StderrKind::k_unknown};
+// The terminal of stderr opened anew with O_NONBLOCK, or -1: O_NONBLOCK on
+// descriptor 2 itself would be set for CMD and the shell too.
+std::atomic<int> g_terminal_fd{-1};
+
+// Lines that stderr or syslog could not take at once, not said yet.
+std::atomic<unsigned long> g_dropped_stderr{0};
+std::atomic<unsigned long> g_dropped_syslog{0};
+
+StderrKind stderr_kind_now() noexcept {
+  struct stat st {};
+  if (fstat(STDERR_FILENO, &st) != 0) {
+    return StderrKind::k_plain;
+  }
+  if (S_ISSOCK(st.st_mode)) {
+    return StderrKind::k_socket;
+  }
+  if (S_ISFIFO(st.st_mode)) {
+    return StderrKind::k_pipe;
+  }
+  if (S_ISCHR(st.st_mode) && isatty(STDERR_FILENO) == 1) {
+    return StderrKind::k_terminal;
+  }
+  return StderrKind::k_plain;
+}
+
+StderrKind stderr_kind() noexcept {
+  StderrKind kind = g_stderr_kind.load(std::memory_order_acquire);
+  if (kind == StderrKind::k_unknown) {  // protect_standard_streams() was not run (a unit test)
+    kind = stderr_kind_now();
+    g_stderr_kind.store(kind, std::memory_order_release);
+  }
+  return kind;
+}
+
+// One write of `text` to stderr that does not wait: the bytes taken, or -1
+// (errno EAGAIN when a reader has stopped reading). Async-signal-safe.
+ssize_t write_without_waiting(std::string_view text) noexcept {
+  switch (stderr_kind()) {
+    case StderrKind::k_socket:
+      return send(STDERR_FILENO, text.data(), text.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    case StderrKind::k_pipe: {
+      iovec iov{const_cast<char*>(text.data()), text.size()};
+      const ssize_t n = pwritev2(STDERR_FILENO, &iov, 1, -1, RWF_NOWAIT);
+      if (n >= 0 || errno != EOPNOTSUPP) {
+        return n;
+      }
+      // A kernel without RWF_NOWAIT for pipes: a line of up to PIPE_BUF
+      // bytes fits whole where poll() finds room.
+      pollfd p{STDERR_FILENO, POLLOUT, 0};
+      if (poll(&p, 1, 0) != 1 || (p.revents & POLLOUT) == 0) {
+        errno = EAGAIN;
+        return -1;
+      }
+      return write(STDERR_FILENO, text.data(), std::min(text.size(), size_t{PIPE_BUF}));
+    }
+    case StderrKind::k_terminal: {
+      const int fd = g_terminal_fd.load(std::memory_order_relaxed);
+      if (fd >= 0) {
+        return write(fd, text.data(), text.size());
+      }
+      pollfd p{STDERR_FILENO, POLLOUT, 0};
+      if (poll(&p, 1, 0) != 1 || (p.revents & POLLOUT) == 0) {
+        errno = EAGAIN;
+        return -1;
+      }
+      return write(STDERR_FILENO, text.data(), text.size());
+    }
+    case StderrKind::k_unknown:
+    case StderrKind::k_plain:
+      break;
+  }
+  return write(STDERR_FILENO, text.data(), text.size());
+}
+
 }  // namespace
 
 bool sigpipe_ignored_at_start() noexcept {
@@ -44,18 +136,40 @@ void protect_standard_streams() noexcept {
       }
     }
   }
+  const StderrKind kind = stderr_kind_now();
+  if (kind == StderrKind::k_terminal) {
+    // Where this cannot be opened, poll() says whether there is room.
+    g_terminal_fd.store(open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
+                        std::memory_order_relaxed);
+  }
+  g_stderr_kind.store(kind, std::memory_order_release);
 }
 
-void write_stderr(std::string_view text) noexcept {
+bool write_stderr_at_once(std::string_view text) noexcept {
+  const bool line = !text.empty() && text.back() == '\n';
+  const size_t size = text.size();
   while (!text.empty()) {
-    ssize_t n = write(STDERR_FILENO, text.data(), text.size());
+    const ssize_t n = write_without_waiting(text);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
-      return;
+      const int err = n < 0 ? errno : EAGAIN;
+      // A line cut short still ends, so that the next one starts a line.
+      if (line && text.size() < size) {
+        (void)write_without_waiting("\n");
+      }
+      errno = err;
+      return false;
     }
     text.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+void write_stderr(std::string_view text) noexcept {
+  if (!write_stderr_at_once(text) && errno == EAGAIN) {
+    g_dropped_stderr.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
@@ -210,11 +324,119 @@ std::string as_written(std::string_view shown, LogLevel level, std::optional<int
   return "redlock: " + std::string(shown) + "\n";
 }
 
+// /dev/log, written as syslog(3) writes it but never waiting: a daemon
+// that stopped reading (its queue full) costs the lines it does not take,
+// counted, never the command's progress. One datagram a line; connected
+// at the first line, and again once when the daemon went away.
+class SyslogSocket {
+ public:
+  enum class Sent { k_sent, k_full, k_failed };
+
+  Sent send(std::string_view datagram) {
+    std::lock_guard<std::mutex> guard(m_mutex);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (m_fd < 0 && !connect_now()) {
+        return Sent::k_failed;  // no daemon: as with syslog(3), the line is lost
+      }
+      ssize_t n = 0;
+      do {
+        n = ::send(m_fd, datagram.data(), datagram.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      } while (n < 0 && errno == EINTR);
+      if (n >= 0) {
+        return Sent::k_sent;
+      }
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+        return Sent::k_full;
+      }
+      // Refused or reset: a daemon restarted makes its socket anew.
+      close(m_fd);
+      m_fd = -1;
+    }
+    return Sent::k_failed;
+  }
+
+ private:
+  bool connect_now() {
+    m_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (m_fd < 0) {
+      return false;
+    }
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", k_path);
+    if (connect(m_fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+      close(m_fd);
+      m_fd = -1;
+      return false;
+    }
+    return true;
+  }
+
+  static constexpr const char* k_path = "/dev/log";
+  std::mutex m_mutex;
+  int m_fd = -1;
+};
+
+SyslogSocket g_syslog;
+
+// A line as syslog(3) sends it with LOG_PID: "<PRI>Mmm dd hh:mm:ss
+// redlock[PID]: message", the time local, the month in English.
+std::string syslog_datagram(std::string_view shown, LogLevel level) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  static constexpr const char* k_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                             "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  return fmt::format("<{}>{} {:2} {:02}:{:02}:{:02} redlock[{}]: {}", g_sinks.facility | priority_of(level),
+                     k_months[tm.tm_mon % 12], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, getpid(), shown);
+}
+
+std::string dropped_words(unsigned long n, std::string_view where) {
+  return fmt::format("{} line{} could not be {} at once and {} dropped", n, n == 1 ? "" : "s", where,
+                     n == 1 ? "was" : "were");
+}
+
+// Sends a line to syslog; a line the daemon does not take is counted, and
+// the count said on the next line it takes.
+void to_syslog(std::string_view shown, LogLevel level) {
+  switch (g_syslog.send(syslog_datagram(shown, level))) {
+    case SyslogSocket::Sent::k_sent:
+      break;
+    case SyslogSocket::Sent::k_full:
+      g_dropped_syslog.fetch_add(1, std::memory_order_relaxed);
+      return;
+    case SyslogSocket::Sent::k_failed:
+      return;
+  }
+  if (const unsigned long n = g_dropped_syslog.exchange(0); n > 0) {
+    const std::string notice = dropped_words(n, "sent to syslog") + " before this one";
+    if (g_syslog.send(syslog_datagram(notice, LogLevel::k_warning)) == SyslogSocket::Sent::k_full) {
+      g_dropped_syslog.fetch_add(n, std::memory_order_relaxed);  // still to be said
+    }
+  }
+}
+
+// Writes a line to stderr; one that stderr does not take is counted, and
+// the count said after the next line it takes.
+void to_stderr(const std::string& written) {
+  if (!write_stderr_at_once(written)) {
+    if (errno == EAGAIN) {
+      g_dropped_stderr.fetch_add(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  if (const unsigned long n = g_dropped_stderr.exchange(0); n > 0) {
+    const std::string notice = dropped_words(n, "written to stderr") + " before the one above";
+    if (!write_stderr_at_once(as_written(notice, LogLevel::k_warning, std::nullopt))) {
+      g_dropped_stderr.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
+}
+
 void emit(std::string_view shown, LogLevel level, std::optional<int> exit) {
-  write_stderr(as_written(shown, level, exit));
+  to_stderr(as_written(shown, level, exit));
   if (g_sinks.syslog) {
-    // The priority goes with each line; the facility was given to openlog().
-    syslog(priority_of(level), "%.*s", static_cast<int>(shown.size()), shown.data());
+    to_syslog(shown, level);
   }
 }
 
@@ -222,13 +444,31 @@ void emit(std::string_view shown, LogLevel level, std::optional<int> exit) {
 
 void set_log_sinks(const LogSinks& sinks) noexcept {
   g_sinks = sinks;
-  if (sinks.syslog) {
-    openlog("redlock", LOG_PID, sinks.facility);
-  }
 }
 
 const LogSinks& log_sinks() noexcept {
   return g_sinks;
+}
+
+void say_dropped_lines() noexcept {
+  try {
+    if (verbosity() < Verbosity::k_quiet) {
+      return;
+    }
+    // syslog's count goes to stderr; stderr's to syslog, and to stderr
+    // once more (a reader may have come back).
+    if (const unsigned long n = g_dropped_syslog.exchange(0); n > 0) {
+      to_stderr(as_written(dropped_words(n, "sent to syslog"), LogLevel::k_warning, std::nullopt));
+    }
+    if (const unsigned long n = g_dropped_stderr.exchange(0); n > 0) {
+      const std::string words = dropped_words(n, "written to stderr");
+      if (g_sinks.syslog) {
+        (void)g_syslog.send(syslog_datagram(words, LogLevel::k_warning));
+      }
+      (void)write_stderr_at_once(as_written(words, LogLevel::k_warning, std::nullopt));
+    }
+  } catch (...) {
+  }
 }
 
 std::optional<int> syslog_facility_named(std::string_view name) {

@@ -16,9 +16,15 @@ Verbosity& verbosity();
 
 // How the lines on stderr are written: as text ("redlock: …", the
 // default), or each as one JSON object (--log-format json) for log
-// pipelines; and whether each also goes to syslog(3) (--syslog), with the
-// priority of its level. Set by main() before anything logs; the text
-// default costs nothing more than before.
+// pipelines; and whether each also goes to syslog (--syslog: /dev/log, in
+// syslog(3)'s format), with the priority of its level. Set by main() before
+// anything logs; the text default costs nothing more than before.
+//
+// No sink ever waits: a line that stderr (a pipe or socket nobody reads, a
+// stopped terminal) or syslog (a daemon whose queue is full) cannot take at
+// once is dropped and counted, and the count said on the next line that
+// gets through, or at the end (say_dropped_lines()). A log line never
+// decides when a lock is released.
 enum class LogFormat { k_text, k_json };
 struct LogSinks {
   LogFormat format = LogFormat::k_text;
@@ -56,9 +62,21 @@ void protect_standard_streams() noexcept;
 // (redlock was started so): what CMD gets back.
 [[nodiscard]] bool sigpipe_ignored_at_start() noexcept;
 
-// Writes `text` to stderr. Never throws and never reports: a full disk or a
-// closed stderr must not change what redlock does or the status it exits with.
+// Writes `text` to stderr, as much as it takes at once. Never throws,
+// never waits and never reports: a full disk, a closed stderr or a reader
+// that stopped reading must not change what redlock does, when, or the
+// status it exits with. What could not be written is counted as a line
+// dropped.
 void write_stderr(std::string_view text) noexcept;
+
+// The same, uncounted, for a signal handler (async-signal-safe): false,
+// with errno (EAGAIN: no room now), if not all of `text` was written.
+[[nodiscard]] bool write_stderr_at_once(std::string_view text) noexcept;
+
+// Says how many lines stderr and syslog could not take at once, if any
+// (syslog's on stderr, stderr's on syslog and stderr), once: the end of
+// the command. Not under -qq.
+void say_dropped_lines() noexcept;
 
 // Writes `text` (output that was asked for) to stdout and flushes it.
 // Returns false if it could not all be written.

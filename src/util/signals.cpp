@@ -50,12 +50,14 @@ void raise_default(int sig) noexcept {
   raise(sig);
 }
 
-// Async-signal-safe: write(2), the above and _exit(2) only.
+// Async-signal-safe: write_stderr_at_once() (a write that never waits: a
+// stderr nobody reads must not keep redlock from ending), the above and
+// _exit(2) only.
 void exit_on_stop(int sig) {
   if (g_say_interrupted != 0) {
     for (size_t i = 0; i < std::size(k_stops); ++i) {
       if (k_stops[i] == sig) {
-        (void)!write(STDERR_FILENO, g_lines[i].data(), g_lines[i].size());
+        (void)write_stderr_at_once(g_lines[i]);
       }
     }
   }

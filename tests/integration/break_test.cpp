@@ -128,6 +128,25 @@ TEST(Break, WakesAWaiterAtOnceAndTheBrokenExecHolderEnds74AtItsNextRenewal) {
   EXPECT_EQ(redis.cmd({"HGET", "redlock:{job}", "token"}).str, w.out.substr(0, w.out.find('\n')));
 }
 
+TEST(Break, TheBrokenExecsLastLineSaysItWasBrokenAndByWhom) {
+  ExecFixture f;
+  Child holder({"exec", "--ttl", "60s", "job", "--", "sh", "-c",
+                "echo $$ > \"$D/pid\"; while [ ! -e \"$D/go\" ]; do sleep 0.05; done"},
+               f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job")) << holder.err_so_far();
+  Result b = run({"break", "job"}, f.env());
+  ASSERT_EQ(b.status, 0) << b.err;
+  write_file(f.path("go"), "");
+  Result h = holder.wait(Seconds(15));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_LT(h.seconds, 15.0) << "not at the next renewal, 20s after the start";
+  std::string last = h.err.substr(0, h.err.size() - 1);
+  last = last.substr(last.rfind('\n') + 1);
+  EXPECT_NE(last.find("job was broken by " + this_host() + " (pid "), std::string::npos) << h.err;
+  EXPECT_EQ(h.err.find("longer --ttl"), std::string::npos) << h.err;
+}
+
 TEST(Break, SeveralNamesGiveOneLineEachAndAFreeOneMakesIt1) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};

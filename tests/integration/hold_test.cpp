@@ -184,6 +184,33 @@ TEST(HoldAtLeast, OnlyAPlainLockHasAMinimumHold) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
 }
 
+// A revoked run is not the period's run: its release keeps no minimum hold.
+TEST(HoldAtLeast, ARevokedRunGivesTheLockBackAtOnce) {
+  ExecFixture f;
+  Child holder({"exec", "--ttl", "60s", "--hold-at-least", "60s", "job", "--", "sh", f.script(k_term_recorder)},
+               f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job")) << holder.err_so_far();
+  Result r = run({"revoke", "job", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job"))) << "revoke's 0 means free";
+}
+
+TEST(HoldAtLeast, ReplaceAgainstAHoldAtLeastRunRuns) {
+  ExecFixture f;
+  Child old({"exec", "--ttl", "60s", "--hold-at-least", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job")) << old.err_so_far();
+  Result r =
+      run({"exec", "--on-busy", "replace", "--kill-after", "2s", "job", "--", "echo", "new run"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "new run\n");
+  Result o = old.wait(Seconds(20));
+  EXPECT_EQ(o.status, 74) << o.err;
+}
+
 TEST(ExecEnd, DropsLevelsNestedAcquiresLeftWithAWarning) {
   ExecFixture f;
   Env env = f.env();

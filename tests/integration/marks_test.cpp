@@ -22,16 +22,8 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
-// The clients subscribed to lock `name`'s revoke channel on `redis`: an
-// exec that holds it listens there once its command has run a moment.
-long long listeners(const RedisServer& redis, const std::string& name) {
-  const std::string channel = redlock::lock::keys_for("redlock:", name).revoke_channel;
-  const redlock::redis::Reply r = redis.cmd({"PUBSUB", "NUMSUB", channel});
-  return r.elements.size() == 2 ? r.elements[1].integer : -1;
-}
-
 bool await_listener(const RedisServer& redis, const std::string& name) {
-  return eventually([&] { return listeners(redis, name) >= 1; }, Seconds(10));
+  return await_revoke_listeners(redis, name);
 }
 
 }  // namespace
@@ -198,6 +190,65 @@ TEST(OnBusy, ReplaceRevokesTheHolderAndRuns) {
   EXPECT_EQ(o.status, 74) << o.err;
 }
 
+// A replacement that may not run does not revoke: the holder's run goes on
+// (suspend promises it), and the replacer is busy as a plain exec is.
+TEST(OnBusy, ReplaceOnASuspendedNameLeavesTheHolderRunning) {
+  Fixture f;
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  ASSERT_EQ(run({"suspend", "job", "--reason", "window"}, f.env()).status, 0);
+  Result r = run({"exec", "--on-busy", "replace", "--kill-after", "1s", "job", "--", "touch", f.path("ran")}, f.env(),
+                 Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "window")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  EXPECT_FALSE(has(old.err_so_far(), "revoked")) << old.err_so_far();
+  old.signal(SIGTERM);
+  (void)old.wait(Seconds(20));
+}
+
+TEST(OnBusy, ReplaceWithinTheSkipWindowLeavesTheHolderRunning) {
+  Fixture f;
+  ASSERT_EQ(run({"exec", "job", "--", "true"}, f.env()).status, 0);  // this period's ok run
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  Result r = run({"exec", "--on-busy", "replace", "--kill-after", "1s", "--skip-if-ok-within", "1h", "job", "--",
+                  "touch", f.path("ran")},
+                 f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "--skip-if-ok-within")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  old.signal(SIGTERM);
+  (void)old.wait(Seconds(20));
+}
+
+TEST(OnBusy, ReplaceWithAFullLineLeavesTheHolderRunning) {
+  Fixture f;
+  Child old({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << old.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << old.err_so_far();
+  Child waiter({"acquire", "--wait", "60s", "job"}, f.env());
+  ASSERT_TRUE(await_waiters(f.redis, "job")) << waiter.err_so_far();
+  Result r = run(
+      {"exec", "--on-busy", "replace", "--kill-after", "1s", "--max-waiters", "1", "job", "--", "touch", f.path("ran")},
+      f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "--max-waiters 1")) << r.err;
+  EXPECT_FALSE(file_exists(f.path("ran")));
+  EXPECT_FALSE(file_exists(f.path("term"))) << "the running job was not stopped";
+  EXPECT_TRUE(old.alive()) << old.err_so_far();
+  waiter.signal(SIGTERM);
+  old.signal(SIGTERM);
+  (void)waiter.wait(Seconds(20));
+  (void)old.wait(Seconds(20));
+}
+
 TEST(OnBusy, FailIsTheDefaultAndReplaceOnAFreeLockJustRuns) {
   Fixture f;
   Result free = run({"exec", "--on-busy", "replace", "job", "--", "echo", "ran"}, f.env());
@@ -335,4 +386,17 @@ TEST(Note, StatusShowsTheNoteWithPasswordsRedacted) {
   EXPECT_TRUE(has(json.out, "\"note\": \"web-3:8080 redis://u:***@db\"")) << json.out;
   holder.signal(SIGTERM);
   (void)holder.wait(Seconds(20));
+}
+
+TEST(Revoke, OneNameOfASeveralNameExecIsNamedInItsLines) {
+  Fixture f;
+  Child holder({"exec", "--ttl", "60s", "alpha", "beta", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "beta")) << holder.err_so_far();
+  Result r = run({"revoke", "beta", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_TRUE(has(h.err, "beta was revoked by")) << h.err;
+  EXPECT_FALSE(has(h.err, "alpha was revoked")) << h.err;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "exec_support.hpp"
 #include "harness.hpp"
 
 using namespace redlock::test;
@@ -279,4 +280,40 @@ TEST(Semaphore, AModeMismatchOnAnyServerTakesNothingAnywhere) {
   EXPECT_EQ(run({"acquire", "mixed"}, reversed).status, 64);
   EXPECT_EQ(s2.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
   EXPECT_EQ(s3.cmd({"EXISTS", lock_key("mixed")}).integer, 0);
+}
+
+// Revoke asks every holder; one that is not an exec is broken after the
+// grace, as on a plain lock, and the 75 line names only who is left.
+TEST(Semaphore, RevokeBreaksThePlaceOfAHolderThatIsNotAnExec) {
+  ExecFixture f;
+  Child exec({"exec", "--limit", "3", "--ttl", "60s", "job", "--", "sleep", "30"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job")) << exec.err_so_far();
+  Result got = run({"acquire", "--limit", "3", "--ttl", "60s", "job"}, f.env());
+  ASSERT_EQ(got.status, 0) << got.err;
+  Result r = run({"revoke", "job", "--grace", "1s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("broke"), std::string::npos) << r.out;
+  EXPECT_EQ(holder_count(f.redis, "job"), 0);
+  EXPECT_EQ(run({"release", "--token", first_line(got.out), "job"}, f.env()).status, 1) << "its place was broken";
+  Result e = exec.wait(Seconds(20));
+  EXPECT_EQ(e.status, 74) << e.err;
+}
+
+TEST(Semaphore, RevokesStillHeldLineNamesOnlyTheHoldersLeft) {
+  ExecFixture f;
+  Child stuck({"exec", "--limit", "3", "--ttl", "60s", "job", "--", "sleep", "40"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job", 1)) << stuck.err_so_far();
+  Child leaves({"exec", "--limit", "3", "--ttl", "60s", "job", "--", "sleep", "41"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "job", 2)) << leaves.err_so_far();
+  Result got = run({"acquire", "--limit", "3", "--ttl", "60s", "job"}, f.env());
+  ASSERT_EQ(got.status, 0) << got.err;
+  stuck.signal(SIGSTOP);  // it listens but cannot act
+  Result r = run({"revoke", "job", "--grace", "1s"}, f.env(), Seconds(30));
+  stuck.signal(SIGCONT);
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_NE(r.err.find("sleep 40"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("sleep 41"), std::string::npos) << "it gave its place back: " << r.err;
+  EXPECT_EQ(run({"release", "--token", first_line(got.out), "job"}, f.env()).status, 1) << "its place was broken";
+  EXPECT_EQ(leaves.wait(Seconds(20)).status, 74);
+  EXPECT_EQ(stuck.wait(Seconds(20)).status, 74);
 }

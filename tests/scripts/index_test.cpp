@@ -132,7 +132,7 @@ std::vector<Row> rows() {
        args(lock::BreakArgs{}),
        "{'broken', 'exclusive', '1', '#', {{'T0', 'h0', '10', 'c0', '#', '5', '1'}}}",
        {k_fence5, "t:index = zset t:{b}=NOW+30000 redlock/1=inf"},
-       {k_released}},
+       {k_told_broken_t0, k_released}},
       {"BreakingALockThatExpiredDropsItsEntry",
        brk,
        {k_fence5, k_index_a_b},

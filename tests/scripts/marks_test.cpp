@@ -1,5 +1,6 @@
 // suspend-3.lua, revoke-2.lua, and what acquire-10.lua and break-7.lua do
-// with them (a suspension, a revoke of some runs only, a note), row by row.
+// with them (a suspension, a revoke of some runs only, a note), and what
+// revoke and break tell a run's exec on its own channel, row by row.
 
 #include <gtest/gtest.h>
 
@@ -119,13 +120,24 @@ std::vector<Row> rows() {
        {k_held, k_fence5},
        args(lock::RevokeArgs{.host = "h9", .pid = 99, .grace = 5s}),
        // The table's own listener (PSUBSCRIBE) is the one that hears it.
-       "{'revoking', 1, '#', {{'" + k_run_t0 + "', 'h0', '10', 'c0', '#', '5'}}}",
+       // Heard on the lock's channel (1) and on the run's own (the 1 last).
+       "{'revoking', 1, '#', {{'" + k_run_t0 + "', 'h0', '10', 'c0', '#', '5', 1}}}",
        {k_held_after, k_fence5,
         "t:{a}:revoke = hash r:" + k_run_t0 +
             R"(={"grace_ms":5000,"host":"h9","pid":"99","since_ms":"#"} schema=redlock/1 (px ~65000))"},
        // JSON whose keys cjson orders as it likes: the exec side reads it
        // (tests/integration/marks_test.cpp).
-       {"t:{a}:revoke {*" + k_run_t0 + "*}"}},
+       {"t:{a}:revoke {*" + k_run_t0 + "*}", "t:{a}:revoke:" + k_run_t0 + " {*" + k_run_t0 + "*}"}},
+      {"ARevokeOfAHoldKeptForItsMinimumHoldNamesNoRunAndTellsNobody",
+       revoke,
+       {"t:{a} = hash schema=redlock/1 token= count=0 fence=5 host=h0 pid=10 cmd=c0 since_ms=NOW-1000 "
+        "finished_ms=NOW-500 ttl_ms=30000 (px 30000)",
+        k_fence5},
+       args(lock::RevokeArgs{.host = "h9", .pid = 99}),
+       "{'revoking', 0, '#', {{'', 'h0', '10', 'c0', '#', '5', 0}}}",
+       {"t:{a} = hash cmd=c0 count=0 fence=5 finished_ms=# host=h0 pid=10 schema=redlock/1 since_ms=# token= "
+        "ttl_ms=30000 (px ~30000)",
+        k_fence5, "t:{a}:revoke = hash schema=redlock/1 (px ~60000)"}},
       {"ARevokeOfAFreeLockFindsItFree",
        revoke,
        {k_fence5},
@@ -142,7 +154,7 @@ std::vector<Row> rows() {
        {"t:{a} = hash *", "t:{a}:revoke = hash r:" + k_run_t0 +
                               R"(={"grace_ms":0,"host":"h9","pid":"99","since_ms":"#"} r:)" + k_run_t2 +
                               R"(={"grace_ms":0,"host":"h9","pid":"99","since_ms":"#"} schema=redlock/1 (px ~60000))"},
-       {"t:{a}:revoke *"}},
+       {"t:{a}:revoke *", "t:{a}:revoke:* *", "t:{a}:revoke:* *"}},
 
       {"BreakingARevokedRunThatStillHoldsIt",
        brk,
@@ -150,7 +162,14 @@ std::vector<Row> rows() {
        args(lock::BreakArgs{k_run_t0}),
        "{'broken', 'exclusive', '1', '#', {{'T0', 'h0', '10', 'c0', '#', '5', '1'}}}",
        {k_fence5},
-       {"t:{a}:released released"}},
+       {k_told_broken_t0, "t:{a}:released released"}},
+      {"ABreakTellsTheBrokenRunsExecWhoBrokeIt",
+       brk,
+       {k_held, k_fence5},
+       args(lock::BreakArgs{.host = "h9", .pid = 99}),
+       "{'broken', 'exclusive', '1', '#', {{'T0', 'h0', '10', 'c0', '#', '5', '1'}}}",
+       {k_fence5},
+       {"t:{a}:revoke:" + k_run_t0 + R"( {*"host":"h9"*})", "t:{a}:released released"}},
       {"BreakingARevokedRunLeavesTheHolderThatCameSince",
        brk,
        {k_held, k_fence5},
@@ -164,7 +183,7 @@ std::vector<Row> rows() {
        "{'broken', 'semaphore', '2', '#', {{'T2', 'h2', '12', 'c0', '#', '5', '1'}}}",
        {"t:{a} = hash " + holder_after("T0", "h0", 10) + " limit=2 mode=semaphore schema=redlock/1 (px ~30000)",
         k_indexed},
-       {"t:{a}:released released"}},
+       {"t:{a}:revoke:" + k_run_t2 + R"( {*"broken":true*})", "t:{a}:released released"}},
   };
 }
 

@@ -15,6 +15,9 @@ inline const std::string k_held =
 inline const std::string k_held_after =
     "t:{a} = hash cmd=c0 count=1 fence=5 host=h0 pid=10 schema=redlock/1 since_ms=# token=T0 ttl_ms=30000 "
     "(px ~30000)";
+// What break tells the exec of T0's run (its run id: the first 16 hex
+// digits of the SHA-1 of T0) on the run's own revoke channel.
+inline const std::string k_told_broken_t0 = R"(t:{a}:revoke:8878120356066db1 {*"broken":true*})";
 inline const std::string k_fence5 = "t:{a}:fence = string 5";
 
 // The index of held locks under "t:" (includes/index.lua) after a script

@@ -181,6 +181,19 @@ inline const std::string k_stubborn_child =
     "sh -c 'trap \"\" TERM; echo $$ > \"$D/stubborn.tmp\"; mv \"$D/stubborn.tmp\" \"$D/stubborn\"; exec sleep 131' &\n"
     "while [ ! -e \"$D/stubborn\" ]; do sleep 0.01; done\n";
 
+// The clients subscribed to lock `name`'s revoke channel on `redis`: an
+// exec that holds it listens there once its command has run a moment.
+inline long long revoke_listeners(const RedisServer& redis, const std::string& name) {
+  const std::string channel = redlock::lock::keys_for("redlock:", name).revoke_channel;
+  const redlock::redis::Reply r = redis.cmd({"PUBSUB", "NUMSUB", channel});
+  return r.elements.size() == 2 ? r.elements[1].integer : -1;
+}
+
+// Waits until `n` execs listen for a revoke of `name`.
+inline bool await_revoke_listeners(const RedisServer& redis, const std::string& name, long long n = 1) {
+  return eventually([&] { return revoke_listeners(redis, name) >= n; }, Seconds(10));
+}
+
 // A redis-server, a temp dir (given to CMD as $D) and a Reaper for one test.
 struct ExecFixture {
   RedisServer redis;

@@ -8,7 +8,10 @@
 -- as by a release (dead entries pruned first, the line moved). PUBLISH
 -- comes before the DEL: a user whose ACL refuses the channel must find the
 -- lock untouched. Each holder removed is told as 'broken' on the lock's
--- events channel (includes/events.lua).
+-- events channel (includes/events.lua), and on its run's revoke channel
+-- (<revoke channel>:<run>, as revoke-2.lua), with who broke it: the exec
+-- that held it hears at once that its lock is gone, and why, instead of
+-- running on unlocked until its next renewal.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its fence counter (not read)
@@ -21,6 +24,9 @@
 --                   of the only holders to remove, space-separated, with
 --                   '-' for a lock kept under no token (revoke, after its
 --                   grace: a holder that came since is left alone)
+-- ARGV[3]  revoke   the revoke channel, <prefix>{NAME}:revoke
+-- ARGV[4]  host     who breaks it: host
+-- ARGV[5]  pid      and process id
 --
 -- Replies:
 --   {'broken', mode, limit, now_ms, {{token, host, pid, cmd, since_ms,
@@ -75,6 +81,13 @@ if #out == 0 then
   if not kept_others and not (only and not multi) then redis.call('DEL', KEYS[1]) end
   index_sync()
   return {'free'}
+end
+for _, o in ipairs(out) do
+  if o[1] ~= '' and (ARGV[3] or '') ~= '' then
+    local run = run_of(o[1])
+    redis.call('PUBLISH', ARGV[3] .. ':' .. run,
+               cjson.encode({broken = true, runs = {run}, host = ARGV[4] or '', pid = ARGV[5] or ''}))
+  end
 end
 if line_bad() then
   redis.call('PUBLISH', channel, 'released')

@@ -13,6 +13,11 @@
 -- (includes/events.lua), with who asked; its release follows as usual.
 -- A lock kept for a finished holder's minimum hold (--hold-at-least) has no
 -- holder to ask: it is named with an empty run, for the caller to break.
+-- The message also goes to each run's own channel, <revoke channel>:<run>,
+-- where only that run's exec listens: how many heard it there tells the
+-- caller which holders are execs (to wait for) and which are not (to break
+-- after the grace). An exec of a version before these channels listens on
+-- the lock's channel only: it is counted in listeners, not in its run's.
 --
 -- KEYS[1]  the lock's hash, <prefix>{NAME}
 -- KEYS[2]  its revoke mark, <prefix>{NAME}:revoke
@@ -24,8 +29,10 @@
 -- ARGV[4]  channel   the revoke channel, <prefix>{NAME}:revoke
 --
 -- Replies:
---   {'revoking', listeners (the clients the message reached), now_ms,
---    {{run, host, pid, cmd, since_ms, fence}, ...}}   the holders asked
+--   {'revoking', listeners (the clients the message reached on the lock's
+--    channel), now_ms, {{run, host, pid, cmd, since_ms, fence, heard}, ...}}
+--    the holders asked; heard: the clients that listen on the run's own
+--    channel (0 for a lock kept under no token)
 --   {'free'}
 --   {'foreign', what}   the lock's key or the mark is not redlock's
 --@include check_key.lua
@@ -76,5 +83,13 @@ local listeners = 0
 if #runs > 0 then
   listeners = redis.call('PUBLISH', channel,
                          cjson.encode({runs = runs, host = host, pid = pid, grace_ms = grace_ms}))
+end
+for _, a in ipairs(asked) do
+  local heard = 0
+  if a[1] ~= '' then
+    heard = redis.call('PUBLISH', channel .. ':' .. a[1],
+                       cjson.encode({runs = {a[1]}, host = host, pid = pid, grace_ms = grace_ms}))
+  end
+  a[7] = heard
 end
 return {'revoking', listeners, since, asked}

@@ -12,7 +12,7 @@
 -- Replies {'runs', ledger, ...}: for each name, in order, {now_ms, last,
 -- last_ok}: the server's clock in milliseconds, then the newest run (the
 -- one that started last) and the newest ok run, each {field, value, ...}
--- as history-1.lua gives them, or {} when there is none. A ledger that is
+-- as history-2.lua gives them, or {} when there is none. A ledger that is
 -- absent or not redlock's has none.
 
 local k_scan = 16
