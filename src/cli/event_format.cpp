@@ -27,7 +27,7 @@ bool is_first(const std::string& key) {
 
 // Calls `each(key, value)` for the fields in the order they are shown.
 template <typename F>
-void in_order(const lock::Event& e, F each) {
+void in_order(const events::Event& e, F each) {
   for (auto f : k_first) {
     auto it = e.fields.find(std::string(f));
     if (it != e.fields.end()) {
@@ -69,7 +69,7 @@ std::string utc_time(long long ms) {
   return fmt::format("{}.{:03}Z", buf, ms % 1000);
 }
 
-std::string event_line(const lock::Event& e) {
+std::string event_line(const events::Event& e) {
   std::string out = fmt::format("{} {} {}", utc_time(e.time_ms), escape_for_terminal(e.kind), shown_value(e.name));
   in_order(e, [&](const std::string& key, const std::string& value) {
     if (key == "holder" || value.empty()) {
@@ -81,14 +81,14 @@ std::string event_line(const lock::Event& e) {
   return out;
 }
 
-std::string event_json(const lock::Event& e) {
+std::string event_json(const events::Event& e) {
   nlohmann::ordered_json j;
   j["event"] = e.kind;
   j["name"] = e.name;
   j["time"] = utc_time(e.time_ms);
   j["time_ms"] = e.time_ms;
   in_order(e, [&](const std::string& key, const std::string& value) {
-    if (lock::numeric_field(key)) {
+    if (events::numeric_field(key)) {
       long long n = 0;
       auto [at, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec == std::errc() && at == value.data() + value.size() && !value.empty()) {

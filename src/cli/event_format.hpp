@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "lock/events.hpp"
+#include "events/events.hpp"
 
 namespace redlock::cli {
 
@@ -14,12 +14,12 @@ namespace redlock::cli {
 // pid and fence first), each escaped so that no value can start a line or
 // drive the terminal; a value with spaces or quotes is quoted. With a
 // newline.
-[[nodiscard]] std::string event_line(const lock::Event& e);
+[[nodiscard]] std::string event_line(const events::Event& e);
 
 // {"event":…,"name":…,"time":…,"time_ms":…,"host":…,"pid":…,"fence":…,…}
 // on one line, with a newline: numbers as numbers, text that is not UTF-8
 // replaced.
-[[nodiscard]] std::string event_json(const lock::Event& e);
+[[nodiscard]] std::string event_json(const events::Event& e);
 
 // The server's time `ms` (since the epoch) as 2026-12-02T13:45:01.123Z.
 [[nodiscard]] std::string utc_time(long long ms);

@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/event_format.hpp"
 #include "cli/servers.hpp"
-#include "lock/event_stream.hpp"
+#include "events/event_stream.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
@@ -33,11 +33,11 @@ ExitCode run_events(const EventsOptions& o, const GlobalOptions& g, const Cancel
   Resolved r = resolve(g);
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   lock::Locker locker(r.endpoints, r.options, stop);
-  lock::EventStream stream(locker, names);
+  events::EventStream stream(locker, names);
   say_held_warnings();
   StoppableStdout out;
   while (true) {
-    const std::vector<lock::Event> events = stream.next(stops.cancel());
+    const std::vector<events::Event> events = stream.next(stops.cancel());
     if (events.empty()) {
       take_stops(stops);
       return ExitStatus::k_ok;

@@ -2,7 +2,7 @@
 // holds they reveal and their expiries, one event out of a Redlock's
 // copies, and the lines it writes.
 
-#include "lock/events.hpp"
+#include "events/events.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "cli/event_format.hpp"
 #include "lock/keys.hpp"
 
-namespace redlock::lock {
+namespace redlock::events {
 namespace {
 
 using namespace std::chrono_literals;
@@ -63,19 +63,20 @@ TEST(EventParse, AHolderIsNamedByTheFirstDigitsOfItsTokensSha1) {
 }
 
 TEST(EventKeys, ANamesEventsChannelAndItsPatternReadBack) {
-  EXPECT_EQ(events_channel("redlock:", "deploy"), "redlock:{deploy}:events");
-  EXPECT_EQ(events_channel("p:", "a{b}"),
+  EXPECT_EQ(lock::events_channel("redlock:", "deploy"), "redlock:{deploy}:events");
+  EXPECT_EQ(lock::events_channel("p:", "a{b}"),
             "p:{a\x01"
             "b\x02}:events");
-  EXPECT_EQ(name_of_events_channel("p:",
-                                   "p:{a\x01"
-                                   "b\x02}:events"),
+  EXPECT_EQ(lock::name_of_events_channel("p:",
+                                         "p:{a\x01"
+                                         "b\x02}:events"),
             "a{b}");
-  EXPECT_EQ(name_of_events_channel("p:", "p:{x:events}:events"), "x:events");
-  EXPECT_EQ(name_of_events_channel("p:", "p:{a}:released"), std::nullopt);
-  EXPECT_EQ(name_of_events_channel("q:", "p:{a}:events"), std::nullopt);
-  EXPECT_EQ(events_pattern("redlock:"), "redlock:{*}:events");
-  EXPECT_EQ(events_pattern("a*b?[c]\\:"), "a\\*b\\?\\[c\\]\\\\:{*}:events") << "glob characters match only themselves";
+  EXPECT_EQ(lock::name_of_events_channel("p:", "p:{x:events}:events"), "x:events");
+  EXPECT_EQ(lock::name_of_events_channel("p:", "p:{a}:released"), std::nullopt);
+  EXPECT_EQ(lock::name_of_events_channel("q:", "p:{a}:events"), std::nullopt);
+  EXPECT_EQ(lock::events_pattern("redlock:"), "redlock:{*}:events");
+  EXPECT_EQ(lock::events_pattern("a*b?[c]\\:"), "a\\*b\\?\\[c\\]\\\\:{*}:events")
+      << "glob characters match only themselves";
 }
 
 TEST(HoldTracker, AHoldIsDueWhenItsLeaseShouldEnd) {
@@ -91,7 +92,7 @@ TEST(HoldTracker, AHoldGoneUnreleasedIsToldAsExpiredOnce) {
   HoldTracker t(1);
   const TimePoint now = Clock::now();
   (void)t.learn(0, acquired("h1", "7"), now);
-  ServerView view;
+  lock::ServerView view;
   view.now_ms = 1'733'146'510'000;
   auto out = t.checked(0, "deploy", view, now + 2s, 1s);
   ASSERT_EQ(out.size(), 1U);
@@ -107,8 +108,8 @@ TEST(HoldTracker, AHoldStillThereIsExpectedAgainWhenItsLeaseAsReadEnds) {
   HoldTracker t(1);
   const TimePoint now = Clock::now();
   (void)t.learn(0, acquired(holder_id("T1"), "7"), now);
-  ServerView view;
-  HolderView holder;
+  lock::ServerView view;
+  lock::HolderView holder;
   holder.token = "T1";
   holder.ttl_ms = 20'000;
   view.holders.push_back(holder);
@@ -136,7 +137,7 @@ TEST(HoldTracker, AFailedReadPutsTheCheckOff) {
   HoldTracker t(1);
   const TimePoint now = Clock::now();
   (void)t.learn(0, acquired("h1", "7"), now);
-  ServerView view;
+  lock::ServerView view;
   view.error = "unreachable";
   EXPECT_TRUE(t.checked(0, "deploy", view, now + 2s, 1s).empty());
   EXPECT_TRUE(t.due(now + 2500ms).empty());
@@ -268,4 +269,4 @@ TEST(EventFormat, EveryKindIsDocumented) {
 }
 
 }  // namespace
-}  // namespace redlock::lock
+}  // namespace redlock::events

@@ -1,4 +1,4 @@
-#include "lock/events.hpp"
+#include "events/events.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 
 #include "util/sha1.hpp"
 
-namespace redlock::lock {
+namespace redlock::events {
 
 namespace {
 
@@ -179,8 +179,8 @@ Event HoldTracker::expired(const std::string& name, const Hold& h, long long tim
   return e;
 }
 
-std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, const ServerView& view, TimePoint now,
-                                        Millis retry) {
+std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, const lock::ServerView& view,
+                                        TimePoint now, Millis retry) {
   std::vector<Event> out;
   if (server >= m_holds.size()) {
     return out;
@@ -198,7 +198,7 @@ std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, 
   }
   for (auto it = holds.begin(); it != holds.end();) {
     auto there = std::find_if(view.holders.begin(), view.holders.end(),
-                              [&](const HolderView& v) { return !v.kept && holder_id(v.token) == it->holder; });
+                              [&](const lock::HolderView& v) { return !v.kept && holder_id(v.token) == it->holder; });
     if (there == view.holders.end()) {
       out.push_back(expired(name, *it, view.now_ms));
       it = holds.erase(it);
@@ -213,7 +213,7 @@ std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, 
   return out;
 }
 
-void HoldTracker::seed(size_t server, const std::string& name, const ServerView& view, TimePoint now) {
+void HoldTracker::seed(size_t server, const std::string& name, const lock::ServerView& view, TimePoint now) {
   if (server >= m_holds.size() || !view.held()) {
     return;
   }
@@ -312,7 +312,7 @@ std::vector<Event> EventMerger::add(size_t server, Event e, TimePoint now) {
   if (fence && *fence > whole(p.event.field("fence")).value_or(0)) {
     p.event.fields["fence"] = e.field("fence");
   }
-  if (!p.queued && !p.shown && p.count >= majority(m_servers)) {
+  if (!p.queued && !p.shown && p.count >= lock::majority(m_servers)) {
     p.queued = true;
     p.due = now + k_grace;
     m_order.push_back(key);
@@ -361,4 +361,4 @@ std::optional<TimePoint> EventMerger::next_due() const {
   return it == m_pending.end() ? std::optional<TimePoint>() : it->second.due;
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::events

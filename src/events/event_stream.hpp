@@ -12,19 +12,19 @@
 #include <string>
 #include <vector>
 
-#include "lock/events.hpp"
+#include "events/events.hpp"
 #include "lock/locker.hpp"
 #include "redis/connection.hpp"
 #include "util/cancel.hpp"
 
-namespace redlock::lock {
+namespace redlock::events {
 
 class EventStream {
  public:
   // Follows `names` (every lock under the prefix when empty) on every
   // server of `locker`. Subscribes at once: fewer than a majority of the
   // servers subscribed to is an Error (69 or 77), before any event.
-  EventStream(Locker& locker, std::vector<std::string> names);
+  EventStream(lock::Locker& locker, std::vector<std::string> names);
   ~EventStream();
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
@@ -59,7 +59,7 @@ class EventStream {
   // When the loop must next wake up by itself.
   [[nodiscard]] std::optional<TimePoint> next_wake() const;
 
-  Locker& m_locker;
+  lock::Locker& m_locker;
   std::vector<std::string> m_names;  // empty: every lock under the prefix
   std::string m_prefix;
   std::vector<std::unique_ptr<Feed>> m_feeds;
@@ -72,4 +72,4 @@ class EventStream {
   bool m_reseed = false;
 };
 
-}  // namespace redlock::lock
+}  // namespace redlock::events

@@ -18,7 +18,7 @@
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 
-namespace redlock::lock {
+namespace redlock::events {
 
 // One thing that happened to a lock.
 struct Event {
@@ -76,12 +76,12 @@ class HoldTracker {
   // is gone is told as expired (and forgotten); each still there is
   // expected again when its lease ends. A view that failed (`view.error`)
   // puts the check off by `retry`.
-  [[nodiscard]] std::vector<Event> checked(size_t server, const std::string& name, const ServerView& view,
+  [[nodiscard]] std::vector<Event> checked(size_t server, const std::string& name, const lock::ServerView& view,
                                            TimePoint now, Millis retry);
 
   // Follows the holders of `view` not followed yet (start-up and after a
   // reconnection), telling nothing.
-  void seed(size_t server, const std::string& name, const ServerView& view, TimePoint now);
+  void seed(size_t server, const std::string& name, const lock::ServerView& view, TimePoint now);
 
   // Every hold of server `server` is checked at once (after a
   // reconnection: what happened meanwhile was not told).
@@ -143,4 +143,4 @@ class EventMerger {
   std::vector<std::string> m_order;  // keys that a majority told, in that order
 };
 
-}  // namespace redlock::lock
+}  // namespace redlock::events

@@ -1,4 +1,4 @@
-#include "lock/event_stream.hpp"
+#include "events/event_stream.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
-namespace redlock::lock {
+namespace redlock::events {
 
 namespace {
 
@@ -54,7 +54,7 @@ struct EventStream::Feed {
   std::string keyspace;
 };
 
-EventStream::EventStream(Locker& locker, std::vector<std::string> names)
+EventStream::EventStream(lock::Locker& locker, std::vector<std::string> names)
     : m_locker(locker),
       m_names(std::move(names)),
       m_prefix(locker.options().prefix),
@@ -74,7 +74,7 @@ EventStream::EventStream(Locker& locker, std::vector<std::string> names)
       m_feeds[i]->retry_at = Clock::now() + k_retry_first;
     }
   }
-  if (up < majority(m_feeds.size())) {
+  if (up < lock::majority(m_feeds.size())) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot subscribe to the events: {}", fmt::join(down, "; ")));
   }
   for (const auto& line : down) {
@@ -87,7 +87,7 @@ EventStream::~EventStream() = default;
 
 bool EventStream::subscribe(size_t i) {
   Feed& f = *m_feeds[i];
-  const Options& o = m_locker.options();
+  const lock::Options& o = m_locker.options();
   f.conn = std::make_unique<redis::Connection>(f.endpoint, o.timeouts, o.tls, m_locker.cancel());
   f.up = false;
   f.keyspace.clear();
@@ -105,15 +105,15 @@ bool EventStream::subscribe(size_t i) {
   }
   std::vector<std::vector<std::string>> wanted;
   if (m_names.empty()) {
-    wanted.push_back({"PSUBSCRIBE", events_pattern(m_prefix)});
+    wanted.push_back({"PSUBSCRIBE", lock::events_pattern(m_prefix)});
     if (!f.keyspace.empty()) {
-      wanted.push_back({"PSUBSCRIBE", glob_escaped(f.keyspace + m_prefix) + "{*}"});
+      wanted.push_back({"PSUBSCRIBE", lock::glob_escaped(f.keyspace + m_prefix) + "{*}"});
     }
   } else {
     for (const auto& name : m_names) {
-      wanted.push_back({"SUBSCRIBE", events_channel(m_prefix, name)});
+      wanted.push_back({"SUBSCRIBE", lock::events_channel(m_prefix, name)});
       if (!f.keyspace.empty()) {
-        wanted.push_back({"SUBSCRIBE", f.keyspace + lock_key(m_prefix, name)});
+        wanted.push_back({"SUBSCRIBE", f.keyspace + lock::lock_key(m_prefix, name)});
       }
     }
   }
@@ -185,7 +185,7 @@ void EventStream::told(size_t server, Event e) {
 void EventStream::take_message(size_t i, const std::string& channel, const std::string& payload) {
   const Feed& f = *m_feeds[i];
   if (!f.keyspace.empty() && channel.rfind(f.keyspace, 0) == 0) {
-    std::optional<std::string> name = name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()));
+    std::optional<std::string> name = lock::name_of_key(m_prefix, std::string_view(channel).substr(f.keyspace.size()));
     if (payload == "expired" && name) {
       const TimePoint now = Clock::now();
       for (auto& e : m_tracker.key_expired(i, *name, wall_ms())) {
@@ -194,7 +194,7 @@ void EventStream::take_message(size_t i, const std::string& channel, const std::
     }
     return;
   }
-  std::optional<std::string> name = name_of_events_channel(m_prefix, channel);
+  std::optional<std::string> name = lock::name_of_events_channel(m_prefix, channel);
   if (!name || (!m_names.empty() && std::find(m_names.begin(), m_names.end(), *name) == m_names.end())) {
     return;
   }
@@ -235,7 +235,7 @@ void EventStream::check_due() {
   if (names.empty()) {
     return;
   }
-  std::vector<std::vector<ServerView>> views;
+  std::vector<std::vector<lock::ServerView>> views;
   try {
     views = m_locker.inspect(names);
   } catch (const Error& e) {
@@ -243,7 +243,7 @@ void EventStream::check_due() {
   }
   for (size_t k = 0; k < names.size(); ++k) {
     for (size_t i = 0; i < m_feeds.size(); ++i) {
-      ServerView view;
+      lock::ServerView view;
       if (k < views.size() && i < views[k].size()) {
         view = views[k][i];
       } else {
@@ -332,4 +332,4 @@ std::vector<Event> EventStream::next(const Cancel& cancel) {
   return std::exchange(m_ready, {});
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::events
