@@ -1,6 +1,6 @@
 // The lock hash as `status` reads it back (lock/layout: the plain layout's
 // fields, or a semaphore's / readers' 'h:<token>' JSON entries), and the
-// verdict across servers (lock/quorum: judge). Whatever a server holds under
+// verdict across servers (status/verdict: judge). Whatever a server holds under
 // a lock's key, reading it never throws and never invents a holder.
 //
 // Input: a type byte ("none", a foreign "string", else "hash"), the
@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "lock/layout.hpp"
-#include "lock/quorum.hpp"
+#include "status/verdict.hpp"
 
 namespace {
 
 using redlock::lock::ServerView;
-using redlock::lock::StatusVerdict;
+using redlock::status::Verdict;
 
 long long take_ll(const uint8_t*& data, size_t& size) {
   long long v = 0;
@@ -32,8 +32,8 @@ long long take_ll(const uint8_t*& data, size_t& size) {
   return v;
 }
 
-void check(const StatusVerdict& v) {
-  if ((v.state == StatusVerdict::State::k_held) == v.holders.empty()) {
+void check(const Verdict& v) {
+  if ((v.state == Verdict::State::k_held) == v.holders.empty()) {
     std::abort();
   }
 }
@@ -68,10 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (view.foreign && !view.holders.empty()) {
     std::abort();
   }
-  check(redlock::lock::judge("fuzz", {view}));
+  check(redlock::status::judge("fuzz", {view}));
   ServerView down;
   down.endpoint = "redis://down";
   down.error = "unreachable";
-  check(redlock::lock::judge("fuzz", {view, view, down}));
+  check(redlock::status::judge("fuzz", {view, view, down}));
   return 0;
 }

@@ -361,7 +361,7 @@ std::optional<ExitCode> replace_holder(lock::Locker& locker, Take& take, const l
     return std::nullopt;
   }
   for (const auto& name : take.names) {
-    if (const auto refused = locker.refusal(name, take.claim)) {
+    if (const auto refused = refusal(locker, name, take.claim)) {
       return report_busy(name, *refused, take);
     }
   }

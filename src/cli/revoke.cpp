@@ -13,7 +13,11 @@
 #include "cli/commands.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
+#include "ledger/history.hpp"
 #include "lock/layout.hpp"
+#include "lock/marks.hpp"
+#include "status/survey.hpp"
+#include "status/verdict.hpp"
 #include "util/log.hpp"
 #include "util/signals.hpp"
 #include "util/text.hpp"
@@ -55,8 +59,8 @@ std::string describe_all(const std::vector<lock::Revoking::Asked>& asked) {
 // The runs among `runs` that still hold `name`, as a quorum sees it.
 std::vector<std::string> still_holding(lock::Locker& locker, const std::string& name,
                                        const std::vector<std::string>& runs) {
-  const std::vector<std::vector<lock::ServerView>> views = locker.inspect({name});
-  const lock::StatusVerdict v = lock::judge(name, views.at(0));
+  const std::vector<std::vector<lock::ServerView>> views = status::Survey(locker.servers()).inspect({name});
+  const status::Verdict v = status::judge(name, views.at(0));
   std::vector<std::string> out;
   for (const lock::HolderView& h : v.holders) {
     const std::string run = h.kept ? std::string() : lock::run_of(h.token);
@@ -90,7 +94,7 @@ bool may_listen(const lock::Revoking& asked, const lock::Revoking::Asked& a) {
 Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock::Owner& by,
                        std::optional<Millis> grace, SignalFd& signals) {
   const std::string shown = escape_for_terminal(name);
-  const lock::Revoking asked = locker.revoke(name, by, grace.value_or(Millis(0)));
+  const lock::Revoking asked = lock::revoke(locker.servers(), name, by, grace.value_or(Millis(0)));
   say_held_warnings();
   if (asked.holders.empty()) {
     return {Revoked::Kind::k_not_held, 0, fmt::format("{} is not held: nothing to revoke", shown)};
@@ -205,6 +209,57 @@ ExitCode run_revoke(const RevokeOptions& o, const GlobalOptions& g, const Cancel
   }
   log_warning("{}", done.said);
   return ExitStatus::k_busy;
+}
+
+std::optional<lock::Busy> refusal(lock::Locker& locker, const std::string& name, const lock::Claim& claim) {
+  const std::vector<lock::ServerView> views = status::Survey(locker.servers()).inspect({name}).at(0);
+  const size_t n = views.size();
+  // A grant needs a quorum: refused by more servers than it can do without,
+  // it is refused.
+  const size_t spare = n - std::min(n, lock::grant_quorum(n, claim));
+  size_t suspended = 0;
+  size_t full = 0;
+  lock::Busy out;
+  for (const lock::ServerView& v : views) {
+    if (v.error || v.foreign) {
+      continue;
+    }
+    if (v.suspension) {
+      ++suspended;
+      out.suspended = out.suspended ? out.suspended : v.suspension;
+    }
+    if (claim.max_waiters > 0 && v.waiting >= claim.max_waiters) {
+      ++full;
+      out.ahead = std::max(out.ahead, v.waiting);
+    }
+    if (out.host.empty() && !v.holders.empty()) {
+      const lock::HolderView& h = v.holders.front();
+      out.host = h.host;
+      out.pid = std::to_string(h.pid);
+      out.cmd = h.cmd;
+      out.holders = static_cast<long long>(v.holders.size());
+      out.ttl_left = Millis(std::max(0LL, h.ttl_ms));
+    }
+  }
+  if (suspended > spare) {
+    lock::Busy busy;
+    busy.suspended = out.suspended;
+    return busy;
+  }
+  out.suspended.reset();
+  if (claim.skip_ok_within > Millis(0)) {
+    const lock::LastRuns runs = ledger::last_runs(locker.servers(), {name}).at(0);
+    if (const auto& ok = runs.last_ok; ok && ok->end_ms && *ok->end_ms + claim.skip_ok_within.count() > runs.now_ms) {
+      lock::Busy busy;
+      busy.skipped = lock::RunSeen{ok->host, std::to_string(ok->pid), 0, *ok->end_ms, runs.now_ms};
+      return busy;
+    }
+  }
+  if (full > spare) {
+    out.line_full = true;
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace redlock::cli

@@ -1,7 +1,8 @@
 #pragma once
 
 // Revoking a lock's holders and waiting for them to give it back: the
-// revoke subcommand, and exec --on-busy replace.
+// revoke subcommand, and exec --on-busy replace (with whether the
+// replacement may run at all).
 
 #include <optional>
 #include <string>
@@ -32,5 +33,15 @@ struct Revoked {
 // listens for none (not an exec) is then broken, only that hold.
 [[nodiscard]] Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock::Owner& by,
                                      std::optional<Millis> grace, SignalFd& signals);
+
+// Why an acquire of `name` by a newcomer as `claim` would be refused
+// whoever holds it: the name suspended, the last ok run within
+// claim.skip_ok_within, or claim.max_waiters already in line (on more
+// servers than a grant can do without); nullopt when none of these.
+// --on-busy replace asks before it revokes: a replacement that may not
+// run must not stop the run it would replace. It reads what status and
+// the ledger read, so it lives above both.
+[[nodiscard]] std::optional<lock::Busy> refusal(lock::Locker& locker, const std::string& name,
+                                                const lock::Claim& claim);
 
 }  // namespace redlock::cli

@@ -17,6 +17,8 @@
 #include "doctor/checks.hpp"
 #include "ledger/history.hpp"
 #include "lock/layout.hpp"
+#include "status/survey.hpp"
+#include "status/verdict.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
@@ -26,8 +28,8 @@ namespace redlock::cli {
 
 namespace {
 
-using Verdict = lock::StatusVerdict;
-using State = lock::StatusVerdict::State;
+using Verdict = status::Verdict;
+using State = status::Verdict::State;
 
 using Format = StatusFormat;
 
@@ -100,9 +102,10 @@ bool matches_any(const std::vector<std::string>& globs, const std::string& name)
 Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, bool runs, bool ledgers = false) {
   std::vector<std::string> names = asked.names;
   const size_t named = names.size();
+  status::Survey survey(locker.servers());
   bool indexed_only = false;
   if (named == 0 || !asked.globs.empty()) {
-    for (auto& listed : locker.list(scan, ledgers, &indexed_only)) {
+    for (auto& listed : survey.list(scan, ledgers, &indexed_only)) {
       const bool wanted = asked.globs.empty() || matches_any(asked.globs, listed);
       if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), listed) ==
                         names.begin() + static_cast<std::ptrdiff_t>(named)) {
@@ -110,12 +113,12 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
       }
     }
   }
-  std::vector<std::vector<lock::ServerView>> views = locker.inspect(names);
+  std::vector<std::vector<lock::ServerView>> views = survey.inspect(names);
   Snapshot out;
   out.named = named;
   out.indexed_only = indexed_only;
   for (size_t i = 0; i < names.size(); ++i) {
-    Verdict v = lock::judge(names[i], std::move(views[i]));
+    Verdict v = status::judge(names[i], std::move(views[i]));
     // A listed name whose lock expired between the listing and its reading
     // is simply gone (with `ledgers`, once its runs are known to be none).
     if (i < named || v.shown() || ledgers) {

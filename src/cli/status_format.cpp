@@ -13,8 +13,8 @@
 
 namespace redlock::cli {
 
-using Verdict = lock::StatusVerdict;
-using State = lock::StatusVerdict::State;
+using Verdict = status::Verdict;
+using State = status::Verdict::State;
 
 const char* state_name(State s) {
   switch (s) {

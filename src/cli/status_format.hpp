@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "lock/quorum.hpp"
+#include "status/verdict.hpp"
 
 namespace redlock::cli {
 
@@ -30,7 +30,7 @@ struct TableLayout {
 // nobody holds); with `with_waiters`, an indented line per waiter; with
 // `many_servers`, an indented line per server. Names, hosts and commands are
 // escaped for a terminal; no line ends in a blank.
-[[nodiscard]] std::string status_table(const std::vector<lock::StatusVerdict>& verdicts, bool many_servers,
+[[nodiscard]] std::string status_table(const std::vector<status::Verdict>& verdicts, bool many_servers,
                                        bool with_waiters, const TableLayout& layout = {});
 
 // `text` with each line cut to at most `width` columns (a column per UTF-8
@@ -42,16 +42,16 @@ enum class StatusSort;
 // Orders the locks for `status --sort`: by name; by age, the longest held
 // first; by ttl, the soonest to expire first (a hold with no expiry after
 // those with one). Locks nobody holds come after the held ones, by name.
-void sort_verdicts(std::vector<lock::StatusVerdict>& verdicts, StatusSort by);
+void sort_verdicts(std::vector<status::Verdict>& verdicts, StatusSort by);
 
 // The JSON array of `status --json` (documented field by field in the
 // README), indented by two, with a final newline; bytes that are not UTF-8
 // are replaced.
-[[nodiscard]] std::string status_json(const std::vector<lock::StatusVerdict>& verdicts);
+[[nodiscard]] std::string status_json(const std::vector<status::Verdict>& verdicts);
 
 // The Prometheus text exposition format: one family at a time, each with its
 // HELP and TYPE lines; foreign keys have no samples.
-[[nodiscard]] std::string status_prometheus(const std::vector<lock::StatusVerdict>& verdicts);
+[[nodiscard]] std::string status_prometheus(const std::vector<status::Verdict>& verdicts);
 
 // What the metrics say of one server: whether it answered, and whether it
 // can evict a held lock or forget one in a restart (nullopt: not known).

@@ -15,8 +15,8 @@ namespace redlock::cli {
 
 namespace {
 
-using Verdict = lock::StatusVerdict;
-using State = lock::StatusVerdict::State;
+using Verdict = status::Verdict;
+using State = status::Verdict::State;
 
 // Whether `name` is one redlock would accept: valid UTF-8 without control
 // characters (C0, DEL, C1). Only a key another program wrote can hold

@@ -16,8 +16,8 @@ namespace redlock::cli {
 
 namespace {
 
-using Verdict = lock::StatusVerdict;
-using State = lock::StatusVerdict::State;
+using Verdict = status::Verdict;
+using State = status::Verdict::State;
 
 using Row = std::vector<std::string>;
 

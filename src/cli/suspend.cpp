@@ -8,6 +8,7 @@
 #include "cli/runs.hpp"
 #include "cli/servers.hpp"
 #include "cli/take.hpp"
+#include "lock/marks.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
 #include "util/text.hpp"
@@ -35,7 +36,7 @@ ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Canc
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
   const lock::Owner by = make_owner(getppid(), {});
-  const lock::SuspendedUntil s = locker.suspend(o.name, reason, by, o.lapse_after.value_or(Millis(0)));
+  const lock::SuspendedUntil s = lock::suspend(locker.servers(), o.name, reason, by, o.lapse_after.value_or(Millis(0)));
   say_held_warnings();
   const std::string until =
       s.until_ms > 0 ? fmt::format("until {} (for {})", local_time(s.until_ms), format_duration(*o.lapse_after))
@@ -48,7 +49,7 @@ ExitCode run_resume(const ResumeOptions& o, const GlobalOptions& g, const Cancel
   validate_name(o.name);
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
-  const bool was = locker.resume(o.name, make_owner(getppid(), {}));
+  const bool was = lock::resume(locker.servers(), o.name, make_owner(getppid(), {}));
   say_held_warnings();
   return said(was ? fmt::format("resumed {}\n", escape_for_terminal(o.name))
                   : fmt::format("{} was not suspended\n", escape_for_terminal(o.name)));

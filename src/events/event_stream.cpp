@@ -7,6 +7,7 @@
 
 #include "lock/keys.hpp"
 #include "redis/fanout.hpp"
+#include "status/survey.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
@@ -140,11 +141,11 @@ bool EventStream::subscribe(size_t i) {
 
 void EventStream::seed() {
   try {
-    const std::vector<std::string> names = m_names.empty() ? m_locker.list() : m_names;
+    const std::vector<std::string> names = m_names.empty() ? status::Survey(m_locker.servers()).list() : m_names;
     if (names.empty()) {
       return;
     }
-    const auto views = m_locker.inspect(names);
+    const auto views = status::Survey(m_locker.servers()).inspect(names);
     const TimePoint now = Clock::now();
     for (size_t k = 0; k < names.size() && k < views.size(); ++k) {
       for (size_t i = 0; i < views[k].size(); ++i) {
@@ -237,7 +238,7 @@ void EventStream::check_due() {
   }
   std::vector<std::vector<lock::ServerView>> views;
   try {
-    views = m_locker.inspect(names);
+    views = status::Survey(m_locker.servers()).inspect(names);
   } catch (const Error& e) {
     log_debug("cannot read back {} lock(s): {}", names.size(), e.what());
   }

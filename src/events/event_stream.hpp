@@ -3,7 +3,7 @@
 // `redlock events`' reading of the servers: a subscriber connection to each
 // server on the events channels of the locks followed (or, for every lock
 // under the prefix, on their pattern), what arrives read into events
-// (lock/events), holds read back when their leases should end, and a server
+// (events.hpp), holds read back when their leases should end, and a server
 // that goes away subscribed to again until it is back.
 
 #include <map>

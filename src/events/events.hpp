@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lock/quorum.hpp"
+#include "lock/view.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"
 
@@ -55,7 +56,7 @@ struct EventKind {
 
 // The holds each server's events revealed, each with the time its lease
 // should end: an expiry is told by no script, so a hold whose time has come
-// is read back (Locker::inspect) and, if it is gone unreleased, told as
+// is read back (status::Survey::inspect) and, if it is gone unreleased, told as
 // expired. A renewal is told to nobody either: a hold found still there is
 // simply expected again when its lease, as read, ends.
 class HoldTracker {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "lock/quorum.hpp"
+#include "lock/view.hpp"
 
 namespace redlock::lock {
 

@@ -17,10 +17,6 @@
 #include "util/cancel.hpp"
 #include "util/duration.hpp"
 
-namespace redlock::redis {
-struct ScriptAnswer;  // script.hpp: what one server made of a script
-}  // namespace redlock::redis
-
 namespace redlock::lock {
 
 struct Answer;  // answers.hpp: what one server said to one script
@@ -116,32 +112,6 @@ struct Broken {
   std::vector<std::string> servers;
 };
 
-// What suspend did: until when the name is suspended (server ms; -1: until
-// resumed), by the first server's clock, and that clock.
-struct SuspendedUntil {
-  long long until_ms = -1;
-  long long now_ms = 0;
-};
-
-// What revoke asked: the holders of the lock at that instant (by their
-// run ids: the first 16 hex digits of the SHA-1 of the token, "" for a lock
-// kept under no token) and how many clients the message reached (holders
-// running exec listen; 0: none of them is one).
-struct Revoking {
-  struct Asked {
-    std::string run;
-    std::string host, pid, cmd;
-    long long since_ms = 0;
-    bool listening = false;  // an exec heard it on the run's own channel (on some server)
-  };
-  std::vector<Asked> holders;  // empty: the lock was free on every server
-  long long listeners = 0;     // on every server together
-  // Listeners on the lock's channel that no run's channel reached (execs of
-  // a version that listens there only): which holders they are is unknown.
-  long long unidentified = 0;
-  long long now_ms = 0;  // the first answering server's clock
-};
-
 // The lock core over N >= 1 independent Redis servers. N = 1 is a plain
 // Redis lock; N > 1 is the Redlock algorithm (quorum N/2+1, validity =
 // ttl - elapsed - drift). Each operation is one parallel round: every server
@@ -203,46 +173,9 @@ class Locker {
   // answering is an Error (69/77), like a failed round. The execs that held
   // it hear at once that it was broken, and by `by`.
   [[nodiscard]] Broken break_lock(const std::string& name, const Owner& by);
-  // Suspends `name` on every server, by `by`, for `lapse_after` (0: until
-  // resumed): acquire then refuses newcomers; holders go on. Fewer than a
-  // majority of servers taking it is an Error, as is a marker that is not
-  // redlock's (76). Suspending a suspended name replaces the suspension.
-  [[nodiscard]] SuspendedUntil suspend(const std::string& name, const std::string& reason, const Owner& by,
-                                       Millis lapse_after);
-  // Lifts the suspension of `name` on every server, by `by`: whether any
-  // server had it suspended. Errors as for suspend.
-  [[nodiscard]] bool resume(const std::string& name, const Owner& by);
-  // Asks the holders of `name` on every server to stop and give it back
-  // within `grace` (0: each its own --kill-after), by `by`: a mark that
-  // names their runs, and a message on the revoke channel. Fewer than a
-  // majority of servers answering is an Error; so is a foreign key (76).
-  [[nodiscard]] Revoking revoke(const std::string& name, const Owner& by, Millis grace);
-  // Why an acquire of `name` by a newcomer as `claim` would be refused
-  // whoever holds it: the name suspended, the last ok run within
-  // claim.skip_ok_within, or claim.max_waiters already in line (on more
-  // servers than a grant can do without); nullopt when none of these.
-  // --on-busy replace asks before it revokes: a replacement that may not
-  // run must not stop the run it would replace.
-  [[nodiscard]] std::optional<Busy> refusal(const std::string& name, const Claim& claim);
   // break_lock of only the holders whose runs are in `runs` ("" for a lock
   // kept under no token): a holder that came since is left alone.
   [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs, const Owner& by);
-  // Every server's view of each of `names`, in their order: its holders,
-  // and the head of its line of waiters. Many locks a call, the calls to a
-  // server pipelined: a few round trips for thousands of locks (on a Redis
-  // Cluster, whose calls may only name keys of one slot, a call per lock).
-  // Too few servers answering for a lock is an Error, as for any round.
-  [[nodiscard]] std::vector<std::vector<ServerView>> inspect(const std::vector<std::string>& names);
-  // Names of every lock under the prefix, sorted: from each server's index
-  // of held locks (lua/includes/index.lua), or, where it has none (a Redis
-  // Cluster, a server no redlock since 0.2 has held a lock on) and with
-  // `scan`, from SCAN (never KEYS), which reads the whole keyspace. With
-  // `ledgers`, the names with a run ledger too, whatever their locks: from
-  // the index of names with a ledger (includes/ledger.lua), or by the same
-  // SCAN where that one is made. `indexed_only`, when given, is set to
-  // whether some server was read from its index alone (no SCAN): a lock an
-  // old version holds there is then not listed.
-  [[nodiscard]] std::vector<std::string> list(bool scan = false, bool ledgers = false, bool* indexed_only = nullptr);
 
   // As Servers::set_cancel: for prompt shutdown.
   void set_cancel(Cancel cancel) { m_servers.set_cancel(std::move(cancel)); }
@@ -265,23 +198,6 @@ class Locker {
   // key on the only server is an Error (76).
   [[nodiscard]] std::vector<ReleaseVote> release_votes(const std::string& name,
                                                        const std::vector<Answer>& answers) const;
-  // status's reading of many locks (survey.cpp): what each server has
-  // answered for each lock so far, and the locks of one call.
-  struct Read;
-  struct Batch;
-  // Reads every lock on every server in batches, pipelined, until each has
-  // an answer, or its server turns out to be a Redis Cluster.
-  void read_in_batches(const std::vector<Keys>& keys, Read& read);
-  // The calls (into `calls`) and batches that read server `i`'s locks not
-  // read yet.
-  [[nodiscard]] std::vector<Batch> batches_of(size_t i, const std::vector<Keys>& keys, const Read& read,
-                                              std::vector<redis::PipelinedCall>& calls) const;
-  // Files server `i`'s answer to one call under its locks.
-  void take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read);
-  // Reads server `i`'s locks not read yet, a round per lock and script.
-  void read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read);
-  // Server `i`'s answer for one lock, the line script's or inspect's.
-  [[nodiscard]] Answer read_one(size_t i, const Keys& keys, bool line);
   // Undoes what a failed acquire may have taken: releases `token` (one
   // level) on the targeted servers, ignoring failures, without waking
   // waiters unless `announce`. A server that just failed gets the request
@@ -290,11 +206,6 @@ class Locker {
   // With `drop_run`, the run its acquire started leaves the ledger.
   void undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
             const std::vector<bool>& just_failed, bool announce, bool drop_run = false);
-
-  // The lock keys in server `i`'s index of held locks, or nullopt when it
-  // has none redlock keeps (absent, of another type or without the schema
-  // marker; or a Redis Cluster, or a user, that will not have it read).
-  [[nodiscard]] std::optional<std::vector<std::string>> read_index(size_t i, const std::string& key);
 
   Servers m_servers;
 };

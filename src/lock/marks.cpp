@@ -1,6 +1,4 @@
-// Locker's marks on a name that operators set: a suspension (suspend-3.lua),
-// which acquire honours in the same step as a grant, and a revoke
-// (revoke-2.lua), which the holders' execs hear of at once.
+#include "lock/marks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +7,6 @@
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/layout.hpp"
-#include "lock/locker.hpp"
 #include "util/exit_status.hpp"
 
 namespace redlock::lock {
@@ -104,17 +101,17 @@ std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
 
 }  // namespace
 
-Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) {
-  const Keys keys = keys_for(m_servers.options().prefix, name);
+Revoking revoke(Servers& servers, const std::string& name, const Owner& by, Millis grace) {
+  const Keys keys = keys_for(servers.options().prefix, name);
   const RevokeArgs args{.host = by.host, .pid = by.pid, .grace = grace};
-  const auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_revoke), {});
-  const std::vector<RevokeVote> votes = tally<RevokeVote>(answers, m_servers.names(), "revoke", read_revoke_answer);
+  const auto answers = servers.round(to_args(keys, args), lock::script(ScriptName::k_revoke), {});
+  const std::vector<RevokeVote> votes = tally<RevokeVote>(answers, servers.names(), "revoke", read_revoke_answer);
   for (size_t i = 0; i < votes.size(); ++i) {
     if (votes[i].kind == RevokeVote::Kind::k_foreign) {
-      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + m_servers.names()[i]));
+      throw Error(ExitStatus::k_protocol, foreign_message(name, votes[i].foreign_type, " on " + servers.names()[i]));
     }
   }
-  m_servers.require_majority(failures_of(votes));
+  servers.require_majority(failures_of(votes));
   Revoking out;
   for (const RevokeVote& v : votes) {
     if (v.kind != RevokeVote::Kind::k_revoking) {
@@ -138,64 +135,13 @@ Revoking Locker::revoke(const std::string& name, const Owner& by, Millis grace) 
   return out;
 }
 
-std::optional<Busy> Locker::refusal(const std::string& name, const Claim& claim) {
-  const std::vector<ServerView> views = inspect({name}).at(0);
-  const size_t n = views.size();
-  // A grant needs a quorum: refused by more servers than it can do without,
-  // it is refused.
-  const size_t spare = n - std::min(n, grant_quorum(n, claim));
-  size_t suspended = 0;
-  size_t full = 0;
-  Busy out;
-  for (const ServerView& v : views) {
-    if (v.error || v.foreign) {
-      continue;
-    }
-    if (v.suspension) {
-      ++suspended;
-      out.suspended = out.suspended ? out.suspended : v.suspension;
-    }
-    if (claim.max_waiters > 0 && v.waiting >= claim.max_waiters) {
-      ++full;
-      out.ahead = std::max(out.ahead, v.waiting);
-    }
-    if (out.host.empty() && !v.holders.empty()) {
-      const HolderView& h = v.holders.front();
-      out.host = h.host;
-      out.pid = std::to_string(h.pid);
-      out.cmd = h.cmd;
-      out.holders = static_cast<long long>(v.holders.size());
-      out.ttl_left = Millis(std::max(0LL, h.ttl_ms));
-    }
-  }
-  if (suspended > spare) {
-    Busy busy;
-    busy.suspended = out.suspended;
-    return busy;
-  }
-  out.suspended.reset();
-  if (claim.skip_ok_within > Millis(0)) {
-    const LastRuns runs = last_runs({name}).at(0);
-    if (const auto& ok = runs.last_ok; ok && ok->end_ms && *ok->end_ms + claim.skip_ok_within.count() > runs.now_ms) {
-      Busy busy;
-      busy.skipped = RunSeen{ok->host, std::to_string(ok->pid), 0, *ok->end_ms, runs.now_ms};
-      return busy;
-    }
-  }
-  if (full > spare) {
-    out.line_full = true;
-    return out;
-  }
-  return std::nullopt;
-}
-
-SuspendedUntil Locker::suspend(const std::string& name, const std::string& reason, const Owner& by,
-                               Millis lapse_after) {
-  const Keys keys = keys_for(m_servers.options().prefix, name);
+SuspendedUntil suspend(Servers& servers, const std::string& name, const std::string& reason, const Owner& by,
+                       Millis lapse_after) {
+  const Keys keys = keys_for(servers.options().prefix, name);
   const SuspendArgs args{.reason = reason, .host = by.host, .pid = by.pid, .lapse_after = lapse_after};
-  const std::vector<MarkVote> votes = mark_votes(
-      name, m_servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_servers.names());
-  m_servers.require_majority(failures_of(votes));
+  const std::vector<MarkVote> votes =
+      mark_votes(name, servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), servers.names());
+  servers.require_majority(failures_of(votes));
   SuspendedUntil out;
   for (const MarkVote& v : votes) {
     if (v.kind == MarkVote::Kind::k_suspended) {
@@ -206,12 +152,12 @@ SuspendedUntil Locker::suspend(const std::string& name, const std::string& reaso
   return out;
 }
 
-bool Locker::resume(const std::string& name, const Owner& by) {
-  const Keys keys = keys_for(m_servers.options().prefix, name);
+bool resume(Servers& servers, const std::string& name, const Owner& by) {
+  const Keys keys = keys_for(servers.options().prefix, name);
   const SuspendArgs args{.resume = true, .host = by.host, .pid = by.pid};
-  const std::vector<MarkVote> votes = mark_votes(
-      name, m_servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), m_servers.names());
-  m_servers.require_majority(failures_of(votes));
+  const std::vector<MarkVote> votes =
+      mark_votes(name, servers.round(to_args(keys, args), lock::script(ScriptName::k_suspend), {}), servers.names());
+  servers.require_majority(failures_of(votes));
   return std::any_of(votes.begin(), votes.end(), [](const MarkVote& v) { return v.was; });
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 
 // The lock's decisions, apart from any I/O: given what each server answered
-// to one round, who holds the lock, whether an acquire or renewal counts,
-// and what has to be undone where. Pure functions, tested table-driven in
-// tests/unit/quorum_test.cpp; Locker (locker.hpp) does the talking.
+// to one round (its vote, votes.hpp), whether an acquire, renewal, release
+// or break counts, and what has to be undone where. Pure functions, tested
+// table-driven in tests/unit/quorum_test.cpp; Locker (locker.hpp) does the
+// talking.
 
 #include <cstddef>
 #include <optional>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "lock/claim.hpp"
-#include "lock/ledger.hpp"
+#include "lock/votes.hpp"
 #include "redis/failure.hpp"
 #include "util/duration.hpp"
 
@@ -35,69 +36,6 @@ namespace redlock::lock {
 // the stragglers say changes nothing then. So a silent minority costs a
 // round nothing, and a round whose servers have all answered is decided.
 [[nodiscard]] bool round_decided(size_t yes, size_t out, size_t needed);
-
-// A run in a lock's ledger as an acquire's answer names it: the run before
-// a new hold that never ended (abandoned), or the last ok run that made a
-// server refuse (skipped), with that server's clock.
-struct RunSeen {
-  std::string host;
-  std::string pid;
-  long long start_ms = 0;  // abandoned: when it started (server time, 0 if not known)
-  long long end_ms = 0;    // skipped: when it ended (server time)
-  long long now_ms = 0;    // skipped: the server's clock
-};
-
-// A name suspended (redlock suspend) as a server's marker says: acquire
-// refuses newcomers until it lapses or is resumed.
-struct Suspension {
-  std::string reason;
-  std::string host, pid;    // who suspended it
-  long long since_ms = 0;   // since when (server time)
-  long long until_ms = -1;  // until when (server time); -1: until resumed
-  long long now_ms = 0;     // the server's clock when it answered
-};
-
-// One server's answer to the acquire script, decoded by the I/O layer.
-struct AcquireVote {
-  enum class Kind {
-    k_granted,    // a fresh hold with the round's new token
-    k_reentered,  // the caller's token held it here: one more level
-    k_busy,       // held by others (or full)
-    k_mismatch,   // held in another mode, or as a semaphore with another limit
-    k_upgrade,    // the caller's token holds a reader's share and asked for more
-    k_foreign,    // the key is not redlock's: left alone
-    k_skipped,    // free, but the last ok run ended within the skip window: nothing taken
-    k_suspended,  // the name is suspended: nothing taken
-    k_failed,     // no usable answer (unreachable, refused, error reply, replicas short)
-  };
-  Kind kind = Kind::k_failed;
-  long long fence = 0;                    // granted / reentered
-  long long count = 0;                    // granted / reentered: re-entry depth now
-  Millis ttl_left{0};                     // busy: the holder's PTTL (0 if unknown)
-  Millis lease{0};                        // granted / reentered: the lease it has there now
-  std::string host, pid;                  // busy: who holds it, if the server said
-  std::string cmd;                        // busy: the holder's command, if the server said
-  long long holders = 0;                  // busy: how many hold it (a semaphore's or readers': several)
-  bool kept = false;                      // busy: held only for a finished holder's minimum hold
-  std::optional<Millis> held;             // busy: how long the holder has held it, if the server said
-  bool line_full = false;                 // busy: not put in line, as max_waiters already wait
-  long long place = 0;                    // busy: the caller's place in line (0: not in line)
-  long long ahead = 0;                    // busy: waiters ahead of the caller
-  long long ticket = 0;                   // busy, in line: the caller's ticket on this server
-  std::string held_limit;                 // mismatch: a semaphore's limit
-  std::string foreign_type;               // foreign: what the key holds
-  std::optional<redis::Failure> failure;  // failed: why
-  RunSeen last_ok;                        // skipped: the last ok run
-  std::optional<RunSeen> abandoned;       // granted: the run before it that never ended
-  Suspension suspension;                  // suspended: the server's marker
-  // Mismatch / upgrade: the mode NAME is held in.
-  Claim::Mode held_mode = Claim::Mode::k_exclusive;
-  // Failed: what the server did all the same (granted or reentered, with a
-  // fence that cannot be used: bad_fence says what it sent), undone whatever
-  // the round comes to; k_failed when it took nothing that is known.
-  Kind taken = Kind::k_failed;
-  std::string bad_fence;
-};
 
 // What an acquire round comes to.
 struct AcquireDecision {
@@ -169,16 +107,6 @@ struct AcquireDecision {
 // one, hands out a larger fence).
 [[nodiscard]] std::vector<bool> fences_to_raise(const std::vector<AcquireVote>& votes, const AcquireDecision& d);
 
-// One server's answer to the release script: a release, or the end of a hold.
-struct ReleaseVote {
-  enum class Kind { k_released, k_decremented, k_kept, k_floor, k_not_held, k_foreign, k_failed };
-  Kind kind = Kind::k_failed;
-  long long levels = 0;  // released / decremented / kept: the re-entry levels dropped; floor: the levels held
-  Millis kept{0};        // kept: how long the lock stays held for its minimum hold
-  std::string foreign_type;
-  std::optional<redis::Failure> failure;
-};
-
 // k_floor: the token holds no more levels than the floor asked to keep
 // (those of the exec that runs the caller), so nothing was dropped.
 enum class ReleaseOutcome { k_released, k_decremented, k_floor, k_not_held };
@@ -202,16 +130,6 @@ struct Ended {
 // level, then refused at the floor), with the most levels dropped and the
 // longest time kept.
 [[nodiscard]] Ended decide_finish(const std::vector<ReleaseVote>& votes);
-
-// One server's answer to the renew script.
-struct RenewVote {
-  enum class Kind { k_renewed, k_not_held, k_foreign, k_failed };
-  Kind kind = Kind::k_failed;
-  Claim claim;      // renewed: the mode (and limit) the lock is held in
-  Millis lease{0};  // renewed: the lease it has there now (never shortened: it may exceed the TTL asked for)
-  std::string foreign_type;
-  std::optional<redis::Failure> failure;
-};
 
 struct RenewDecision {
   enum class Verdict { k_renewed, k_not_held, k_unavailable };
@@ -243,99 +161,6 @@ struct RenewDecision {
 [[nodiscard]] Millis held_lease(Millis ttl, const std::vector<AcquireVote>& votes);
 [[nodiscard]] Millis held_lease(Millis ttl, const std::vector<RenewVote>& votes);
 
-// One holder of a lock as one server sees it.
-struct HolderView {
-  std::string token;
-  std::string host;
-  long long pid = 0;
-  std::string cmd;
-  long long since_ms = 0;  // server time of acquisition
-  long long ttl_ms = 0;    // time left
-  long long fence = 0;     // 0: the stored one is not a fence redlock hands out (see usable_fence)
-  long long count = 0;     // re-entry depth
-  // Held only for its minimum hold (--hold-at-least): the holder above has
-  // finished (at finished_ms, server time) and no token holds the lock.
-  bool kept = false;
-  long long finished_ms = 0;
-  std::string note{};  // --note ("" for none)
-};
-
-// A revoke asked of one hold (revoke-2.lua's mark), pending while the hold
-// lasts.
-struct PendingRevoke {
-  std::string run;  // the hold's run id (lock::run_of of its token)
-  std::string host, pid;
-  long long since_ms = 0;  // when it was asked (server time)
-  long long grace_ms = 0;  // 0: the holder's own --kill-after
-};
-
-// One waiter in a lock's line (fair waiting), for `status`.
-struct WaiterView {
-  std::string id;        // the waiter's id in the line
-  long long ticket = 0;  // its place in the server's order (smaller: earlier)
-  std::string host;
-  long long pid = 0;
-  std::string cmd;
-  long long since_ms = 0;   // server time it started waiting
-  long long until_ms = -1;  // server time its --wait ends; -1: it waits for as long as it takes
-  long long age_ms = 0;     // how long it has waited, by the server's clock
-  long long left_ms = -1;   // how long it will wait still; -1: as long as it takes
-  // What it waits for.
-  Claim::Mode mode = Claim::Mode::k_exclusive;
-};
-
-// One server's view of a lock, for `status`.
-struct ServerView {
-  std::string endpoint;              // display URL
-  std::optional<std::string> error;  // unreachable / error text
-  std::string type;                  // "none", "hash", or a foreign type
-  bool foreign = false;
-  long long now_ms = 0;                  // server TIME
-  long long ttl_ms = -2;                 // the key's PTTL
-  long long limit = 1;                   // a semaphore's limit
-  std::vector<HolderView> holders;       // live holders
-  std::vector<WaiterView> waiters;       // the head of the live line of waiters, first come first
-  long long waiting = 0;                 // how many are alive in the whole line
-  std::optional<Suspension> suspension;  // the name is suspended (held or not)
-  std::vector<PendingRevoke> revokes;    // revokes asked of holds (maybe past ones)
-  // While held: the mode it is held in.
-  Claim::Mode mode = Claim::Mode::k_exclusive;
-  [[nodiscard]] bool held() const { return !error && !foreign && !holders.empty(); }
-};
-
-// The overall picture of one lock across all servers, for `status`.
-struct StatusVerdict {
-  enum class State { k_free, k_held, k_foreign };
-  std::string name;
-  State state = State::k_free;
-  std::string foreign_type;
-  Claim::Mode mode = Claim::Mode::k_exclusive;  // held: the mode it is held in
-  long long limit = 1;
-  long long now_ms = 0;             // server time of the view the holders come from
-  std::vector<HolderView> holders;  // holders with a quorum, oldest first
-  std::vector<WaiterView> waiters;  // the head of the line on any server, first come first
-  long long waiting = 0;            // how many wait in line (the longest server's line)
-  std::vector<ServerView> views;
-  LastRuns runs;                         // its last run and last ok run (ledger::last_runs; none for a foreign key)
-  std::optional<Suspension> suspension;  // suspended, as the first server that says so has it
-  // Revokes pending for holders in `holders` (matched by run), one each.
-  std::vector<PendingRevoke> revokes;
-  // Neither held nor foreign, but with something to show: a suspension.
-  [[nodiscard]] bool shown() const { return state != State::k_free || suspension.has_value(); }
-};
-
-// One server's answer to the break script.
-struct BreakVote {
-  enum class Kind { k_broken, k_free, k_foreign, k_failed };
-  Kind kind = Kind::k_failed;
-  Claim::Mode mode = Claim::Mode::k_exclusive;  // broken: the mode the lock was held in
-  long long limit = 1;                          // broken: a semaphore's limit
-  long long now_ms = 0;                         // broken: the server's TIME
-  std::vector<HolderView> holders;              // broken: whom this server's lock was taken from
-  std::string foreign_type;                     // foreign: what the key holds
-  std::optional<redis::Failure> failure;
-};
-
 // What `break` did to one lock across every server.
 struct BreakDecision {
   enum class Verdict { k_broken, k_free, k_foreign, k_unavailable };
@@ -353,10 +178,5 @@ struct BreakDecision {
 // says free; foreign when nothing was broken and some server holds a
 // foreign key (left alone); unavailable when too few servers answered.
 [[nodiscard]] BreakDecision decide_break(const std::vector<BreakVote>& votes);
-
-// A holder counts when as many servers as its mode needs agree on its token
-// (the merged view: smallest TTL, largest fence and count); the lock is
-// foreign when a majority of servers hold a foreign key.
-[[nodiscard]] StatusVerdict judge(std::string name, std::vector<ServerView> views);
 
 }  // namespace redlock::lock

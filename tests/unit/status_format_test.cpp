@@ -19,9 +19,9 @@ namespace {
 
 using lock::HolderView;
 using lock::ServerView;
-using lock::StatusVerdict;
 using lock::WaiterView;
-using State = StatusVerdict::State;
+using status::Verdict;
+using State = Verdict::State;
 
 constexpr long long k_now = 1'700'000'000'000;
 
@@ -49,8 +49,8 @@ ServerView server(std::string url, const std::vector<HolderView>& holders) {
 }
 
 // A plain lock held by `h`, as one server sees it.
-StatusVerdict held(std::string name, const HolderView& h) {
-  StatusVerdict v;
+Verdict held(std::string name, const HolderView& h) {
+  Verdict v;
   v.name = std::move(name);
   v.state = State::k_held;
   v.mode = lock::Claim::Mode::k_exclusive;
@@ -60,16 +60,16 @@ StatusVerdict held(std::string name, const HolderView& h) {
   return v;
 }
 
-StatusVerdict free_lock(std::string name) {
-  StatusVerdict v;
+Verdict free_lock(std::string name) {
+  Verdict v;
   v.name = std::move(name);
   v.now_ms = k_now;
   v.views = {server("redis://127.0.0.1:6379", {})};
   return v;
 }
 
-StatusVerdict foreign(std::string name, std::string type) {
-  StatusVerdict v;
+Verdict foreign(std::string name, std::string type) {
+  Verdict v;
   v.name = std::move(name);
   v.state = State::k_foreign;
   v.foreign_type = type;
@@ -127,7 +127,7 @@ TEST(StatusTable, AForeignKeyShowsItsTypeAndNoWaiters) {
 }
 
 TEST(StatusTable, ASemaphoreShowsItsPlacesTakenAndALineForEachHolder) {
-  StatusVerdict v = held("pool", holder("a", 1, "x", 2'000, 10'000, 5));
+  Verdict v = held("pool", holder("a", 1, "x", 2'000, 10'000, 5));
   v.mode = lock::Claim::Mode::k_semaphore;
   v.limit = 3;
   v.holders.push_back(holder("b", 2, "y", 1'000, 20'000, 6));
@@ -138,9 +138,9 @@ TEST(StatusTable, ASemaphoreShowsItsPlacesTakenAndALineForEachHolder) {
 }
 
 TEST(StatusTable, ReadersShareTheLockAndAKeptLockSaysMinHold) {
-  StatusVerdict shared = held("db", holder("a", 1, "r", 0, 1'000, 5));
+  Verdict shared = held("db", holder("a", 1, "r", 0, 1'000, 5));
   shared.mode = lock::Claim::Mode::k_shared;
-  StatusVerdict kept = held("job", holder("b", 2, "w", 60'000, -1, 6));
+  Verdict kept = held("job", holder("b", 2, "w", 60'000, -1, 6));
   kept.holders.front().kept = true;
   EXPECT_EQ(status_table({shared, kept}, false, false),
             "NAME  STATE           HOST  PID  AGE  TTL   FENCE  COUNT  WAITING  COMMAND\n"
@@ -149,7 +149,7 @@ TEST(StatusTable, ReadersShareTheLockAndAKeptLockSaysMinHold) {
 }
 
 TEST(StatusTable, WaitersAndServersGetIndentedLinesThatDoNotWidenTheColumns) {
-  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
+  Verdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
   v.waiters = {waiter("web-4", 900, "./deploy.sh --fast", "exclusive", 3'000, 27'000),
                waiter("web-5", 901, "./report", "shared", 1'500, -1)};
   ServerView down = server("redis://10.0.0.2:6379", {});
@@ -167,7 +167,7 @@ TEST(StatusTable, WaitersAndServersGetIndentedLinesThatDoNotWidenTheColumns) {
 }
 
 TEST(StatusTable, WithoutNamesAskedWaitersAreOnlyCounted) {
-  StatusVerdict v = held("deploy", holder("h", 1, "c", 0, 1'000, 1));
+  Verdict v = held("deploy", holder("h", 1, "c", 0, 1'000, 1));
   v.waiters = {waiter("w", 2, "c", "exclusive", 0, -1)};
   EXPECT_EQ(status_table({v}, false, false),
             "NAME    STATE  HOST  PID  AGE  TTL  FENCE  COUNT  WAITING  COMMAND\n"
@@ -183,7 +183,7 @@ TEST(StatusTable, ControlCharactersInNamesHostsAndCommandsAreEscaped) {
 }
 
 TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow) {
-  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
+  Verdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'000, 18'000, 42));
   v.waiters = {waiter("web-4", 900, "./deploy.sh", "exclusive", 3'000, 27'000)};
   EXPECT_EQ(status_json({v}), R"([
   {
@@ -248,7 +248,7 @@ TEST(StatusJson, AHeldLockHasItsOldestHolderAtTheTopAndEveryHolderAndServerBelow
 }
 
 TEST(StatusJson, AFreeLockAndAForeignKeyAndAnUnreachableServer) {
-  StatusVerdict f = free_lock("a");
+  Verdict f = free_lock("a");
   ServerView down = server("redis://10.0.0.2:6379", {});
   down.error = "timed out";
   f.views.push_back(down);
@@ -289,7 +289,7 @@ TEST(StatusJson, AFreeLockAndAForeignKeyAndAnUnreachableServer) {
 }
 
 TEST(StatusJson, ASemaphoreHasItsLimitAKeptHoldItsFinishAndAFenceThatIsNoneIsNull) {
-  StatusVerdict v = held("pool", holder("a", 1, "x", 0, 1'000, 0));
+  Verdict v = held("pool", holder("a", 1, "x", 0, 1'000, 0));
   v.mode = lock::Claim::Mode::k_semaphore;
   v.limit = 2;
   v.holders.front().kept = true;
@@ -311,7 +311,7 @@ TEST(StatusJson, NoLocksIsAnEmptyArray) {
 }
 
 TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNotForeign) {
-  StatusVerdict pool = held("pool", holder("a", 1, "x", 1'500, 9'000, 5));
+  Verdict pool = held("pool", holder("a", 1, "x", 1'500, 9'000, 5));
   pool.mode = lock::Claim::Mode::k_semaphore;
   pool.limit = 3;
   pool.holders.push_back(holder("b", 2, "y", 500, 2'250, 6));
@@ -365,7 +365,7 @@ lock::Run ended_run(const std::string& id, lock::Outcome outcome, int exit, long
 }
 
 TEST(StatusPrometheus, TheLastRunsGaugesComeFromTheLedger) {
-  StatusVerdict job = free_lock("job");
+  Verdict job = free_lock("job");
   job.runs.last = ended_run("2", lock::Outcome::k_failed, 3, 1'700'000'100'000, 41'000);
   job.runs.last_ok = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'500, 12'000);
   const std::string out = status_prometheus({job, free_lock("never")});
@@ -376,7 +376,7 @@ TEST(StatusPrometheus, TheLastRunsGaugesComeFromTheLedger) {
 }
 
 TEST(StatusTable, ANamedLockShowsItsLastRunFreeOrHeld) {
-  StatusVerdict job = free_lock("job");
+  Verdict job = free_lock("job");
   job.runs.now_ms = 1'700'000'100'000 + 3'600'000;
   job.runs.last = ended_run("2", lock::Outcome::k_failed, 2, 1'700'000'100'000, 41'000);
   job.runs.last_ok = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'000, 12'000);
@@ -389,10 +389,10 @@ TEST(StatusTable, ANamedLockShowsItsLastRunFreeOrHeld) {
 }
 
 TEST(StatusJson, ALockCarriesItsLastRunsOrNull) {
-  StatusVerdict job = free_lock("job");
+  Verdict job = free_lock("job");
   job.runs.last = ended_run("1", lock::Outcome::k_ok, 0, 1'700'000'000'000, 12'000);
   job.runs.read = true;
-  StatusVerdict never = free_lock("never");
+  Verdict never = free_lock("never");
   never.runs.read = true;
   const std::string json = status_json({job, never});
   EXPECT_NE(json.find("\"last_run\": {"), std::string::npos) << json;
@@ -435,7 +435,7 @@ TEST(StatusPrometheus, EveryServerHasRedlockUpAndTheFindingsWhereKnown) {
 }
 
 TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) {
-  const std::vector<StatusVerdict> locks = {
+  const std::vector<Verdict> locks = {
       held("deploy", holder("web-3", 4411, "./deploy.sh --env production --really", 12'300, 17'700, 42))};
   EXPECT_EQ(status_table(locks, false, false, TableLayout{false, 0, {}}),
             "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
@@ -449,7 +449,7 @@ TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) 
 }
 
 TEST(StatusTable, ColumnsNamedByDashOAreShownInTheirOrderWideOrNot) {
-  StatusVerdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'300, 17'700, 42));
+  Verdict v = held("deploy", holder("web-3", 4411, "./deploy.sh", 12'300, 17'700, 42));
   v.waiters = {waiter("web-1", 812, "./deploy.sh", "exclusive", 3'000, -1)};
   using C = StatusColumn;
   const std::vector<C> picked = {C::k_ttl, C::k_name, C::k_fence};
@@ -496,9 +496,9 @@ TEST(StatusTable, ClippingCountsCharactersAndNeverCutsOneInHalf) {
 }
 
 TEST(StatusSort, ByAgeTheLongestHeldFirstByTtlTheSoonestToExpireFirstFreeLocksLast) {
-  std::vector<StatusVerdict> locks = {free_lock("a-free"), held("b", holder("h", 1, "", 5'000, 20'000, 1)),
-                                      held("c", holder("h", 2, "", 60'000, 9'000, 2)),
-                                      held("d", holder("h", 3, "", 1'000, -1, 3))};
+  std::vector<Verdict> locks = {free_lock("a-free"), held("b", holder("h", 1, "", 5'000, 20'000, 1)),
+                                held("c", holder("h", 2, "", 60'000, 9'000, 2)),
+                                held("d", holder("h", 3, "", 1'000, -1, 3))};
   const auto names = [&] {
     std::string out;
     for (const auto& v : locks) {

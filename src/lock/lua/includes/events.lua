@@ -3,7 +3,7 @@
 -- object a message: {"event": kind, "ms": the server's clock in ms, and
 -- what the kind has}. Numbers that may need more than the 14 digits cjson
 -- writes (fences, times) go as strings of digits. A new kind is one call
--- of event() where it happens (and its line in src/lock/events.cpp).
+-- of event() where it happens (and its line in src/events/events.cpp).
 -- Nobody acts on these messages (waiters listen on ':released', which is
 -- untouched): a PUBLISH the user's ACL refuses is ignored, so telling
 -- never stops a script halfway. Each message is one PUBLISH, which costs

@@ -2,6 +2,8 @@
 // server's view of each lock (its holders, and the head of its line of
 // waiters), many locks a call.
 
+#include "status/survey.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,14 +13,20 @@
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/layout.hpp"
-#include "lock/locker.hpp"
-#include "redis/cluster.hpp"
-#include "redis/fanout.hpp"
-#include "redis/script.hpp"
+#include "lock/scripts.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
-namespace redlock::lock {
+namespace redlock::status {
+
+using lock::Answer;
+using lock::InspectArgs;
+using lock::Keys;
+using lock::LineArgs;
+using lock::Script;
+using lock::ScriptName;
+using lock::ServerView;
+
 namespace {
 
 // How many locks one call reads. Reading 50 held locks takes a server
@@ -57,7 +65,7 @@ std::string glob_escape(const std::string& s) {
 
 // The locks of one call, [from, to) in the names asked for, and which
 // script reads them.
-struct Locker::Batch {
+struct Survey::Batch {
   size_t from = 0;
   size_t to = 0;
   bool line = false;  // the line script (else inspect)
@@ -65,17 +73,17 @@ struct Locker::Batch {
 
 // What each server answered for each lock so far ([lock][server]; nullopt:
 // not yet), and the servers whose locks are read one by one.
-struct Locker::Read {
+struct Survey::Read {
   std::vector<std::vector<std::optional<Answer>>> held;   // the inspect script
   std::vector<std::vector<std::optional<Answer>>> lines;  // the line script
   std::vector<bool> one_by_one;
 };
 
-std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::string>& names) {
+std::vector<std::vector<ServerView>> Survey::inspect(const std::vector<std::string>& names) {
   std::vector<Keys> keys;
   keys.reserve(names.size());
   for (const auto& name : names) {
-    keys.push_back(keys_for(m_servers.options().prefix, name));
+    keys.push_back(lock::keys_for(m_servers.options().prefix, name));
   }
   const size_t n = m_servers.size();
   Read read{std::vector<std::vector<std::optional<Answer>>>(names.size(), std::vector<std::optional<Answer>>(n)),
@@ -98,7 +106,7 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
     }
     m_servers.refuse_shared_node(held);
     std::vector<redis::Failure> failures;
-    std::vector<ServerView> views = inspect_views(held, m_servers.names(), failures);
+    std::vector<ServerView> views = lock::inspect_views(held, m_servers.names(), failures);
     m_servers.require_majority(failures);
     for (size_t i = 0; i < n; ++i) {
       // The line is news for status, never a reason to fail it.
@@ -106,7 +114,7 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
       if (views[i].error || !line || line->failure) {
         continue;
       }
-      if (auto head = read_line_answer(line->reply)) {
+      if (auto head = lock::read_line_answer(line->reply)) {
         views[i].waiters = std::move(head->head);
         views[i].waiting = head->waiting;
       }
@@ -116,7 +124,7 @@ std::vector<std::vector<ServerView>> Locker::inspect(const std::vector<std::stri
   return out;
 }
 
-std::vector<Locker::Batch> Locker::batches_of(size_t i, const std::vector<Keys>& keys, const Read& read,
+std::vector<Survey::Batch> Survey::batches_of(size_t i, const std::vector<Keys>& keys, const Read& read,
                                               std::vector<redis::PipelinedCall>& calls) const {
   std::vector<Batch> batches;
   for (const bool line : {false, true}) {
@@ -132,8 +140,8 @@ std::vector<Locker::Batch> Locker::batches_of(size_t i, const std::vector<Keys>&
         ++to;
       }
       const std::span<const Keys> some(keys.data() + from, to - from);
-      calls.push_back(line ? redis::PipelinedCall{&script(ScriptName::k_line), to_args(some, LineArgs{})}
-                           : redis::PipelinedCall{&script(ScriptName::k_inspect), to_args(some, InspectArgs{})});
+      calls.push_back(line ? redis::PipelinedCall{&lock::script(ScriptName::k_line), to_args(some, LineArgs{})}
+                           : redis::PipelinedCall{&lock::script(ScriptName::k_inspect), to_args(some, InspectArgs{})});
       batches.push_back(Batch{from, to, line});
       from = to;
     }
@@ -141,7 +149,7 @@ std::vector<Locker::Batch> Locker::batches_of(size_t i, const std::vector<Keys>&
   return batches;
 }
 
-void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
+void Survey::read_in_batches(const std::vector<Keys>& keys, Read& read) {
   const size_t n = m_servers.size();
   while (true) {
     // Every lock a server has not answered for yet, in batches: both
@@ -165,7 +173,7 @@ void Locker::read_in_batches(const std::vector<Keys>& keys, Read& read) {
   }
 }
 
-void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read) {
+void Survey::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, Read& read) {
   auto& got = batch.line ? read.lines : read.held;
   const std::string_view what = batch.line ? "line" : "inspect";
   std::optional<redis::Failure> failure = std::move(said.failure);
@@ -176,9 +184,9 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   }
   std::optional<std::vector<redis::Reply>> parts;
   if (!failure) {
-    parts = per_lock_replies(std::move(said.reply), batch.line ? "lines" : "locks", batch.to - batch.from);
+    parts = lock::per_lock_replies(std::move(said.reply), batch.line ? "lines" : "locks", batch.to - batch.from);
     if (!parts) {
-      failure = unexpected_reply(m_servers.names()[i], what);
+      failure = lock::unexpected_reply(m_servers.names()[i], what);
     }
   }
   if (failure) {
@@ -195,7 +203,7 @@ void Locker::take_batch(size_t i, const Batch& batch, redis::ScriptAnswer said, 
   }
 }
 
-void Locker::read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read) {
+void Survey::read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read) {
   for (size_t j = 0; j < keys.size(); ++j) {
     for (const bool line : {false, true}) {
       auto& got = line ? read.lines : read.held;
@@ -206,7 +214,7 @@ void Locker::read_one_by_one(size_t i, const std::vector<Keys>& keys, Read& read
   }
 }
 
-Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
+Answer Survey::read_one(size_t i, const Keys& keys, bool line) {
   std::vector<bool> only(m_servers.size(), false);
   only[i] = true;
   const std::span<const Keys> one(&keys, 1);
@@ -216,22 +224,22 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
     if (a.failure) {
       return a;
     }
-    auto parts = per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
+    auto parts = lock::per_lock_replies(std::move(a.reply), line ? "lines" : "locks", 1);
     a.reply = parts ? std::move(parts->front()) : redis::Reply{};
     if (!parts) {
-      a.failure = unexpected_reply(m_servers.names()[i], line ? "line" : "inspect");
+      a.failure = lock::unexpected_reply(m_servers.names()[i], line ? "line" : "inspect");
     }
     return a;
   };
   if (line) {
-    return read(to_args(one, LineArgs{}), script(ScriptName::k_line));
+    return read(to_args(one, LineArgs{}), lock::script(ScriptName::k_line));
   }
   // One call reads the four keys of the lock's slot. But a Redis Cluster
   // answers TRYAGAIN, while the slot moves, to a script whose keys are not
   // all on one node, and the marks seldom exist anywhere: then the hash and
   // the fence counter are read together, each mark on its own.
   using Part = InspectArgs::Part;
-  const Script& inspect = script(ScriptName::k_inspect);
+  const Script& inspect = lock::script(ScriptName::k_inspect);
   Answer whole = read(to_args(one, InspectArgs{Part::k_all}), inspect, false);
   if (!whole.failure || !whole.reply.is_error() || whole.reply.str.rfind("TRYAGAIN", 0) != 0) {
     return whole;
@@ -253,7 +261,7 @@ Answer Locker::read_one(size_t i, const Keys& keys, bool line) {
   return a;
 }
 
-std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::string& key) {
+std::optional<std::vector<std::string>> Survey::read_index(size_t i, const std::string& key) {
   std::vector<std::string> keys;
   bool marked = false;
   // ZSCAN returns every entry that stays in the index from the first call
@@ -269,7 +277,7 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::
     cursor = r.elements[0].text();
     const auto& entries = r.elements[1].elements;
     for (size_t k = 0; k + 1 < entries.size(); k += 2) {
-      if (entries[k].str == k_schema) {
+      if (entries[k].str == lock::k_schema) {
         marked = true;
       } else {
         keys.push_back(entries[k].str);
@@ -283,7 +291,7 @@ std::optional<std::vector<std::string>> Locker::read_index(size_t i, const std::
   return keys;
 }
 
-std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_only) {
+std::vector<std::string> Survey::list(bool scan, bool ledgers, bool* indexed_only) {
   if (indexed_only != nullptr) {
     *indexed_only = false;
   }
@@ -299,12 +307,12 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
     // A suspended name is listed by its suspension's key (suspend-3.lua).
     constexpr std::string_view k_suspended = ":suspended";
     for (const auto& key : keys) {
-      if (auto name = name_of_key(prefix, key)) {
+      if (auto name = lock::name_of_key(prefix, key)) {
         names.push_back(std::move(*name));
-      } else if (auto ledger = ledgers ? name_of_ledger(prefix, key) : std::nullopt) {
+      } else if (auto ledger = ledgers ? lock::name_of_ledger(prefix, key) : std::nullopt) {
         names.push_back(std::move(*ledger));
       } else if (key.ends_with(k_suspended)) {
-        if (auto marked = name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
+        if (auto marked = lock::name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
           names.push_back(std::move(*marked));
         }
       }
@@ -314,14 +322,14 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
     try {
       // An entry whose lease has ended is read like the others, and left
       // out as free: the scripts prune them a few at a time.
-      const std::optional<std::vector<std::string>> indexed = read_index(i, index_key(prefix));
+      const std::optional<std::vector<std::string>> indexed = read_index(i, lock::index_key(prefix));
       if (indexed) {
         add(*indexed);
         // Where the index of held locks is kept, so is that of names with a
         // ledger, once a run was recorded: no index, no run to list (a
         // ledger of a version before it is found with --scan).
         if (ledgers) {
-          if (const auto with_runs = read_index(i, ledgers_key(prefix))) {
+          if (const auto with_runs = read_index(i, lock::ledgers_key(prefix))) {
             add(*with_runs);
           }
         }
@@ -354,4 +362,4 @@ std::vector<std::string> Locker::list(bool scan, bool ledgers, bool* indexed_onl
   return names;
 }
 
-}  // namespace redlock::lock
+}  // namespace redlock::status
