@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exec/supervisor.hpp"
+#include "exec/policy.hpp"
 #include "util/cancel.hpp"
 #include "util/duration.hpp"
 #include "util/exit_status.hpp"

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "cli/option_values.hpp"
-#include "redis/endpoint.hpp"
+#include "lock/servers.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 #include "util/text.hpp"
@@ -45,11 +45,9 @@ std::string absolute_file(const std::string& key, const std::string& value) {
 // The URLs of a `redis =` line; a password in them is refused: the file is
 // meant to be read by every user of redlock on the host.
 std::string server_list(const std::string& value) {
-  for (const auto& ep : redis::parse_endpoint_list(value)) {
-    if ((ep.password && !ep.password->empty()) || ep.sentinel_password) {
-      throw UsageError(
-          "a password may not be written in the configuration file: name a file that holds it with password-file");
-    }
+  if (lock::names_password(value)) {
+    throw UsageError(
+        "a password may not be written in the configuration file: name a file that holds it with password-file");
   }
   return value;
 }

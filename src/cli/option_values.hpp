@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "exec/supervisor.hpp"
+#include "exec/policy.hpp"
 #include "util/duration.hpp"
 
 namespace redlock::cli {

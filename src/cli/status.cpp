@@ -22,6 +22,7 @@
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
+#include "util/signals.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {

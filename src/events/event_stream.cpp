@@ -8,6 +8,7 @@
 #include "lock/keys.hpp"
 #include "redis/fanout.hpp"
 #include "status/survey.hpp"
+#include "redis/subscriber.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
@@ -43,9 +44,9 @@ long long wall_ms() {
 
 }  // namespace
 
+// What the stream keeps of each server beside its subscription.
 struct EventStream::Feed {
   redis::Endpoint endpoint;
-  std::unique_ptr<redis::Connection> conn;
   bool up = false;
   std::string why;  // why it is down
   TimePoint retry_at;
@@ -60,7 +61,9 @@ EventStream::EventStream(lock::Locker& locker, std::vector<std::string> names)
       m_names(std::move(names)),
       m_prefix(locker.options().prefix),
       m_tracker(locker.endpoints().size()),
-      m_merger(locker.endpoints().size()) {
+      m_merger(locker.endpoints().size()),
+      m_sub(std::make_unique<redis::Subscriber>(locker.endpoints(), locker.options().timeouts, locker.options().tls,
+                                                locker.cancel())) {
   size_t up = 0;
   std::vector<std::string> down;
   for (const auto& ep : locker.endpoints()) {
@@ -88,15 +91,14 @@ EventStream::~EventStream() = default;
 
 bool EventStream::subscribe(size_t i) {
   Feed& f = *m_feeds[i];
-  const lock::Options& o = m_locker.options();
-  f.conn = std::make_unique<redis::Connection>(f.endpoint, o.timeouts, o.tls, m_locker.cancel());
+  redis::Connection& conn = m_sub->open(i);
   f.up = false;
   f.keyspace.clear();
   try {
     // Keyspace notifications tell an expiry as it happens, where the
     // server is set to send them; a user that may not read the
     // configuration goes without (the leases are read back instead).
-    const redis::Reply flags = redis::call(*f.conn, {"CONFIG", "GET", "notify-keyspace-events"});
+    const redis::Reply flags = redis::call(conn, {"CONFIG", "GET", "notify-keyspace-events"});
     if (flags.is_array() && flags.elements.size() == 2 && tells_expiries(flags.elements[1].str)) {
       f.keyspace = fmt::format("__keyspace@{}__:", f.endpoint.db);
     }
@@ -104,35 +106,31 @@ bool EventStream::subscribe(size_t i) {
     f.why = e.what();
     return false;
   }
-  std::vector<std::vector<std::string>> wanted;
+  std::vector<std::string> channels;
+  std::vector<std::string> patterns;
   if (m_names.empty()) {
-    wanted.push_back({"PSUBSCRIBE", lock::events_pattern(m_prefix)});
+    patterns.push_back(lock::events_pattern(m_prefix));
     if (!f.keyspace.empty()) {
-      wanted.push_back({"PSUBSCRIBE", lock::glob_escaped(f.keyspace + m_prefix) + "{*}"});
+      patterns.push_back(lock::glob_escaped(f.keyspace + m_prefix) + "{*}");
     }
   } else {
     for (const auto& name : m_names) {
-      wanted.push_back({"SUBSCRIBE", lock::events_channel(m_prefix, name)});
+      channels.push_back(lock::events_channel(m_prefix, name));
       if (!f.keyspace.empty()) {
-        wanted.push_back({"SUBSCRIBE", f.keyspace + lock::lock_key(m_prefix, name)});
+        channels.push_back(f.keyspace + lock::lock_key(m_prefix, name));
       }
     }
   }
-  for (const auto& argv : wanted) {
-    f.conn->queue(argv);
-  }
-  redis::Connection* one[] = {f.conn.get()};
-  (void)redis::run_all(one, m_locker.cancel());
-  if (f.conn->failure()) {
-    f.why = f.conn->failure()->message;
+  m_sub->start(i, channels, patterns);
+  m_sub->confirm(m_locker.cancel());
+  if (!m_sub->up(i)) {
+    f.why = m_sub->why(i);
     return false;
   }
-  for (const auto& r : f.conn->take_replies()) {
-    if (r.is_error()) {
-      // An ACL without the channels: no use trying again.
-      throw Error(redis::classify_error(r.str), fmt::format("{} refuses to let redlock subscribe to the events: {}",
-                                                            f.endpoint.display(), mask_secrets(r.str)));
-    }
+  if (const auto& refusal = m_sub->refusal(i)) {
+    // An ACL without the channels: no use trying again.
+    throw Error(redis::classify_error(*refusal), fmt::format("{} refuses to let redlock subscribe to the events: {}",
+                                                             f.endpoint.display(), mask_secrets(*refusal)));
   }
   f.up = true;
   f.ping_at = Clock::now() + k_ping_every;
@@ -207,26 +205,16 @@ void EventStream::take_message(size_t i, const std::string& channel, const std::
 }
 
 void EventStream::take_arrived() {
-  for (size_t i = 0; i < m_feeds.size(); ++i) {
+  redis::Subscriber::Arrived arrived = m_sub->take();
+  for (const auto& m : arrived.messages) {
+    take_message(m.server, m.channel, m.payload);
+  }
+  for (const size_t i : arrived.lost) {
     Feed& f = *m_feeds[i];
-    if (!f.up) {
-      continue;
-    }
-    for (const auto& r : f.conn->take_replies()) {
-      // A message (SUBSCRIBE) or pmessage (PSUBSCRIBE); anything else is a
-      // subscription's confirmation or a PONG.
-      const bool message = r.is_array() && r.elements.size() == 3 && r.elements[0].str == "message";
-      const bool pmessage = r.is_array() && r.elements.size() == 4 && r.elements[0].str == "pmessage";
-      if (message || pmessage) {
-        take_message(i, r.elements[message ? 1 : 2].str, r.elements[message ? 2 : 3].str);
-      }
-    }
-    if (f.conn->failure() || f.conn->closed()) {
-      f.up = false;
-      f.why = f.conn->failure() ? f.conn->failure()->message : "the server closed the connection";
-      f.retry_at = Clock::now() + f.backoff;
-      log_warning("lost the events of {}: {}; subscribing again", f.endpoint.display(), f.why);
-    }
+    f.up = false;
+    f.why = m_sub->why(i);
+    f.retry_at = Clock::now() + f.backoff;
+    log_warning("lost the events of {}: {}; subscribing again", f.endpoint.display(), f.why);
   }
 }
 
@@ -293,19 +281,14 @@ void EventStream::retry_down(TimePoint now) {
   }
 }
 
-std::vector<redis::Connection*> EventStream::live_feeds(TimePoint now) {
-  std::vector<redis::Connection*> live;
-  for (auto& f : m_feeds) {
-    if (!f->up) {
-      continue;
+void EventStream::ping_due(TimePoint now) {
+  for (size_t i = 0; i < m_feeds.size(); ++i) {
+    Feed& f = *m_feeds[i];
+    if (f.up && f.ping_at <= now) {
+      m_sub->ping(i);
+      f.ping_at = now + k_ping_every;
     }
-    if (f->ping_at <= now) {
-      f->conn->queue({"PING"});
-      f->ping_at = now + k_ping_every;
-    }
-    live.push_back(f->conn.get());
   }
-  return live;
 }
 
 std::vector<Event> EventStream::next(const Cancel& cancel) {
@@ -321,11 +304,11 @@ std::vector<Event> EventStream::next(const Cancel& cancel) {
       m_reseed = false;
       seed();
     }
-    const std::vector<redis::Connection*> live = live_feeds(now);
+    ping_due(now);
     if (!m_ready.empty()) {
       break;
     }
-    if (redis::wait_any(live, next_wake(), cancel) == redis::RunResult::k_cancelled) {
+    if (m_sub->wait(next_wake(), cancel) == redis::RunResult::k_cancelled) {
       return {};
     }
     take_arrived();

@@ -14,8 +14,11 @@
 
 #include "events/events.hpp"
 #include "lock/locker.hpp"
-#include "redis/connection.hpp"
 #include "util/cancel.hpp"
+
+namespace redlock::redis {
+class Subscriber;
+}
 
 namespace redlock::events {
 
@@ -41,9 +44,8 @@ class EventStream {
   bool subscribe(size_t i);
   // Subscribes again to the servers that are down and whose time has come.
   void retry_down(TimePoint now);
-  // The connections of the feeds that are up, each pinged when its time
-  // has come.
-  [[nodiscard]] std::vector<redis::Connection*> live_feeds(TimePoint now);
+  // Pings the feeds that are up and whose time has come.
+  void ping_due(TimePoint now);
   // One message that feed `i` brought on `channel`.
   void take_message(size_t i, const std::string& channel, const std::string& payload);
   // Reads what arrived on the live feeds into m_ready; marks failed ones down.
@@ -65,6 +67,7 @@ class EventStream {
   std::vector<std::unique_ptr<Feed>> m_feeds;
   HoldTracker m_tracker;
   EventMerger m_merger;
+  std::unique_ptr<redis::Subscriber> m_sub;  // one subscriber connection per feed
   std::vector<Event> m_ready;
   // The holds told lost lately (name and holder), and when: exec's renewal
   // and then its release both find a lost lock, and a loss is told once.

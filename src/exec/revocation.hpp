@@ -14,21 +14,15 @@
 #include <vector>
 
 #include "lock/locker.hpp"
-#include "redis/connection.hpp"
+#include "lock/revoke_watch.hpp"
 #include "util/duration.hpp"
 #include "util/fd.hpp"
 
 namespace redlock::exec {
 
-// Who revoked the lock, and the grace they gave (nullopt: exec's own
-// --kill-after); or who broke it (redlock break: the hold is gone).
-struct RevokeNotice {
-  std::string name;  // the name revoked or broken (one of a lock of several)
-  std::string host;
-  std::string pid;
-  std::optional<Millis> grace;
-  bool broken = false;
-};
+// Who revoked the lock, and the grace they gave; or who broke it (the lock
+// reads it: lock/revoke_watch).
+using RevokeNotice = lock::RevokeNotice;
 
 // The line's words for a break heard of: "deploy was broken by web-3 (pid
 // 4411; redlock break)", without who when the break did not say.
@@ -52,11 +46,11 @@ class Revocation {
 
 // Listens on the lock's revoke channel, and on its run's own (the revoke
 // channel, ':' and the run: lock::run_of of its token; a break of the hold
-// is told there too), on every server from a thread of its own, one
-// subscriber connection per server, for a message naming this hold's run;
-// once subscribed it reads the lock's revoke mark, for a revoke that came
-// before. A subscriber that
-// fails (a restart, a failover) is made again a second later.
+// is told there too), on every server from a thread of its own, through a
+// lock::RevokeWatch (one subscriber connection per server), for a message
+// naming this hold's run; once subscribed it has the lock's revoke mark
+// read, for a revoke that came before. When every subscriber has failed
+// (a restart, a failover) they are made again a second later.
 class RevokeListener final : public Revocation {
  public:
   // `locker` (its endpoints and options) outlives the listener.
@@ -75,20 +69,12 @@ class RevokeListener final : public Revocation {
   // Subscribes and listens until the connections fail (false) or a revoke
   // or the stop comes (true).
   bool listen_once();
-  // `argv` sent on a new connection to each server, each answered, failed
-  // or cut short by the stop.
-  std::vector<std::unique_ptr<redis::Connection>> send_to_all(const std::vector<std::string>& argv);
-  // Reads the locks' revoke marks: true if one names this run.
-  bool read_mark();
-  // Takes `text` (a message or the mark's entry) as a revoke of this run's
-  // hold of `name`.
-  bool take_notice(const std::string& text, const std::string& name, bool from_mark);
+  // Keeps `n` for notice() and makes fd() readable.
+  void take_notice(RevokeNotice n);
 
   const lock::Locker& m_locker;
   std::vector<std::string> m_names;
-  std::vector<std::string> m_channels;  // two per name: the lock's, the run's
-  std::vector<std::string> m_marks;     // one per name
-  std::string m_run;
+  std::string m_token;
   Fd m_stop;
   Fd m_revoked;
   std::thread m_thread;

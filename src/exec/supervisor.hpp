@@ -5,21 +5,13 @@
 // exec/spawn; the guard that outlives redlock is exec/guard.
 
 #include "exec/guard.hpp"
+#include "exec/policy.hpp"
 #include "exec/renewer.hpp"
 #include "exec/revocation.hpp"
 #include "exec/spawn.hpp"
 #include "util/signals.hpp"
 
 namespace redlock::exec {
-
-enum class OnLost { k_term, k_kill, k_ignore };
-
-struct Policy {
-  OnLost on_lost = OnLost::k_term;
-  Millis kill_after{5000};            // SIGTERM → SIGKILL grace
-  std::optional<Millis> max_runtime;  // CMD's group gets SIGTERM when it has run this long
-  std::optional<Millis> warn_after;   // one line when CMD still runs after this long
-};
 
 struct Finished {
   int status = 0;          // CMD's exit status, 128+N if killed by signal N, 126/127 if it could not start

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lock/answers.hpp"
 #include "lock/quorum.hpp"
 #include "redis/cluster.hpp"
@@ -156,6 +158,13 @@ redis::Reply Servers::call(size_t i, const std::vector<std::string>& argv) {
 
 std::vector<std::string> Servers::scan(size_t i, const std::string& pattern, std::vector<std::string>& nodes) {
   return redis::scan_keys(*m_conns[i], pattern, m_options.timeouts, m_options.tls, nodes);
+}
+
+bool names_password(std::string_view urls) {
+  const std::vector<redis::Endpoint> endpoints = redis::parse_endpoint_list(urls);
+  return std::any_of(endpoints.begin(), endpoints.end(), [](const redis::Endpoint& ep) {
+    return (ep.password && !ep.password->empty()) || ep.sentinel_password;
+  });
 }
 
 }  // namespace redlock::lock

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lock/scripts.hpp"
@@ -111,5 +112,11 @@ class Servers {
   Cancel m_stop;               // the constructor's
   Cancel m_cancel;             // what abandons a round now
 };
+
+// Whether any URL of `urls` (a comma-separated list, as --redis takes one)
+// carries a password, its own or its sentinels': the configuration file,
+// read by every user of the host, must not. Throws UsageError for a URL
+// that does not parse.
+[[nodiscard]] bool names_password(std::string_view urls);
 
 }  // namespace redlock::lock

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "lock/keys.hpp"
-#include "redis/fanout.hpp"
+#include "redis/subscriber.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/token.hpp"
@@ -23,32 +23,25 @@ namespace {
 // reads when it wakes anyway.
 class Subscribers {
  public:
-  Subscribers(const Locker& locker, const std::string& channel, const std::string& me) {
+  Subscribers(const Locker& locker, const std::string& channel, const std::string& me)
+      : m_own(locker.endpoints(), locker.options().timeouts, locker.options().tls, locker.cancel()),
+        m_seen(locker.endpoints(), locker.options().timeouts, locker.options().tls, locker.cancel()) {
     std::string own = channel;
     if (!me.empty()) {
       own.append(":").append(me);
     }
-    for (const auto& ep : locker.endpoints()) {
-      m_conns.push_back(
-          std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls, locker.cancel()));
-      m_conns.back()->queue({"SUBSCRIBE", own});
-      if (!me.empty()) {
-        m_seen.push_back(
-            std::make_unique<redis::Connection>(ep, locker.options().timeouts, locker.options().tls, locker.cancel()));
-        m_seen.back()->queue({"SUBSCRIBE", channel});
+    m_own.start({own});
+    if (!me.empty()) {
+      m_seen.start({channel});
+    }
+    redis::Subscriber* both[] = {&m_own, &m_seen};
+    redis::Subscriber::confirm(both, locker.cancel());
+    for (size_t i = 0; i < m_own.size(); ++i) {
+      if (!m_own.up(i)) {
+        log_debug("cannot subscribe on {}: {}", m_own.endpoint(i).display(), m_own.why(i));
       }
-    }
-    std::vector<redis::Connection*> all = live(m_conns);
-    for (auto* c : live(m_seen)) {
-      all.push_back(c);
-    }
-    redis::run_all(all, locker.cancel());
-    for (auto* set : {&m_conns, &m_seen}) {
-      for (auto& c : *set) {
-        if (c->failure()) {
-          log_debug("cannot subscribe on {}: {}", c->endpoint().display(), c->failure()->message);
-        }
-        (void)c->take_replies();
+      if (!me.empty() && !m_seen.up(i)) {
+        log_debug("cannot subscribe on {}: {}", m_seen.endpoint(i).display(), m_seen.why(i));
       }
     }
   }
@@ -61,21 +54,16 @@ class Subscribers {
   // wake it.
   redis::RunResult sleep(TimePoint until, const Cancel& cancel, const std::string& me) {
     keep_up();
-    std::vector<redis::Connection*> conns = live(m_conns);
     redis::RunResult r;
     bool released = false;
     bool any = false;
     do {
-      r = redis::wait_any(conns, until, cancel);
-      any = false;
-      for (auto* c : conns) {
-        m_lost = m_lost || c->closed();
-        for (const auto& msg : c->take_replies()) {
-          if (msg.is_array() && msg.elements.size() >= 3 && msg.elements[0].str == "message") {
-            any = true;
-            released = released || for_me(msg.elements[2].str, me);
-          }
-        }
+      r = m_own.wait(until, cancel);
+      redis::Subscriber::Arrived arrived = m_own.take();
+      m_lost = m_lost || !arrived.lost.empty();
+      any = !arrived.messages.empty();
+      for (const auto& msg : arrived.messages) {
+        released = released || for_me(msg.payload, me);
       }
     } while (r == redis::RunResult::k_woken && any && !released && !m_lost);
     if (r == redis::RunResult::k_woken && !released && !any) {
@@ -110,26 +98,12 @@ class Subscribers {
   // Reads and drops what the lock's channel brought the second connection
   // since the last wake.
   void keep_up() {
-    std::vector<redis::Connection*> seen = live(m_seen);
-    redis::read_arrived(seen);
-    for (auto* c : seen) {
-      m_lost = m_lost || c->closed();
-      (void)c->take_replies();
-    }
+    m_seen.read_arrived();
+    m_lost = m_lost || !m_seen.take().lost.empty();
   }
 
-  static std::vector<redis::Connection*> live(std::vector<std::unique_ptr<redis::Connection>>& conns) {
-    std::vector<redis::Connection*> out;
-    for (auto& c : conns) {
-      if (!c->failure()) {
-        out.push_back(c.get());
-      }
-    }
-    return out;
-  }
-
-  std::vector<std::unique_ptr<redis::Connection>> m_conns;  // listened to
-  std::vector<std::unique_ptr<redis::Connection>> m_seen;   // on the lock's channel, not listened to
+  redis::Subscriber m_own;   // listened to
+  redis::Subscriber m_seen;  // on the lock's channel, not listened to
   bool m_lost = false;
 };
 
