@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lock/lua_scripts.hpp"  // made from src/lock/lua/ at build time (src/lock/lua/embed.cmake)
@@ -12,39 +13,22 @@
 namespace redlock::lock {
 namespace {
 
-// The scripts in ScriptName's order. What each one guarantees, and why it
-// must be atomic, is in the header of its file in src/lock/lua/.
-constexpr std::array<const lua::Embedded*, 13> k_embedded = {
-    &lua::k_acquire, &lua::k_renew,  &lua::k_inspect,  &lua::k_raise_fence, &lua::k_break,
-    &lua::k_release, &lua::k_leave,  &lua::k_line,     &lua::k_history,     &lua::k_runs,
-    &lua::k_suspend, &lua::k_revoke, &lua::k_start_run};
-
-// How many of each script's last KEYS it can do without: the index of held
-// locks (includes/index.lua) and that of names with a ledger
-// (includes/ledger.lua), which a Redis Cluster refuses beside a lock's
-// keys, as does a server whose user's ACL does not cover them.
-constexpr std::array<int, 13> k_optional_keys = {2, 1, 0, 0, 1, 2, 0, 0, 0, 0, 1, 0, 1};
+// The scripts in ScriptName's order (both made by embed.cmake from one
+// list). What each one guarantees, and why it must be atomic, is in the
+// header of its file in src/lock/lua/.
+constexpr std::span<const lua::Embedded* const> k_embedded(lua::k_all);
 
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
 // of one constant expression.
-constexpr Sha1Hex k_acquire_sha1 = sha1(lua::k_acquire.text);
-constexpr Sha1Hex k_renew_sha1 = sha1(lua::k_renew.text);
-constexpr Sha1Hex k_inspect_sha1 = sha1(lua::k_inspect.text);
-constexpr Sha1Hex k_raise_fence_sha1 = sha1(lua::k_raise_fence.text);
-constexpr Sha1Hex k_break_sha1 = sha1(lua::k_break.text);
-constexpr Sha1Hex k_release_sha1 = sha1(lua::k_release.text);
-constexpr Sha1Hex k_leave_sha1 = sha1(lua::k_leave.text);
-constexpr Sha1Hex k_line_sha1 = sha1(lua::k_line.text);
-constexpr Sha1Hex k_history_sha1 = sha1(lua::k_history.text);
-constexpr Sha1Hex k_runs_sha1 = sha1(lua::k_runs.text);
-constexpr Sha1Hex k_suspend_sha1 = sha1(lua::k_suspend.text);
-constexpr Sha1Hex k_revoke_sha1 = sha1(lua::k_revoke.text);
-constexpr Sha1Hex k_start_run_sha1 = sha1(lua::k_start_run.text);
-constexpr std::array<const Sha1Hex*, 13> k_sha1s = {
-    &k_acquire_sha1, &k_renew_sha1,  &k_inspect_sha1,  &k_raise_fence_sha1, &k_break_sha1,
-    &k_release_sha1, &k_leave_sha1,  &k_line_sha1,     &k_history_sha1,     &k_runs_sha1,
-    &k_suspend_sha1, &k_revoke_sha1, &k_start_run_sha1};
+template <size_t I>
+constexpr Sha1Hex k_sha1_of = sha1(lua::k_all[I]->text);
+
+template <size_t... I>
+constexpr std::array<const Sha1Hex*, sizeof...(I)> sha1s_of(std::index_sequence<I...>) {
+  return {&k_sha1_of<I>...};
+}
+constexpr auto k_sha1s = sha1s_of(std::make_index_sequence<std::size(lua::k_all)>());
 
 // The start of a call's arguments: the number of keys, then the keys. The
 // count is the one in the script's file name, which embed.cmake has checked
@@ -175,11 +159,11 @@ std::vector<std::string> to_args(const Keys& keys, const SuspendArgs& a) {
 }
 
 const Script& script(ScriptName name) {
-  static const std::array<Script, k_embedded.size()> all = [] {
-    std::array<Script, k_embedded.size()> scripts{};
+  static const std::array<Script, std::size(lua::k_all)> all = [] {
+    std::array<Script, std::size(lua::k_all)> scripts{};
     for (size_t i = 0; i < scripts.size(); ++i) {
       scripts[i] = Script{k_embedded[i]->name, k_embedded[i]->text,
-                          std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size()), k_optional_keys[i]};
+                          std::string_view(k_sha1s[i]->data(), k_sha1s[i]->size()), k_embedded[i]->optional_keys};
     }
     return scripts;
   }();

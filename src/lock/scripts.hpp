@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lock/claim.hpp"
+#include "lock/script_names.hpp"  // made from src/lock/lua/ at build time
 #include "redis/script.hpp"
 #include "util/duration.hpp"
 
@@ -14,25 +15,8 @@ namespace redlock::lock {
 // A Lua script with its SHA1 (sent as EVALSHA, or EVAL on NOSCRIPT).
 using Script = redis::Script;
 
-// Every read-check-write on a lock is one of these scripts: Redis runs a
-// script atomically, so no other client can act between our check of the
-// token and our write. Each is a file in src/lock/lua/ whose header says
-// what it guarantees, its KEYS, its ARGV and its replies.
-enum class ScriptName {
-  k_acquire,
-  k_renew,
-  k_inspect,
-  k_raise_fence,
-  k_break,
-  k_release,
-  k_leave,
-  k_line,
-  k_history,
-  k_runs,
-  k_suspend,
-  k_revoke,
-  k_start_run
-};
+// ScriptName: one name a file of src/lock/lua/, made from the same list as
+// the scripts themselves (embed.cmake), so the two cannot disagree.
 [[nodiscard]] const Script& script(ScriptName name);
 
 // The Redis keys for one lock name (one hash slot: all share the {NAME}

@@ -98,6 +98,7 @@
 --   an error reply        a fence counter redlock cannot increase, or an
 --                         ACL that would not let the lock be given back:
 --                         nothing written
+--@optional-keys 2
 --@include check_key.lua
 --@include events.lua
 --@include line.lua

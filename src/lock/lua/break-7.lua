@@ -33,6 +33,7 @@
 --    fence, count}, ...}}   the holders it removed
 --   {'free'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
+--@optional-keys 1
 --@include check_key.lua
 --@include events.lua
 --@include line.lua

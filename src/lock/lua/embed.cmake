@@ -1,4 +1,5 @@
-# Builds the C++ header that carries the lock's Lua scripts into redlock:
+# Builds the C++ headers that carry the lock's Lua scripts into redlock (and
+# script_names.hpp beside it, ScriptName, made from the same list):
 #   cmake -DLUA_DIR=src/lock/lua -DSCHEMA=redlock/1 -DOUT=<header> -P embed.cmake
 # (CMakeLists.txt runs it whenever a .lua file or this file changes).
 #
@@ -68,15 +69,23 @@ function(expand file out)
     if(NOT (before STREQUAL "" OR before MATCHES "\n$"))
       message(FATAL_ERROR "embed.cmake: ${file}: '${line}' must start its line")
     endif()
-    if(NOT line MATCHES "^--@include ([a-z0-9_]+\\.lua)$")
-      message(FATAL_ERROR "embed.cmake: ${file}: '${line}' is not '--@include <file>.lua'")
-    endif()
-    set(name "${CMAKE_MATCH_1}")
-    get_property(included GLOBAL PROPERTY embed_included)
     set(inserted "")
-    if(NOT "|${name}|" IN_LIST included)
-      set_property(GLOBAL APPEND PROPERTY embed_included "|${name}|")
-      expand("${LUA_DIR}/includes/${name}" inserted)
+    if(line MATCHES "^--@optional-keys ([0-9]+)$")
+      # How many of the script's last KEYS it can do without (see below):
+      # said by the script itself, never by an include.
+      if(NOT file STREQUAL "${LUA_DIR}/${script}")
+        message(FATAL_ERROR "embed.cmake: ${file}: only a script says --@optional-keys, not an include")
+      endif()
+      set_property(GLOBAL PROPERTY embed_optional "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^--@include ([a-z0-9_]+\\.lua)$")
+      set(name "${CMAKE_MATCH_1}")
+      get_property(included GLOBAL PROPERTY embed_included)
+      if(NOT "|${name}|" IN_LIST included)
+        set_property(GLOBAL APPEND PROPERTY embed_included "|${name}|")
+        expand("${LUA_DIR}/includes/${name}" inserted)
+      endif()
+    else()
+      message(FATAL_ERROR "embed.cmake: ${file}: '${line}' is neither '--@include <file>.lua' nor '--@optional-keys N'")
     endif()
     string(APPEND done "${before}${inserted}")
     set(text "${rest}")
@@ -95,8 +104,13 @@ string(APPEND header "// built: edit the .lua files, not this.\n")
 string(APPEND header "#pragma once\n\n#include <string_view>\n\nnamespace redlock::lock::lua {\n\n")
 string(APPEND header "// A script as it is sent to Redis: its name (its file's, without the key\n")
 string(APPEND header "// count), how many of its arguments are KEYS (with per_lock, how many for\n")
-string(APPEND header "// each of the locks it is given), and its text.\n")
-string(APPEND header "struct Embedded {\n  std::string_view name;\n  int keys;\n  bool per_lock;\n  std::string_view text;\n};\n")
+string(APPEND header "// each of the locks it is given), how many of its last KEYS it can do\n")
+string(APPEND header "// without (its --@optional-keys: the indexes, which a Redis Cluster or a\n")
+string(APPEND header "// user's ACL may refuse beside a lock's keys), and its text.\n")
+string(APPEND header "struct Embedded {\n  std::string_view name;\n  int keys;\n  bool per_lock;\n  int optional_keys;\n  std::string_view text;\n};\n")
+# The one table of scripts, in file order: ScriptName (names.hpp) follows it.
+set(table "")
+set(enum "")
 
 foreach(script ${scripts})
   if(NOT script MATCHES "^([a-z][a-z-]*)-([0-9]+)(n?)\\.lua$")
@@ -109,7 +123,12 @@ foreach(script ${scripts})
     set(per_lock true)
   endif()
   set_property(GLOBAL PROPERTY embed_included "")
+  set_property(GLOBAL PROPERTY embed_optional 0)
   expand("${LUA_DIR}/${script}" text)
+  get_property(optional GLOBAL PROPERTY embed_optional)
+  if(optional GREATER keys)
+    message(FATAL_ERROR "embed.cmake: ${script} says --@optional-keys ${optional}, more than its ${keys} keys")
+  endif()
 
   # The key count in the name is the one the script reads: its highest KEYS[n].
   # A script of many locks reads them by their place in each lock's group,
@@ -139,9 +158,27 @@ foreach(script ${scripts})
 
   string(REPLACE "-" "_" id "${name}")
   string(APPEND header "\n// ${script}\n")
-  string(APPEND header "inline constexpr Embedded k_${id}{\"${name}\", ${keys}, ${per_lock}, R\"lua(${text})lua\"};\n")
+  string(APPEND header "inline constexpr Embedded k_${id}{\"${name}\", ${keys}, ${per_lock}, ${optional}, R\"lua(${text})lua\"};\n")
+  string(APPEND table "    &k_${id},\n")
+  string(APPEND enum "  k_${id},\n")
 endforeach()
+string(APPEND header "\n// Every script, in the order of ScriptName.\n")
+string(APPEND header "inline constexpr const Embedded* k_all[] = {\n${table}};\n")
 string(APPEND header "\n}  // namespace redlock::lock::lua\n")
+
+# ScriptName, one name a script file, in the table's order.
+set(names "// Made by src/lock/lua/embed.cmake from src/lock/lua/*.lua when redlock is\n")
+string(APPEND names "// built: edit the .lua files, not this.\n#pragma once\n\nnamespace redlock::lock {\n\n")
+string(APPEND names "// Every read-check-write on a lock is one of these scripts: Redis runs a\n")
+string(APPEND names "// script atomically, so no other client can act between our check of the\n")
+string(APPEND names "// token and our write. Each is a file in src/lock/lua/ whose header says\n")
+string(APPEND names "// what it guarantees, its KEYS, its ARGV and its replies.\n")
+string(APPEND names "enum class ScriptName {\n${enum}};\n\n}  // namespace redlock::lock\n")
+get_filename_component(out_dir "${OUT}" DIRECTORY)
+file(WRITE "${out_dir}/script_names.hpp.tmp" "${names}")
+execute_process(COMMAND "${CMAKE_COMMAND}" -E copy_if_different "${out_dir}/script_names.hpp.tmp"
+                        "${out_dir}/script_names.hpp")
+file(REMOVE "${out_dir}/script_names.hpp.tmp")
 
 # Written only when it changes, so that nothing recompiles for nothing.
 file(WRITE "${OUT}.tmp" "${header}")

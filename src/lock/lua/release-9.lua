@@ -64,6 +64,7 @@
 --   {'floor', levels held}   no more levels than the floor: nothing dropped
 --   {'notheld'}
 --   {'foreign', what}     the lock's key is not redlock's: left alone
+--@optional-keys 2
 --@include check_key.lua
 --@include events.lua
 --@include line.lua

@@ -19,6 +19,7 @@
 --   {'renewed', lease left ms, mode, limit}
 --   {'notheld'}           the token holds nothing here
 --   {'foreign', what}     the key is not redlock's: left alone
+--@optional-keys 1
 --@include check_key.lua
 --@include events.lua
 --@include index.lua

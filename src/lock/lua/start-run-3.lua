@@ -28,6 +28,7 @@
 --   {'notheld'}           the token holds no hold of the lock here
 --   {'foreign', what}     the lock's key or its ledger is not redlock's:
 --                         nothing written
+--@optional-keys 1
 --@include check_key.lua
 --@include ledger.lua
 

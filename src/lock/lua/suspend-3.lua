@@ -26,6 +26,7 @@
 --   {'suspended', until (server ms; -1: until resumed), server time (ms)}
 --   {'resumed', 1 if it was suspended, else 0}
 --   {'foreign', what}   the lock's key or the marker is not redlock's
+--@optional-keys 1
 --@include check_key.lua
 --@include events.lua
 --@include index.lua
