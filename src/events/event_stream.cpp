@@ -7,8 +7,8 @@
 
 #include "lock/keys.hpp"
 #include "redis/fanout.hpp"
-#include "status/survey.hpp"
 #include "redis/subscriber.hpp"
+#include "status/survey.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
