@@ -91,6 +91,36 @@ bool may_listen(const lock::Revoking& asked, const lock::Revoking::Asked& a) {
 
 }  // namespace
 
+namespace {
+
+// A lock only kept for --hold-at-least: no process holds it, nobody to wait
+// for: its hold is broken at once.
+Revoked break_kept(lock::Locker& locker, const std::string& name, const std::vector<std::string>& runs,
+                   const lock::Owner& by) {
+  const std::string shown = escape_for_terminal(name);
+  const lock::Broken b = locker.break_runs(name, runs, by);
+  return {Revoked::Kind::k_given_back, 0,
+          b.decision.verdict == lock::BreakDecision::Verdict::k_broken
+              ? fmt::format("revoked {}: it was only kept for --hold-at-least, with nothing running under it; "
+                            "broke it",
+                            shown)
+              : fmt::format("revoked {}: its hold kept for --hold-at-least ended", shown)};
+}
+
+// The runs of `left` (holders asked that are still there) that no exec
+// listens for.
+std::vector<std::string> unheard_among(const lock::Revoking& asked, const std::vector<std::string>& left) {
+  std::vector<std::string> unheard;
+  for (const auto& a : asked_among(asked, left)) {
+    if (!may_listen(asked, a)) {
+      unheard.push_back(a.run);
+    }
+  }
+  return unheard;
+}
+
+}  // namespace
+
 Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock::Owner& by,
                        std::optional<Millis> grace, SignalFd& signals) {
   const std::string shown = escape_for_terminal(name);
@@ -107,14 +137,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
   const std::string who = describe_all(asked.holders);
   if (std::all_of(asked.holders.begin(), asked.holders.end(),
                   [](const lock::Revoking::Asked& a) { return a.run.empty(); })) {
-    // Only kept for --hold-at-least: no process holds it, nobody to wait for.
-    const lock::Broken b = locker.break_runs(name, runs, by);
-    return {Revoked::Kind::k_given_back, 0,
-            b.decision.verdict == lock::BreakDecision::Verdict::k_broken
-                ? fmt::format("revoked {}: it was only kept for --hold-at-least, with nothing running under it; "
-                              "broke it",
-                              shown)
-                : fmt::format("revoked {}: its hold kept for --hold-at-least ended", shown)};
+    return break_kept(locker, name, runs, by);
   }
   log_debug("asked {} to give {} back; {} listening", who, shown, asked.listeners);
   const TimePoint start = Clock::now();
@@ -144,12 +167,7 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
   // are broken, only their holds; an exec that heard and did not stop is
   // left to be stopped (a break would let the next holder run beside it).
   const std::vector<std::string> left = still_holding(locker, name, runs);
-  std::vector<std::string> unheard;
-  for (const auto& a : asked_among(asked, left)) {
-    if (!may_listen(asked, a)) {
-      unheard.push_back(a.run);
-    }
-  }
+  const std::vector<std::string> unheard = unheard_among(asked, left);
   std::string broke;
   if (!unheard.empty() &&
       locker.break_runs(name, unheard, by).decision.verdict == lock::BreakDecision::Verdict::k_broken) {

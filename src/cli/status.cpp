@@ -92,6 +92,20 @@ bool matches_any(const std::vector<std::string>& globs, const std::string& name)
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_matches(g, name); });
 }
 
+// The names of `listed` that a glob of `globs` matches (every one when
+// there are none), after the names asked for, which are not repeated.
+void add_listed(std::vector<std::string>& names, const std::vector<std::string>& globs,
+                std::vector<std::string> listed) {
+  const size_t named = names.size();
+  for (auto& name : listed) {
+    const bool wanted = globs.empty() || matches_any(globs, name);
+    if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), name) ==
+                      names.begin() + static_cast<std::ptrdiff_t>(named)) {
+      names.push_back(std::move(name));
+    }
+  }
+}
+
 // Every lock named (free ones too), then those under the prefix that a glob
 // matches (every one when neither names nor globs are given), judged across
 // the servers; with `runs`, with its last run. The globs are matched here
@@ -106,13 +120,7 @@ Snapshot snapshot(lock::Locker& locker, const StatusNames& asked, bool scan, boo
   status::Survey survey(locker.servers());
   bool indexed_only = false;
   if (named == 0 || !asked.globs.empty()) {
-    for (auto& listed : survey.list(scan, ledgers, &indexed_only)) {
-      const bool wanted = asked.globs.empty() || matches_any(asked.globs, listed);
-      if (wanted && std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(named), listed) ==
-                        names.begin() + static_cast<std::ptrdiff_t>(named)) {
-        names.push_back(std::move(listed));
-      }
-    }
+    add_listed(names, asked.globs, survey.list(scan, ledgers, &indexed_only));
   }
   std::vector<std::vector<lock::ServerView>> views = survey.inspect(names);
   Snapshot out;

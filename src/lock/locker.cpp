@@ -24,7 +24,7 @@ Millis clock_drift(Millis ttl) {
 }
 
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel)
-    : m_servers(std::move(endpoints), std::move(options), std::move(cancel)) {}
+    : m_servers(std::move(endpoints), std::move(options), cancel) {}
 
 Locker::~Locker() = default;
 

@@ -178,7 +178,7 @@ class Locker {
   [[nodiscard]] Broken break_runs(const std::string& name, const std::vector<std::string>& runs, const Owner& by);
 
   // As Servers::set_cancel: for prompt shutdown.
-  void set_cancel(Cancel cancel) { m_servers.set_cancel(std::move(cancel)); }
+  void set_cancel(Cancel cancel) { m_servers.set_cancel(cancel); }
   void reset_cancel() { m_servers.reset_cancel(); }
   [[nodiscard]] const Cancel& cancel() const { return m_servers.cancel(); }
   // The endpoints, for subscribers that share them and the timeouts.

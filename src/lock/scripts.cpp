@@ -21,12 +21,12 @@ constexpr std::span<const lua::Embedded* const> k_embedded(lua::k_all);
 // Each script's SHA-1, computed by the compiler (static storage, so that a
 // Script can refer to it); one constant each, as a compiler bounds the work
 // of one constant expression.
-template <size_t I>
-constexpr Sha1Hex k_sha1_of = sha1(lua::k_all[I]->text);
+template <size_t at>
+constexpr Sha1Hex k_sha1_of = sha1(lua::k_all[at]->text);
 
-template <size_t... I>
-constexpr std::array<const Sha1Hex*, sizeof...(I)> sha1s_of(std::index_sequence<I...>) {
-  return {&k_sha1_of<I>...};
+template <size_t... at>
+constexpr std::array<const Sha1Hex*, sizeof...(at)> sha1s_of(std::index_sequence<at...>) {
+  return {&k_sha1_of<at>...};
 }
 constexpr auto k_sha1s = sha1s_of(std::make_index_sequence<std::size(lua::k_all)>());
 

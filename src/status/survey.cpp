@@ -291,6 +291,47 @@ std::optional<std::vector<std::string>> Survey::read_index(size_t i, const std::
   return keys;
 }
 
+namespace {
+
+// The names of the locks whose keys are `keys` (a lock's hash, a suspended
+// name's mark, with `ledgers` a ledger), added to `names`.
+void add_names_of_keys(const std::string& prefix, const std::vector<std::string>& keys, bool ledgers,
+                       std::vector<std::string>& names) {
+  // A suspended name is listed by its suspension's key (suspend-3.lua).
+  constexpr std::string_view k_suspended = ":suspended";
+  for (const auto& key : keys) {
+    if (auto name = lock::name_of_key(prefix, key)) {
+      names.push_back(std::move(*name));
+    } else if (auto ledger = ledgers ? lock::name_of_ledger(prefix, key) : std::nullopt) {
+      names.push_back(std::move(*ledger));
+    } else if (key.ends_with(k_suspended)) {
+      if (auto marked = lock::name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
+        names.push_back(std::move(*marked));
+      }
+    }
+  }
+}
+
+// Two servers given as independent masters whose scans met the same
+// Cluster node IDs (`clusters`, sorted, per server) are one Cluster: 64.
+void refuse_one_cluster(const std::vector<std::vector<std::string>>& clusters, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    for (size_t j = i + 1; j < clusters.size(); ++j) {
+      std::vector<std::string> common;
+      std::set_intersection(clusters[i].begin(), clusters[i].end(), clusters[j].begin(), clusters[j].end(),
+                            std::back_inserter(common));
+      if (!common.empty()) {
+        throw UsageError(
+            fmt::format("{} and {} are nodes of one Redis Cluster, not independent masters: give "
+                        "one of them with --redis (redlock finds the others)",
+                        names[i], names[j]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> Survey::list(bool scan, bool ledgers, bool* indexed_only) {
   if (indexed_only != nullptr) {
     *indexed_only = false;
@@ -303,21 +344,7 @@ std::vector<std::string> Survey::list(bool scan, bool ledgers, bool* indexed_onl
   std::vector<std::string> names;
   std::vector<redis::Failure> failures;
   std::vector<std::vector<std::string>> clusters(m_servers.size());  // node IDs, for a Cluster node
-  const auto add = [&](const std::vector<std::string>& keys) {
-    // A suspended name is listed by its suspension's key (suspend-3.lua).
-    constexpr std::string_view k_suspended = ":suspended";
-    for (const auto& key : keys) {
-      if (auto name = lock::name_of_key(prefix, key)) {
-        names.push_back(std::move(*name));
-      } else if (auto ledger = ledgers ? lock::name_of_ledger(prefix, key) : std::nullopt) {
-        names.push_back(std::move(*ledger));
-      } else if (key.ends_with(k_suspended)) {
-        if (auto marked = lock::name_of_key(prefix, std::string_view(key).substr(0, key.size() - k_suspended.size()))) {
-          names.push_back(std::move(*marked));
-        }
-      }
-    }
-  };
+  const auto add = [&](const std::vector<std::string>& keys) { add_names_of_keys(prefix, keys, ledgers, names); };
   for (size_t i = 0; i < m_servers.size(); ++i) {
     try {
       // An entry whose lease has ended is read like the others, and left
@@ -343,19 +370,7 @@ std::vector<std::string> Survey::list(bool scan, bool ledgers, bool* indexed_onl
       failures.push_back({e.status(), e.what()});
     }
   }
-  for (size_t i = 0; i < clusters.size(); ++i) {
-    for (size_t j = i + 1; j < clusters.size(); ++j) {
-      std::vector<std::string> common;
-      std::set_intersection(clusters[i].begin(), clusters[i].end(), clusters[j].begin(), clusters[j].end(),
-                            std::back_inserter(common));
-      if (!common.empty()) {
-        throw UsageError(
-            fmt::format("{} and {} are nodes of one Redis Cluster, not independent masters: give "
-                        "one of them with --redis (redlock finds the others)",
-                        m_servers.names()[i], m_servers.names()[j]));
-      }
-    }
-  }
+  refuse_one_cluster(clusters, m_servers.names());
   m_servers.require_majority(failures);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
