@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
-#include "cli/take_all.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
+#include "cli/take/take_all.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

@@ -4,10 +4,10 @@
 #include <signal.h>
 
 #include <optional>
-#include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "cli/log_options.hpp"
+#include "cli/line/log_options.hpp"
+#include "cli/line/options.hpp"
 #include "util/build_info.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -39,39 +39,56 @@ int pending_stop() {
   return 0;
 }
 
+}  // namespace
+
+// Every subcommand: its name, its options (cli/line/options.cpp) and what
+// runs it (one file each, in cli/).
+constexpr SubcommandDef k_subcommands[] = {
+    {"acquire", Subcommand::k_acquire, add_acquire,
+     [](const AllOptions& o, const Cancel& c) { return run_acquire(o.acquire, o.global, c); }},
+    {"release", Subcommand::k_release, add_release,
+     [](const AllOptions& o, const Cancel& c) { return run_release(o.release, o.global, c); }},
+    {"renew", Subcommand::k_renew, add_renew,
+     [](const AllOptions& o, const Cancel& c) { return run_renew(o.renew, o.global, c); }},
+    {"status", Subcommand::k_status, add_status,
+     [](const AllOptions& o, const Cancel& c) { return run_status(o.status, o.global, c); }},
+    {"break", Subcommand::k_break, add_break,
+     [](const AllOptions& o, const Cancel& c) { return run_break(o.brk, o.global, c); }},
+    {"exec", Subcommand::k_exec, add_exec,
+     [](const AllOptions& o, const Cancel& c) { return run_exec(o.exec, o.global, c); }},
+    {"history", Subcommand::k_history, add_history,
+     [](const AllOptions& o, const Cancel& c) { return run_history(o.history, o.global, c); }},
+    {"overdue", Subcommand::k_overdue, add_overdue,
+     [](const AllOptions& o, const Cancel& c) { return run_overdue(o.overdue, o.global, c); }},
+    {"revoke", Subcommand::k_revoke, add_revoke,
+     [](const AllOptions& o, const Cancel& c) { return run_revoke(o.revoke, o.global, c); }},
+    {"suspend", Subcommand::k_suspend, add_suspend,
+     [](const AllOptions& o, const Cancel& c) { return run_suspend(o.suspend, o.global, c); }},
+    {"resume", Subcommand::k_resume, add_resume,
+     [](const AllOptions& o, const Cancel& c) { return run_resume(o.resume, o.global, c); }},
+    {"doctor", Subcommand::k_doctor, add_doctor,
+     [](const AllOptions& o, const Cancel& c) { return run_doctor(o.doctor, o.global, c); }},
+    {"events", Subcommand::k_events, add_events,
+     [](const AllOptions& o, const Cancel& c) { return run_events(o.events, o.global, c); }},
+};
+
+std::span<const SubcommandDef> subcommand_defs() {
+  return k_subcommands;
+}
+
+namespace {
+
 ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, const Cancel& stop) {
-  if (!which) {
-    throw UsageError("no subcommand given (acquire, release, renew, status, break, exec)");
+  for (const SubcommandDef& s : k_subcommands) {
+    if (which == s.id) {
+      return s.run(o, stop);
+    }
   }
-  switch (*which) {
-    case Subcommand::k_acquire:
-      return run_acquire(o.acquire, o.global, stop);
-    case Subcommand::k_release:
-      return run_release(o.release, o.global, stop);
-    case Subcommand::k_renew:
-      return run_renew(o.renew, o.global, stop);
-    case Subcommand::k_status:
-      return run_status(o.status, o.global, stop);
-    case Subcommand::k_break:
-      return run_break(o.brk, o.global, stop);
-    case Subcommand::k_revoke:
-      return run_revoke(o.revoke, o.global, stop);
-    case Subcommand::k_suspend:
-      return run_suspend(o.suspend, o.global, stop);
-    case Subcommand::k_resume:
-      return run_resume(o.resume, o.global, stop);
-    case Subcommand::k_exec:
-      return run_exec(o.exec, o.global, stop);
-    case Subcommand::k_history:
-      return run_history(o.history, o.global, stop);
-    case Subcommand::k_overdue:
-      return run_overdue(o.overdue, o.global, stop);
-    case Subcommand::k_doctor:
-      return run_doctor(o.doctor, o.global, stop);
-    case Subcommand::k_events:
-      return run_events(o.events, o.global, stop);
+  std::string names;
+  for (const SubcommandDef& s : k_subcommands) {
+    names += (names.empty() ? "" : ", ") + std::string(s.name);
   }
-  throw std::logic_error("run_subcommand: unknown subcommand");
+  throw UsageError("no subcommand given (" + names + ")");
 }
 
 // The line that ends the command, unless -qq: its JSON carries the status.

@@ -23,14 +23,14 @@ namespace redlock::cli {
 // everything before the first network traffic and returns the exit status.
 // `stop` (the stop signals) cuts every wait for Redis short.
 // The options themselves (flags, help, how a value is read) are defined in
-// cli/options.cpp, the one file that knows CLI11.
+// cli/line/options.cpp, the one file that knows CLI11.
 
 // Options every subcommand accepts, before or after the subcommand's name
-// (each subcommand's options are defined in cli/options.cpp).
+// (each subcommand's options are defined in cli/line/options.cpp).
 struct GlobalOptions {
   std::vector<std::string> redis;  // --redis, repeatable
   std::optional<std::string> prefix;
-  // Unset: the configuration file's, else 1s (cli/servers.cpp).
+  // Unset: the configuration file's, else 1s (cli/setup/servers.cpp).
   std::optional<Millis> connect_timeout;
   std::optional<Millis> timeout;
   std::string tls_ca, tls_cert, tls_key, tls_server_name;

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
+#include "cli/setup/servers.hpp"
 #include "doctor/audit.hpp"
 #include "doctor/checks.hpp"
 #include "util/exit_status.hpp"

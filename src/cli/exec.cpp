@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "cli/arguments.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/revoke.hpp"
-#include "cli/runs.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
-#include "cli/take_all.hpp"
+#include "cli/show/runs.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
+#include "cli/take/take_all.hpp"
 #include "exec/supervisor.hpp"
 #include "lock/wait_loop.hpp"
 #include "util/exit_status.hpp"

@@ -8,8 +8,8 @@
 #include <cerrno>
 
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
-#include "cli/servers.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/show/runs.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"
@@ -64,7 +64,7 @@ ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Canc
   lock::Servers servers(r.endpoints, r.options, stop);
   const ledger::History h = ledger::history(servers, o.name, k_whole_ledger);
   say_held_warnings();
-  const lock::Overdue d = lock::decide_overdue(h.runs, h.now_ms, *o.max_age);
+  const ledger::Overdue d = ledger::decide_overdue(h.runs, h.now_ms, *o.max_age);
   const ExitCode printed =
       print(o.json ? overdue_json(o.name, d, *o.max_age) : overdue_line(o.name, d, *o.max_age) + "\n");
   if (!printed.ok()) {

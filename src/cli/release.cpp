@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/arguments.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

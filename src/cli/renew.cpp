@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/arguments.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
 #include "lock/layout.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"

@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
 #include "ledger/history.hpp"
 #include "lock/layout.hpp"
 #include "lock/marks.hpp"

@@ -9,10 +9,10 @@
 #include <ctime>
 #include <optional>
 
-#include "cli/arguments.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
-#include "cli/servers.hpp"
-#include "cli/status_format.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/show/status_format.hpp"
 #include "doctor/audit.hpp"
 #include "doctor/checks.hpp"
 #include "ledger/history.hpp"

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
-#include "cli/servers.hpp"
-#include "cli/take.hpp"
+#include "cli/show/runs.hpp"
+#include "cli/setup/servers.hpp"
+#include "cli/take/take.hpp"
 #include "lock/marks.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"

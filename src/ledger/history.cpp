@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <span>
 
+#include "ledger/runs.hpp"
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/layout.hpp"

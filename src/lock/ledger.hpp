@@ -1,9 +1,10 @@
 #pragma once
 
 // The run ledger of a lock name (<prefix>{NAME}:runs, lua/includes/ledger.lua)
-// read back, apart from any I/O: what a run is, the union of every
-// server's ledger, and the decisions `history`, `overdue` and exec make
-// from it. Pure functions, tested table-driven in tests/unit/ledger_test.cpp.
+// as the lock's scripts and their readers need it, apart from any I/O:
+// what a run is, its outcomes, and how exec's command ended. Reading the
+// ledgers back as one list is ledger/runs.hpp. Pure functions, tested
+// table-driven in tests/unit/ledger_test.cpp.
 
 #include <optional>
 #include <string>
@@ -50,12 +51,6 @@ struct Run {
 // after signal N, when `signalled`; else failed).
 [[nodiscard]] Outcome outcome_of_command(int status, bool signalled, bool lost, bool timed_out = false);
 
-// Every server's runs (each newest first) as one list, newest first by
-// start: a run seen on several servers once, as the most servers recorded
-// its end (an ended run beats a running or abandoned one; a tie goes to the
-// server listed first), with the largest fence any of them has.
-[[nodiscard]] std::vector<Run> merge_runs(const std::vector<std::vector<Run>>& servers);
-
 // What status shows of a name's runs: its last run (the newest by start)
 // and its last ok run, with the clock of a server that said (server ms).
 struct LastRuns {
@@ -64,17 +59,5 @@ struct LastRuns {
   long long now_ms = 0;
   bool read = false;  // the ledgers were read (status without names, as a table, does not)
 };
-
-// The newest ok run by its end, or nullopt.
-[[nodiscard]] std::optional<Run> last_ok(const std::vector<Run>& runs);
-
-// overdue's decision: whether the last ok run ended within `max_age` of
-// `now_ms` (server time), and which run that is.
-struct Overdue {
-  bool overdue = true;
-  std::optional<Run> last_ok;  // nullopt: never ran ok (as far as the ledger keeps)
-  Millis age{0};               // how long ago the last ok run ended
-};
-[[nodiscard]] Overdue decide_overdue(const std::vector<Run>& runs, long long now_ms, Millis max_age);
 
 }  // namespace redlock::lock

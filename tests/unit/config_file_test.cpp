@@ -1,7 +1,7 @@
-// The configuration file's lines (cli/config_file.hpp): what is read, and
+// The configuration file's lines (cli/setup/config_file.hpp): what is read, and
 // the one line that names the file and line of what is wrong.
 
-#include "cli/config_file.hpp"
+#include "cli/setup/config_file.hpp"
 
 #include <gtest/gtest.h>
 

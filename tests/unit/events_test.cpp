@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/event_format.hpp"
+#include "cli/show/event_format.hpp"
 #include "lock/keys.hpp"
 
 namespace redlock::events {

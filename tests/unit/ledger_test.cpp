@@ -8,8 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "ledger/runs.hpp"
+
 namespace redlock::lock {
 namespace {
+
+using ledger::decide_overdue;
+using ledger::merge_runs;
+using ledger::Overdue;
 
 // A run: "id:outcome:start:end" (start or end "-" for none).
 Run run(const std::string& id, Outcome outcome, std::optional<long long> start, std::optional<long long> end,

@@ -2,7 +2,7 @@
 // the JSON document and the Prometheus metrics. No server: the renderers are
 // pure functions of the verdicts.
 
-#include "cli/status_format.hpp"
+#include "cli/show/status_format.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/option_values.hpp"
+#include "cli/line/option_values.hpp"
 #include "lock/claim.hpp"
 
 namespace redlock::cli {

@@ -1,7 +1,7 @@
 // What redlock says about a command line: help wrapped to 80 columns, the
 // nearest word for "did you mean", and exec's line with the `--` it lacks.
 
-#include "cli/usage.hpp"
+#include "cli/line/usage.hpp"
 
 #include <gtest/gtest.h>
 

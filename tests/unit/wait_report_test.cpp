@@ -2,7 +2,7 @@
 // live line on a terminal, a line a minute in a log, the line when the lock
 // is taken, and none of it under -q. Milliseconds, however long the wait.
 
-#include "cli/wait_report.hpp"
+#include "cli/take/wait_report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/status_format.hpp"
+#include "cli/show/status_format.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "cli/runs.hpp"
-#include "cli/status_parts.hpp"
+#include "cli/show/runs.hpp"
+#include "cli/show/status_parts.hpp"
 #include "lock/layout.hpp"
 
 namespace redlock::cli {

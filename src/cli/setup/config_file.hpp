@@ -4,8 +4,8 @@
 // lines named as the long global options (redis, prefix, password-file,
 // connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name,
 // insecure, min-replicas, log-format, syslog, syslog-facility). Flags beat
-// the environment, which beats the file (cli/servers.cpp merges the
-// servers', cli/log_options.cpp the logs'). A password may not be written in it:
+// the environment, which beats the file (cli/setup/servers.cpp merges the
+// servers', cli/line/log_options.cpp the logs'). A password may not be written in it:
 // only a password file named. Every value is checked as the file is read,
 // before any network traffic; a bad line is a UsageError naming the file
 // and the line.

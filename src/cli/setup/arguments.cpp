@@ -1,4 +1,4 @@
-#include "cli/arguments.hpp"
+#include "cli/setup/arguments.hpp"
 
 #include <fmt/format.h>
 #include <fnmatch.h>

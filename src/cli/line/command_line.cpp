@@ -1,8 +1,8 @@
-// Reading argv with the command line cli/options.cpp defines: what CLI11
+// Reading argv with the command line cli/line/options.cpp defines: what CLI11
 // cannot be left to do (exec's CMD, `redlock help`, silence and secrets in
 // its error messages, the nearest word to a mistyped one), and its errors
 // as redlock's own lines and exit 64. The words themselves (wrapping, the
-// nearest word, the missing `--`) are cli/usage.cpp, which needs no CLI11.
+// nearest word, the missing `--`) are cli/line/usage.cpp, which needs no CLI11.
 
 #include <fmt/format.h>
 
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/options.hpp"
-#include "cli/usage.hpp"
+#include "cli/line/options.hpp"
+#include "cli/line/usage.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

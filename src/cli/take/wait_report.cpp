@@ -1,4 +1,4 @@
-#include "cli/wait_report.hpp"
+#include "cli/take/wait_report.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "cli/take.hpp"
+#include "cli/take/take.hpp"
 
 #include <fmt/format.h>
 #include <poll.h>
@@ -11,9 +11,9 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "cli/arguments.hpp"
-#include "cli/runs.hpp"
-#include "cli/wait_report.hpp"
+#include "cli/setup/arguments.hpp"
+#include "cli/show/runs.hpp"
+#include "cli/take/wait_report.hpp"
 #include "lock/wait_loop.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"

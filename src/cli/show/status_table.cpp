@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "cli/runs.hpp"
-#include "cli/status_format.hpp"
-#include "cli/status_parts.hpp"
+#include "cli/show/runs.hpp"
+#include "cli/show/status_format.hpp"
+#include "cli/show/status_parts.hpp"
 #include "lock/layout.hpp"
 #include "util/duration.hpp"
 #include "util/text.hpp"

@@ -1,4 +1,4 @@
-#include "cli/option_values.hpp"
+#include "cli/line/option_values.hpp"
 
 #include <fmt/format.h>
 

@@ -47,7 +47,7 @@ struct Take {
 [[nodiscard]] Take parse_take(const TakeOptions& o, bool shared);
 
 // Renewals a take of several names owes the names it already holds while
-// it waits for the next one (cli/take_all.cpp).
+// it waits for the next one (cli/take/take_all.cpp).
 class KeepAlive {
  public:
   KeepAlive() = default;

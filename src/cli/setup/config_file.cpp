@@ -1,4 +1,4 @@
-#include "cli/config_file.hpp"
+#include "cli/setup/config_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cli/option_values.hpp"
+#include "cli/line/option_values.hpp"
 #include "lock/servers.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"

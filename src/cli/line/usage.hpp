@@ -3,7 +3,7 @@
 // What redlock says about a command line, in words: help wrapped to the
 // width of a terminal, the known word nearest to a mistyped one, exec's
 // command line with the `--` it lacks, and what a parse error may echo.
-// Pure text, no CLI11: cli/options.cpp, the one file that includes CLI11,
+// Pure text, no CLI11: cli/line/options.cpp, the one file that includes CLI11,
 // asks these functions (each file that includes CLI11 costs seconds of
 // compile and its own copy of CLI11's static objects at every start).
 

@@ -1,12 +1,12 @@
 // The command line's definition: every subcommand's options, each with its
 // help and the parser of its value, and how the help is laid out. Reading
-// argv with it is cli/command_line.cpp. These two are the files that include
-// CLI11 (cli/options.hpp): each file that includes it costs seconds of
+// argv with it is cli/line/command_line.cpp. These two are the files that include
+// CLI11 (cli/line/options.hpp): each file that includes it costs seconds of
 // compile and its own copies of CLI11's static objects, built at every
 // start of redlock. The subcommands' files get their options as plain
 // structs (cli/commands.hpp).
 
-#include "cli/options.hpp"
+#include "cli/line/options.hpp"
 
 #include <fmt/format.h>
 
@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/option_values.hpp"
-#include "cli/usage.hpp"
+#include "cli/line/option_values.hpp"
+#include "cli/line/usage.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/number.hpp"
@@ -413,35 +413,52 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   return app;
 }
 
-namespace {
-
-constexpr SubcommandDef k_subcommands[] = {
-    {"acquire", Subcommand::k_acquire, [](CLI::App& app, AllOptions& o) { return add_acquire(app, o.acquire); }},
-    {"release", Subcommand::k_release, [](CLI::App& app, AllOptions& o) { return add_release(app, o.release); }},
-    {"renew", Subcommand::k_renew, [](CLI::App& app, AllOptions& o) { return add_renew(app, o.renew); }},
-    {"status", Subcommand::k_status, [](CLI::App& app, AllOptions& o) { return add_status(app, o.status); }},
-    {"break", Subcommand::k_break, [](CLI::App& app, AllOptions& o) { return add_break(app, o.brk); }},
-    {"exec", Subcommand::k_exec, [](CLI::App& app, AllOptions& o) { return add_exec(app, o.exec); }},
-    {"history", Subcommand::k_history, [](CLI::App& app, AllOptions& o) { return add_history(app, o.history); }},
-    {"overdue", Subcommand::k_overdue, [](CLI::App& app, AllOptions& o) { return add_overdue(app, o.overdue); }},
-    {"revoke", Subcommand::k_revoke, [](CLI::App& app, AllOptions& o) { return add_revoke(app, o.revoke); }},
-    {"suspend", Subcommand::k_suspend, [](CLI::App& app, AllOptions& o) { return add_suspend(app, o.suspend); }},
-    {"resume", Subcommand::k_resume, [](CLI::App& app, AllOptions& o) { return add_resume(app, o.resume); }},
-    {"doctor", Subcommand::k_doctor, [](CLI::App& app, AllOptions& o) { return add_doctor(app, o.doctor); }},
-    {"events", Subcommand::k_events, [](CLI::App& app, AllOptions& o) { return add_events(app, o.events); }},
-};
-
-}  // namespace
-
-std::span<const SubcommandDef> subcommand_defs() {
-  return k_subcommands;
+// Each subcommand with its options, for the table of subcommands (cli/app.cpp).
+CLI::App* add_acquire(CLI::App& app, AllOptions& o) {
+  return add_acquire(app, o.acquire);
+}
+CLI::App* add_release(CLI::App& app, AllOptions& o) {
+  return add_release(app, o.release);
+}
+CLI::App* add_renew(CLI::App& app, AllOptions& o) {
+  return add_renew(app, o.renew);
+}
+CLI::App* add_status(CLI::App& app, AllOptions& o) {
+  return add_status(app, o.status);
+}
+CLI::App* add_break(CLI::App& app, AllOptions& o) {
+  return add_break(app, o.brk);
+}
+CLI::App* add_exec(CLI::App& app, AllOptions& o) {
+  return add_exec(app, o.exec);
+}
+CLI::App* add_history(CLI::App& app, AllOptions& o) {
+  return add_history(app, o.history);
+}
+CLI::App* add_overdue(CLI::App& app, AllOptions& o) {
+  return add_overdue(app, o.overdue);
+}
+CLI::App* add_revoke(CLI::App& app, AllOptions& o) {
+  return add_revoke(app, o.revoke);
+}
+CLI::App* add_suspend(CLI::App& app, AllOptions& o) {
+  return add_suspend(app, o.suspend);
+}
+CLI::App* add_resume(CLI::App& app, AllOptions& o) {
+  return add_resume(app, o.resume);
+}
+CLI::App* add_doctor(CLI::App& app, AllOptions& o) {
+  return add_doctor(app, o.doctor);
+}
+CLI::App* add_events(CLI::App& app, AllOptions& o) {
+  return add_events(app, o.events);
 }
 
 // The whole command line: redlock's own options and footer, then each
 // subcommand's.
 std::unique_ptr<CLI::App> build_app(AllOptions& o) {
   auto app = top_level(o);
-  for (const auto& s : k_subcommands) {
+  for (const auto& s : subcommand_defs()) {
     (void)s.add(*app, o);
   }
   return app;

@@ -1,4 +1,4 @@
-#include "cli/event_format.hpp"
+#include "cli/show/event_format.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "cli/take_all.hpp"
+#include "cli/take/take_all.hpp"
 
 #include <fmt/format.h>
 

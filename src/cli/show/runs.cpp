@@ -1,4 +1,4 @@
-#include "cli/runs.hpp"
+#include "cli/show/runs.hpp"
 
 #include <fmt/format.h>
 
@@ -128,7 +128,7 @@ std::string history_json(const std::vector<lock::Run>& runs) {
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string overdue_json(const std::string& name, const lock::Overdue& d, Millis max_age) {
+std::string overdue_json(const std::string& name, const ledger::Overdue& d, Millis max_age) {
   const nlohmann::json out = {{"name", name},
                               {"overdue", d.overdue},
                               {"max_age_ms", max_age.count()},
@@ -137,7 +137,7 @@ std::string overdue_json(const std::string& name, const lock::Overdue& d, Millis
   return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string overdue_line(const std::string& name, const lock::Overdue& d, Millis max_age) {
+std::string overdue_line(const std::string& name, const ledger::Overdue& d, Millis max_age) {
   const std::string shown = escape_for_terminal(name);
   if (!d.last_ok) {
     return fmt::format("{} is overdue: no ok run in its history", shown);

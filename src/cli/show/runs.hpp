@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ledger/runs.hpp"
 #include "lock/ledger.hpp"
 
 namespace redlock::cli {
@@ -36,9 +37,9 @@ namespace redlock::cli {
 [[nodiscard]] std::string history_json(const std::vector<lock::Run>& runs);
 
 // overdue --json: the decision as one object, with a final newline.
-[[nodiscard]] std::string overdue_json(const std::string& name, const lock::Overdue& d, Millis max_age);
+[[nodiscard]] std::string overdue_json(const std::string& name, const ledger::Overdue& d, Millis max_age);
 
 // overdue's one line: whether NAME's last ok run is within `max_age`, and which.
-[[nodiscard]] std::string overdue_line(const std::string& name, const lock::Overdue& d, Millis max_age);
+[[nodiscard]] std::string overdue_line(const std::string& name, const ledger::Overdue& d, Millis max_age);
 
 }  // namespace redlock::cli

@@ -15,7 +15,7 @@ namespace redlock::cli {
 
 // Everything the lock core needs, validated (no network traffic yet):
 // endpoints from --redis / $REDLOCK_URL / the configuration file
-// (cli/config_file.hpp) / the default, the password from the URL,
+// (cli/setup/config_file.hpp) / the default, the password from the URL,
 // --password-file, $REDLOCK_PASSWORD, $REDLOCK_PASSWORD_FILE or the file's
 // password-file, prefix, timeouts and TLS: flags, then the environment,
 // then the file. A stop signal while a file named there is read (a FIFO

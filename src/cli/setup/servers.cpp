@@ -1,4 +1,4 @@
-#include "cli/servers.hpp"
+#include "cli/setup/servers.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "cli/config_file.hpp"
+#include "cli/setup/config_file.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 #include "util/log.hpp"

@@ -1,4 +1,4 @@
-#include "cli/usage.hpp"
+#include "cli/line/usage.hpp"
 
 #include <algorithm>
 #include <cctype>

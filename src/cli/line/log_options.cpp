@@ -1,15 +1,15 @@
 // Where stderr's lines go (util/log's sinks), from the log options and
 // their environment variables.
 
-#include "cli/log_options.hpp"
+#include "cli/line/log_options.hpp"
 
 #include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cli/config_file.hpp"
-#include "cli/option_values.hpp"
+#include "cli/setup/config_file.hpp"
+#include "cli/line/option_values.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 

@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "cli/take.hpp"
+#include "cli/take/take.hpp"
 #include "lock/locker.hpp"
 #include "util/clock.hpp"
 #include "util/duration.hpp"

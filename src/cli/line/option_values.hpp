@@ -2,7 +2,7 @@
 
 // The values of the command line's options, read from their text: each
 // parser throws a UsageError (exit 64) in redlock's own words for a value
-// that cannot be one, naming the option. cli/options.cpp binds them to the
+// that cannot be one, naming the option. cli/line/options.cpp binds them to the
 // options; they know nothing of CLI11.
 
 #include <string>

@@ -7,8 +7,8 @@
 #include <functional>
 #include <optional>
 
-#include "cli/status_format.hpp"
-#include "cli/status_parts.hpp"
+#include "cli/show/status_format.hpp"
+#include "cli/show/status_parts.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
