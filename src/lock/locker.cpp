@@ -47,6 +47,83 @@ namespace {
                                escape_for_terminal(name), held, asked));
 }
 
+// What an acquire round comes to, apart from its decision.
+struct Round {
+  const std::string& name;
+  const Claim& claim;
+  std::string token;  // the token that holds the lock if granted
+  Millis ttl;
+  Millis validity;
+  TimePoint sent;
+  const std::vector<std::string>& servers;
+};
+
+// The round's result once its decision is final: a grant with what it
+// holds, a busy answer, or the error it comes to (thrown).
+AcquireOutcome acquire_outcome(const AcquireDecision& d, const std::vector<AcquireVote>& votes, const Round& r) {
+  const size_t n = votes.size();
+  switch (d.verdict) {
+    case AcquireDecision::Verdict::k_granted: {
+      Acquired got;
+      got.token = r.token;
+      got.fence = d.fence;
+      got.count = d.count;
+      got.ttl = held_lease(r.ttl, votes);
+      got.validity = r.validity;
+      got.sent = r.sent;
+      got.valid_until = r.sent + r.ttl - clock_drift(r.ttl);
+      got.voted = d.voted;
+      for (const auto& v : votes) {
+        got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
+      }
+      got.abandoned = d.abandoned;
+      return got;
+    }
+    case AcquireDecision::Verdict::k_mismatch:
+      throw_mismatch(r.name, r.claim, d.held_mode, d.held_limit);
+    case AcquireDecision::Verdict::k_upgrade:
+      throw UsageError(
+          fmt::format("{} is held by this token as a reader's share (--shared); a reader cannot "
+                      "upgrade to exclusive: release the share first, or take it with --shared",
+                      escape_for_terminal(r.name)));
+    case AcquireDecision::Verdict::k_unavailable:
+      throw quorum_failure(d.failures, n, grant_quorum(n, r.claim));
+    case AcquireDecision::Verdict::k_foreign:
+      if (n == 1) {
+        throw_foreign(r.name, d.foreign_type, r.servers[0]);
+      }
+      throw Error(ExitStatus::k_protocol,
+                  foreign_message(r.name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
+    case AcquireDecision::Verdict::k_skipped: {
+      Busy skipped;
+      skipped.skipped = d.last_ok;
+      return skipped;
+    }
+    case AcquireDecision::Verdict::k_suspended: {
+      Busy suspended;
+      suspended.suspended = d.suspension;
+      return suspended;
+    }
+    case AcquireDecision::Verdict::k_busy:
+    case AcquireDecision::Verdict::k_lost_race:
+      break;
+  }
+  Busy busy;
+  busy.ttl_left = d.ttl_left;
+  busy.host = d.host;
+  busy.pid = d.pid;
+  busy.cmd = d.cmd;
+  busy.holders = d.holders;
+  busy.kept = d.kept;
+  busy.held = d.held;
+  busy.line_full = d.line_full;
+  busy.place = d.place;
+  busy.ahead = d.ahead;
+  busy.ticket = d.ticket;
+  busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
+  return busy;
+}
+
 }  // namespace
 
 // Redlock fencing: servers in the quorum whose counter is below the
@@ -156,66 +233,14 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
                             escape_for_terminal(name), format_duration(elapsed), format_duration(ttl)),
                 true);
   }
-  switch (d.verdict) {
-    case AcquireDecision::Verdict::k_granted: {
-      Acquired got;
-      got.token = d.fresh ? token : reenter;
-      got.fence = d.fence;
-      got.count = d.count;
-      got.ttl = held_lease(ttl, votes);
-      got.validity = validity;
-      got.sent = start;
-      got.valid_until = start + ttl - clock_drift(ttl);
-      got.voted = d.voted;
-      for (const auto& v : votes) {
-        got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
-      }
-      got.abandoned = d.abandoned;
-      return got;
-    }
-    case AcquireDecision::Verdict::k_mismatch:
-      throw_mismatch(name, claim, d.held_mode, d.held_limit);
-    case AcquireDecision::Verdict::k_upgrade:
-      throw UsageError(
-          fmt::format("{} is held by this token as a reader's share (--shared); a reader cannot "
-                      "upgrade to exclusive: release the share first, or take it with --shared",
-                      escape_for_terminal(name)));
-    case AcquireDecision::Verdict::k_unavailable:
-      throw quorum_failure(d.failures, n, grant_quorum(n, claim));
-    case AcquireDecision::Verdict::k_foreign:
-      if (n == 1) {
-        throw_foreign(name, d.foreign_type, m_servers.names()[0]);
-      }
-      throw Error(ExitStatus::k_protocol,
-                  foreign_message(name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
-    case AcquireDecision::Verdict::k_skipped: {
-      Busy skipped;
-      skipped.skipped = d.last_ok;
-      return skipped;
-    }
-    case AcquireDecision::Verdict::k_suspended: {
-      Busy suspended;
-      suspended.suspended = d.suspension;
-      return suspended;
-    }
-    case AcquireDecision::Verdict::k_busy:
-    case AcquireDecision::Verdict::k_lost_race:
-      break;
-  }
-  Busy busy;
-  busy.ttl_left = d.ttl_left;
-  busy.host = d.host;
-  busy.pid = d.pid;
-  busy.cmd = d.cmd;
-  busy.holders = d.holders;
-  busy.kept = d.kept;
-  busy.held = d.held;
-  busy.line_full = d.line_full;
-  busy.place = d.place;
-  busy.ahead = d.ahead;
-  busy.ticket = d.ticket;
-  busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
-  return busy;
+  return acquire_outcome(d, votes,
+                         {.name = name,
+                          .claim = claim,
+                          .token = d.fresh ? token : reenter,
+                          .ttl = ttl,
+                          .validity = validity,
+                          .sent = start,
+                          .servers = m_servers.names()});
 }
 
 void Locker::undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,

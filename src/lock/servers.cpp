@@ -79,7 +79,8 @@ std::vector<Answer> Servers::round(const std::vector<std::string>& args, const S
       return decided(read_answers(said, script), in);
     };
   }
-  std::vector<Answer> answers = read_answers(redis::run_script(m_conns, call, targets), script);
+  std::vector<Answer> answers =
+      read_answers(m_run_script ? m_run_script(call, targets) : redis::run_script(m_conns, call, targets), script);
   for (size_t i = 0; i < answers.size(); ++i) {
     const Answer& a = answers[i];
     if (a.failure) {

@@ -78,6 +78,14 @@ class Servers {
   // Redis Cluster node, every master's, whose node IDs go to `nodes`.
   std::vector<std::string> scan(size_t i, const std::string& pattern, std::vector<std::string>& nodes);
 
+  // How a round reaches the servers: redis::run_script over the connections,
+  // unless replaced. The seam of the lock's sequences (as ninja's
+  // DiskInterface is its builder's): tests/unit/acquire_sequence_test.cpp
+  // answers for the servers, and every decision above runs unchanged.
+  using RunScript =
+      std::function<std::vector<redis::ScriptAnswer>(const redis::ScriptCall& call, const std::vector<bool>& targets)>;
+  void set_run_script(RunScript run) { m_run_script = std::move(run); }
+
   // What the servers said, as the lock reads it: a reply of no known shape
   // (its first element names no outcome) is an unexpected reply.
   [[nodiscard]] std::vector<Answer> read_answers(std::vector<redis::ScriptAnswer> said, const Script& script) const;
@@ -111,6 +119,7 @@ class Servers {
   std::vector<bool> m_warned;  // per server: its refusal was said
   Cancel m_stop;               // the constructor's
   Cancel m_cancel;             // what abandons a round now
+  RunScript m_run_script;      // empty: redis::run_script
 };
 
 // Whether any URL of `urls` (a comma-separated list, as --redis takes one)
