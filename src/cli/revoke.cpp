@@ -63,7 +63,7 @@ std::vector<std::string> still_holding(lock::Locker& locker, const std::string& 
   const status::Verdict v = status::judge(name, views.at(0));
   std::vector<std::string> out;
   for (const lock::HolderView& h : v.holders) {
-    const std::string run = h.kept ? std::string() : lock::run_of(h.token);
+    const std::string run = h.kept ? std::string() : lock::hold_id(h.token);
     if (std::find(runs.begin(), runs.end(), run) != runs.end()) {
       out.push_back(run);
     }

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "util/sha1.hpp"
+#include "lock/layout.hpp"
 
 namespace redlock::events {
 
@@ -93,13 +93,6 @@ std::optional<Event> parse_event(const std::string& name, std::string_view messa
   return e;
 }
 
-std::string holder_id(std::string_view token) {
-  if (token.empty()) {
-    return "";
-  }
-  return sha1_hex(token).substr(0, 16);
-}
-
 Event HoldTracker::learn(size_t server, Event e, TimePoint now) {
   if (server >= m_holds.size()) {
     return e;
@@ -179,17 +172,22 @@ Event HoldTracker::expired(const std::string& name, const Hold& h, long long tim
   return e;
 }
 
+std::vector<HoldTracker::Hold>* HoldTracker::holds_of(size_t server, const std::string& name) {
+  if (server >= m_holds.size()) {
+    return nullptr;
+  }
+  auto found = m_holds[server].find(name);
+  return found == m_holds[server].end() ? nullptr : &found->second;
+}
+
 std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, const lock::ServerView& view,
                                         TimePoint now, Millis retry) {
   std::vector<Event> out;
-  if (server >= m_holds.size()) {
+  std::vector<Hold>* followed = holds_of(server, name);
+  if (followed == nullptr) {
     return out;
   }
-  auto found = m_holds[server].find(name);
-  if (found == m_holds[server].end()) {
-    return out;
-  }
-  auto& holds = found->second;
+  auto& holds = *followed;
   if (view.error || view.foreign) {
     for (auto& h : holds) {
       h.due = std::max(h.due, now + retry);
@@ -197,8 +195,9 @@ std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, 
     return out;
   }
   for (auto it = holds.begin(); it != holds.end();) {
-    auto there = std::find_if(view.holders.begin(), view.holders.end(),
-                              [&](const lock::HolderView& v) { return !v.kept && holder_id(v.token) == it->holder; });
+    auto there = std::find_if(view.holders.begin(), view.holders.end(), [&](const lock::HolderView& v) {
+      return !v.kept && lock::hold_id(v.token) == it->holder;
+    });
     if (there == view.holders.end()) {
       out.push_back(expired(name, *it, view.now_ms));
       it = holds.erase(it);
@@ -208,7 +207,7 @@ std::vector<Event> HoldTracker::checked(size_t server, const std::string& name, 
     }
   }
   if (holds.empty()) {
-    m_holds[server].erase(found);
+    m_holds[server].erase(name);
   }
   return out;
 }
@@ -222,7 +221,7 @@ void HoldTracker::seed(size_t server, const std::string& name, const lock::Serve
     if (v.kept || v.token.empty()) {
       continue;
     }
-    const std::string id = holder_id(v.token);
+    const std::string id = lock::hold_id(v.token);
     if (std::none_of(holds.begin(), holds.end(), [&](const Hold& h) { return h.holder == id; })) {
       holds.push_back(Hold{id, v.host, v.pid > 0 ? std::to_string(v.pid) : "",
                            v.fence > 0 ? std::to_string(v.fence) : "",
@@ -247,17 +246,14 @@ void HoldTracker::recheck(size_t server, TimePoint now) {
 
 std::vector<Event> HoldTracker::key_expired(size_t server, const std::string& name, long long time_ms) {
   std::vector<Event> out;
-  if (server >= m_holds.size()) {
+  const std::vector<Hold>* followed = holds_of(server, name);
+  if (followed == nullptr) {
     return out;
   }
-  auto found = m_holds[server].find(name);
-  if (found == m_holds[server].end()) {
-    return out;
-  }
-  for (const auto& h : found->second) {
+  for (const auto& h : *followed) {
     out.push_back(expired(name, h, time_ms));
   }
-  m_holds[server].erase(found);
+  m_holds[server].erase(name);
   return out;
 }
 

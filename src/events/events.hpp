@@ -50,10 +50,6 @@ struct EventKind {
 // trusted beyond its shape.
 [[nodiscard]] std::optional<Event> parse_event(const std::string& name, std::string_view message);
 
-// 16 hex digits of the SHA-1 of `token`: how events name a holder without
-// telling its token (lua/includes/events.lua's holder_id). "" for "".
-[[nodiscard]] std::string holder_id(std::string_view token);
-
 // The holds each server's events revealed, each with the time its lease
 // should end: an expiry is told by no script, so a hold whose time has come
 // is read back (status::Survey::inspect) and, if it is gone unreleased, told as
@@ -97,12 +93,14 @@ class HoldTracker {
 
  private:
   struct Hold {
-    std::string holder;  // holder_id
+    std::string holder;  // lock::hold_id of its token
     std::string host, pid, fence;
     TimePoint due;
   };
   [[nodiscard]] static Event expired(const std::string& name, const Hold& h, long long time_ms);
   std::vector<std::map<std::string, std::vector<Hold>>> m_holds;  // per server, per name
+  // The holds followed on `server` of `name`, nullptr if none.
+  std::vector<Hold>* holds_of(size_t server, const std::string& name);
 };
 
 // The servers of a Redlock each tell their copy of an event: it is shown

@@ -45,7 +45,7 @@ class Revocation {
 };
 
 // Listens on the lock's revoke channel, and on its run's own (the revoke
-// channel, ':' and the run: lock::run_of of its token; a break of the hold
+// channel, ':' and the run: lock::hold_id of its token; a break of the hold
 // is told there too), on every server from a thread of its own, through a
 // lock::RevokeWatch (one subscriber connection per server), for a message
 // naming this hold's run; once subscribed it has the lock's revoke mark

@@ -187,8 +187,8 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
   v.holders.push_back(std::move(h));
 }
 
-std::string run_of(const std::string& token) {
-  return sha1_hex(token).substr(0, 16);
+std::string hold_id(std::string_view token) {
+  return token.empty() ? std::string() : sha1_hex(token).substr(0, 16);
 }
 
 void read_marks(ServerView& v, const std::vector<std::pair<std::string, std::string>>& suspension,

@@ -59,10 +59,11 @@ void read_holders(ServerView& v, const std::vector<std::pair<std::string, std::s
 void read_marks(ServerView& v, const std::vector<std::pair<std::string, std::string>>& suspension,
                 const std::vector<std::pair<std::string, std::string>>& revoke);
 
-// The run id of the hold of `token`: the first 16 hex digits of its SHA-1
-// (lua/includes/ledger.lua's run_of), the same on every server, and never
-// the token itself.
-[[nodiscard]] std::string run_of(const std::string& token);
+// The public name of the hold of `token`, which the events name a holder
+// by and the ledger a run (a run is one hold of exec): the first 16 hex
+// digits of its SHA-1 ("" for ""), the same on every server, and never the
+// token itself (lua/includes/hold_id.lua's hold_id).
+[[nodiscard]] std::string hold_id(std::string_view token);
 
 // The live waiters of a line of waiters (the line script's pairs),
 // first come first: its 'w:<id>' JSON entries whose heartbeat has not lapsed

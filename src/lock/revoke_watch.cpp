@@ -55,7 +55,7 @@ std::optional<RevokeNotice> notice_of(const std::string& text, const std::string
 RevokeWatch::RevokeWatch(const Locker& locker, const std::vector<std::string>& names, const std::string& token,
                          Cancel stop)
     : m_locker(locker),
-      m_run(run_of(token)),
+      m_run(hold_id(token)),
       m_stop(stop),
       m_sub(std::make_unique<redis::Subscriber>(locker.endpoints(), locker.options().timeouts, locker.options().tls,
                                                 stop)) {

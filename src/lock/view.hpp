@@ -55,7 +55,7 @@ struct HolderView {
 // A revoke asked of one hold (revoke-2.lua's mark), pending while the hold
 // lasts.
 struct PendingRevoke {
-  std::string run;  // the hold's run id (lock::run_of of its token)
+  std::string run;  // the hold's run id (lock::hold_id of its token)
   std::string host, pid;
   long long since_ms = 0;  // when it was asked (server time)
   long long grace_ms = 0;  // 0: the holder's own --kill-after

@@ -35,7 +35,7 @@ void note_marks(Verdict& v) {
     }
     for (const auto& r : s.revokes) {
       const bool holds = std::any_of(v.holders.begin(), v.holders.end(),
-                                     [&r](const HolderView& h) { return !h.kept && lock::run_of(h.token) == r.run; });
+                                     [&r](const HolderView& h) { return !h.kept && lock::hold_id(h.token) == r.run; });
       const bool known =
           std::any_of(v.revokes.begin(), v.revokes.end(), [&r](const PendingRevoke& x) { return x.run == r.run; });
       if (holds && !known) {

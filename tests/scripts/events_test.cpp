@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "lock/layout.hpp"
 #include "lock/scripts.hpp"
 #include "server.hpp"
 
@@ -82,7 +83,7 @@ TEST_F(ScriptEvents, AHoldIsToldFromItsAcquireToItsRelease) {
   EXPECT_EQ(acquired["cmd"], "c1");
   EXPECT_EQ(acquired["mode"], "exclusive");
   EXPECT_EQ(acquired["ttl_ms"], 30000);
-  EXPECT_EQ(acquired["holder"], events::holder_id("T1")) << "the holder is named by a digest, never its token";
+  EXPECT_EQ(acquired["holder"], lock::hold_id("T1")) << "the holder is named by a digest, never its token";
   EXPECT_GT(std::stoll(acquired["ms"].get<std::string>()), 1'600'000'000'000LL);
   const std::string fence = acquired["fence"];
   EXPECT_GT(fence.size(), 15U) << "a fence goes whole, as a string of digits";
@@ -136,8 +137,8 @@ TEST_F(ScriptEvents, ARenewalIsToldOnlyWhenItFindsTheLockLost) {
   const auto events = told(s);
   ASSERT_EQ(kinds(events), (std::vector<std::string>{"acquired", "broken", "lost"}));
   EXPECT_EQ(events[1]["host"], "h1");
-  EXPECT_EQ(events[1]["holder"], events::holder_id("T1"));
-  EXPECT_EQ(events[2]["holder"], events::holder_id("T1"));
+  EXPECT_EQ(events[1]["holder"], lock::hold_id("T1"));
+  EXPECT_EQ(events[2]["holder"], lock::hold_id("T1"));
 }
 
 TEST_F(ScriptEvents, AQuietUndoTellsTheReleaseButNoLoss) {
@@ -163,7 +164,7 @@ TEST_F(ScriptEvents, AnOperatorsRevokeAndSuspensionAreTold) {
   (void)run(ScriptName::k_suspend, lock::to_args(keys(), suspend));  // not suspended: nothing to tell
   const auto events = told(s);
   ASSERT_EQ(kinds(events), (std::vector<std::string>{"acquired", "revoked", "suspended", "resumed"}));
-  EXPECT_EQ(events[1]["holder"], events::holder_id("T1"));
+  EXPECT_EQ(events[1]["holder"], lock::hold_id("T1"));
   EXPECT_EQ(events[1]["host"], "h1");
   EXPECT_EQ(events[1]["by_host"], "op");
   EXPECT_EQ(events[1]["grace_ms"], 5000);

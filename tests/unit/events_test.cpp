@@ -10,6 +10,7 @@
 
 #include "cli/show/event_format.hpp"
 #include "lock/keys.hpp"
+#include "lock/layout.hpp"
 
 namespace redlock::events {
 namespace {
@@ -58,8 +59,8 @@ TEST(EventParse, WhatIsNotAnEventIsLeftOut) {
 }
 
 TEST(EventParse, AHolderIsNamedByTheFirstDigitsOfItsTokensSha1) {
-  EXPECT_EQ(holder_id("abc"), "a9993e364706816a");
-  EXPECT_EQ(holder_id(""), "");
+  EXPECT_EQ(lock::hold_id("abc"), "a9993e364706816a");
+  EXPECT_EQ(lock::hold_id(""), "");
 }
 
 TEST(EventKeys, ANamesEventsChannelAndItsPatternReadBack) {
@@ -107,7 +108,7 @@ TEST(HoldTracker, AHoldGoneUnreleasedIsToldAsExpiredOnce) {
 TEST(HoldTracker, AHoldStillThereIsExpectedAgainWhenItsLeaseAsReadEnds) {
   HoldTracker t(1);
   const TimePoint now = Clock::now();
-  (void)t.learn(0, acquired(holder_id("T1"), "7"), now);
+  (void)t.learn(0, acquired(lock::hold_id("T1"), "7"), now);
   lock::ServerView view;
   lock::HolderView holder;
   holder.token = "T1";

@@ -46,7 +46,7 @@ const lock::PendingRevoke* revoke_of(const Verdict& v, const lock::HolderView& h
   if (h.kept) {
     return nullptr;
   }
-  const std::string run = lock::run_of(h.token);
+  const std::string run = lock::hold_id(h.token);
   for (const auto& r : v.revokes) {
     if (r.run == run) {
       return &r;

@@ -248,7 +248,7 @@ local function dequeue()
 end
 -- Tells of a hold taken or re-entered by the caller.
 local function told(kind, holder, fence, count, lease)
-  local e = {holder = holder_id(holder), host = host, pid = pid, cmd = cmd, mode = mode, limit = limit,
+  local e = {holder = hold_id(holder), host = host, pid = pid, cmd = cmd, mode = mode, limit = limit,
              fence = string.format('%d', fence), count = count, ttl_ms = lease}
   if kind == 'acquired' and note ~= '' then e.note = note end
   event(kind, e)
@@ -401,7 +401,7 @@ local fence_text = string.format('%d', fence)
 local function started(reply, live)
   if history ~= 'run' then return reply end
   local gone = ledger_abandon(live)
-  ledger_start(run_of(token), host, pid, cmd, fence_text)
+  ledger_start(hold_id(token), host, pid, cmd, fence_text)
   if gone then
     reply[#reply + 1] = gone.host or ''
     reply[#reply + 1] = gone.pid or ''
@@ -434,5 +434,5 @@ dequeue()
 index_sync()
 told('acquired', token, fence, 1, ttl)
 local live = {}
-for _, v in ipairs(holders()) do live[run_of(v.token)] = true end
+for _, v in ipairs(holders()) do live[hold_id(v.token)] = true end
 return started({'acquired', token, fence, 1, ttl}, live)

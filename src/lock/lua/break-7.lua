@@ -51,7 +51,7 @@ end
 local function chosen(token)
   if not only then return true end
   if token == '' then return only['-'] == true end
-  return only[run_of(token)] == true
+  return only[hold_id(token)] == true
 end
 index_at(KEYS[7])
 
@@ -85,7 +85,7 @@ if #out == 0 then
 end
 for _, o in ipairs(out) do
   if o[1] ~= '' and (ARGV[3] or '') ~= '' then
-    local run = run_of(o[1])
+    local run = hold_id(o[1])
     redis.call('PUBLISH', ARGV[3] .. ':' .. run,
                cjson.encode({broken = true, runs = {run}, host = ARGV[4] or '', pid = ARGV[5] or ''}))
   end
@@ -111,6 +111,6 @@ else
 end
 index_sync()
 for _, o in ipairs(out) do
-  event('broken', {holder = holder_id(o[1]), host = o[2], pid = o[3], fence = o[6], count = tonumber(o[7]) or 1})
+  event('broken', {holder = hold_id(o[1]), host = o[2], pid = o[3], fence = o[6], count = tonumber(o[7]) or 1})
 end
 return {'broken', multi or 'exclusive', h[7] or '1', string.format('%d', now), out}

@@ -18,6 +18,7 @@
 --    running run's ends with 'held', '1' while its hold is in the lock and
 --    '0' once it is not (none when the lock's key is not redlock's)
 --   {'foreign', what}   the key is not redlock's ledger
+--@include hold_id.lua
 local k_schema = '@SCHEMA@'
 local clock = redis.call('TIME')
 local now = clock[1] * 1000 + math.floor(clock[2] / 1000)
@@ -29,8 +30,8 @@ local entries = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', tonumber(ARG
 if #entries == 0 or entries[1][2][1] ~= 'schema' or entries[1][2][2] ~= k_schema then
   return {'foreign', 'stream without redlock\'s schema field'}
 end
--- The run ids of the lock's live holders (as includes/ledger.lua's run_of
--- makes them), or nil when the lock's key is not redlock's.
+-- The run ids of the lock's live holders (their hold_id),
+-- or nil when the lock's key is not redlock's.
 local function live_runs()
   local live = {}
   local lock = redis.call('TYPE', KEYS[2])['ok']
@@ -52,7 +53,7 @@ local function live_runs()
   elseif fields.token and fields.token ~= '' then
     tokens[1] = fields.token
   end
-  for _, token in ipairs(tokens) do live[string.sub(redis.sha1hex(token), 1, 16)] = true end
+  for _, token in ipairs(tokens) do live[hold_id(token)] = true end
   return live
 end
 local live = nil

@@ -85,7 +85,7 @@ ledger_at(KEYS[7], KEYS[9])
 -- the lock, and `since` when it took it (server ms; nil: not known).
 local function ledger_end(held, since)
   if run_end == '' or ledger_bad() then return end
-  local run = run_of(token)
+  local run = hold_id(token)
   if run_end == 'drop' then
     ledger_drop(run)
   elseif held then
@@ -100,14 +100,14 @@ end
 -- `left` levels remaining; `more` adds what the kind has.
 local function told(host, pid, fence, left, more)
   local e = more or {}
-  e.holder, e.host, e.pid, e.fence, e.count = holder_id(token), host or '', tostring(pid or ''), fence or '', left
+  e.holder, e.host, e.pid, e.fence, e.count = hold_id(token), host or '', tostring(pid or ''), fence or '', left
   event('released', e)
 end
 local function lost()
   if quiet == 'quiet' then return end
   local pid = ARGV[10] or ''
   if pid == '0' then pid = '' end
-  event('lost', {holder = holder_id(token), host = ARGV[9] or '', pid = pid})
+  event('lost', {holder = hold_id(token), host = ARGV[9] or '', pid = pid})
 end
 
 local function announce(st)

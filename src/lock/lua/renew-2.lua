@@ -40,13 +40,13 @@ if multi then
   keep_alive(list)
   index_sync()
   if not v then
-    event('lost', {holder = holder_id(token)})
+    event('lost', {holder = hold_id(token)})
     return {'notheld'}
   end
   return {'renewed', v.expiry - now, multi, h[7] or '1'}
 end
 if t == 'none' or h[1] ~= token then
-  event('lost', {holder = holder_id(token)})
+  event('lost', {holder = hold_id(token)})
   return {'notheld'}
 end
 local lease = extend(ttl)

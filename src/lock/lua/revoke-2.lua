@@ -53,13 +53,13 @@ end
 local asked = {}
 if multi then
   for _, v in ipairs(holders()) do
-    asked[#asked + 1] = {run_of(v.token), v.host or '', tostring(v.pid or ''), v.cmd or '',
+    asked[#asked + 1] = {hold_id(v.token), v.host or '', tostring(v.pid or ''), v.cmd or '',
                          string.format('%d', v.since or 0), tostring(v.fence or '')}
   end
 else
   local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
   local run = ''
-  if h[1] ~= '' then run = run_of(h[1]) end
+  if h[1] ~= '' then run = hold_id(h[1]) end
   asked[1] = {run, h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or ''}
 end
 if #asked == 0 then return {'free'} end

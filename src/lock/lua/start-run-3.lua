@@ -40,19 +40,19 @@ local fence = nil
 if multi then
   local list = holders()
   for _, v in ipairs(list) do
-    live[run_of(v.token)] = true
+    live[hold_id(v.token)] = true
     if v.token == token then fence = v.fence end
   end
   -- The dead holders holders() took out may have been the last.
   if not fence then keep_alive(list) end
 elseif t == 'hash' and h[1] == token then
-  live[run_of(token)] = true
+  live[hold_id(token)] = true
   fence = h[3]
 end
 if not fence then return {'notheld'} end
 local bad = ledger_bad()
 if bad then return {'foreign', bad .. ' where its run ledger (' .. KEYS[2] .. ') belongs'} end
-local run = run_of(token)
+local run = hold_id(token)
 for _, v in ipairs(ledger_newest(k_ledger_scan)) do
   if v.run == run and v.outcome == 'running' then return {'started'} end
 end

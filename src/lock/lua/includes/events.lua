@@ -10,10 +10,9 @@
 -- next to nothing without subscribers (on a Redis Cluster, one message on
 -- the cluster bus to each node); nothing is told per heartbeat or renewal.
 -- - event(kind, fields): publishes it.
--- - holder_id(token): 16 hex digits of the token's SHA-1, which tell
---   holders apart (and the servers of a Redlock agree on) without telling
---   anyone the token.
+-- A holder is named by its hold_id (includes/hold_id.lua).
 --@include check_key.lua
+--@include hold_id.lua
 local events_channel = KEYS[1] .. ':events'
 
 local function event(kind, fields)
@@ -22,7 +21,3 @@ local function event(kind, fields)
   redis.pcall('PUBLISH', events_channel, cjson.encode(fields))
 end
 
-local function holder_id(token)
-  if token == nil or token == '' then return '' end
-  return string.sub(redis.sha1hex(token), 1, 16)
-end

@@ -32,7 +32,6 @@
 --   the index of names with a ledger `ledgers` (nil when left out).
 -- - ledger_bad(): nil when the ledger is absent or redlock's, else what it
 --   holds (nothing may be written to it).
--- - run_of(token): the run id of the hold of `token`.
 -- - ledger_start(run, host, pid, cmd, fence): a new run, 'running'.
 -- - ledger_abandon(live): every running run among the newest entries whose
 --   id is not a key of `live` (its lock expired with no end) recorded as
@@ -45,6 +44,7 @@
 -- Every run found is a table of its fields, with `id` its entry's id.
 -- It builds on check_key (now, k_schema).
 --@include check_key.lua
+--@include hold_id.lua
 local k_ledger_cap = 100
 local k_ledger_keep_ms = 30 * 24 * 3600 * 1000
 -- How many of the newest entries are searched for a run still running.
@@ -80,9 +80,6 @@ local function ledgers_sync(expires)
   if type(dead) == 'table' and #dead > 0 then redis.pcall('ZREM', ledgers_key, unpack(dead)) end
 end
 
-local function run_of(token)
-  return string.sub(redis.sha1hex(token), 1, 16)
-end
 
 -- An entry {id, {f1, v1, ...}} as a table of its fields, or nil when it is
 -- not redlock's.
