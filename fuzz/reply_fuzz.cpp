@@ -5,8 +5,8 @@
 // (classify_error). No announced size is too large to try: one past a bound
 // fails the reader at once, before anything is allocated for it.
 //
-// Every reply is also read as each lock script's answer (lock/answers), the
-// way Locker reads what a server said: whatever the bytes, a reader gives a
+// Every reply is also read as each lock script's answer (lock/answers: all
+// twelve readers), the way Locker reads what a server said: whatever the bytes, a reader gives a
 // vote or "unexpected", and never a vote that breaks what the decisions
 // rely on.
 #include <hiredis/hiredis.h>
@@ -46,6 +46,47 @@ void walk(const Reply& r) {
   }
 }
 
+// A run read from a reply always has the id that makes it one run on
+// every server.
+void check_runs(const std::vector<redlock::lock::Run>& runs) {
+  for (const auto& r : runs) {
+    if (r.id.empty()) {
+      std::abort();
+    }
+  }
+}
+
+// The ledger's readers: history, start-run and status's runs.
+void read_ledger_answers(const Reply& reply) {
+  if (auto v = redlock::lock::read_history_answer(reply)) {
+    check_runs(v->runs);
+    if (v->failure || (v->kind != redlock::lock::HistoryVote::Kind::k_runs && !v->runs.empty())) {
+      std::abort();
+    }
+  }
+  (void)redlock::lock::read_start_run_answer(reply);
+  if (auto v = redlock::lock::read_runs_answer(reply)) {
+    if ((v->last && v->last->id.empty()) || (v->last_ok && v->last_ok->id.empty())) {
+      std::abort();
+    }
+  }
+}
+
+// The operators' marks: suspend and revoke.
+void read_mark_answers(const Reply& reply) {
+  if (auto v = redlock::lock::read_mark_answer(reply)) {
+    if (v->failure) {
+      std::abort();
+    }
+  }
+  if (auto v = redlock::lock::read_revoke_answer(reply)) {
+    if (v->failure || v->listeners < 0 || v->heard < 0 ||
+        (v->kind != redlock::lock::RevokeVote::Kind::k_revoking && !v->asked.empty())) {
+      std::abort();
+    }
+  }
+}
+
 // Reads `reply` as the answer of every script and checks what the quorum
 // decisions rely on.
 void read_as_answers(const Reply& reply) {
@@ -82,6 +123,13 @@ void read_as_answers(const Reply& reply) {
       }
     }
   }
+  if (auto line = redlock::lock::read_line_answer(reply)) {
+    if (line->waiting < 0) {
+      std::abort();
+    }
+  }
+  read_ledger_answers(reply);
+  read_mark_answers(reply);
 }
 
 // Tallies `reply` as one server's answer, as a round does: a vote that

@@ -490,4 +490,54 @@ std::optional<LastRuns> read_runs_answer(const Reply& reply) {
   return LastRuns{run_in(reply.elements[1]), run_in(reply.elements[2]), reply_integer(reply.elements[0])};
 }
 
+std::optional<MarkVote> read_mark_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  MarkVote v;
+  if (outcome == "suspended" && e.size() >= 3) {
+    v.kind = MarkVote::Kind::k_suspended;
+    v.until_ms = reply_integer(e[1]);
+    v.now_ms = reply_integer(e[2]);
+  } else if (outcome == "resumed" && e.size() >= 2) {
+    v.kind = MarkVote::Kind::k_resumed;
+    v.was = reply_integer(e[1]) != 0;
+  } else if (outcome == "foreign" && e.size() >= 2) {
+    v.kind = MarkVote::Kind::k_foreign;
+    v.foreign_type = e[1].text();
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<RevokeVote> read_revoke_answer(const Reply& reply) {
+  const std::string outcome = outcome_of(reply);
+  const auto& e = reply.elements;
+  RevokeVote v;
+  if (outcome == "revoking" && e.size() >= 4 && e[3].is_array()) {
+    v.kind = RevokeVote::Kind::k_revoking;
+    v.listeners = std::max(0LL, reply_integer(e[1]));
+    v.now_ms = reply_integer(e[2]);
+    for (const auto& a : e[3].elements) {
+      if (!a.is_array() || a.elements.size() < 5) {
+        return std::nullopt;
+      }
+      // A run's own channel reached its exec (7th element; a server
+      // without it told none).
+      const long long heard = a.elements.size() >= 7 ? std::max(0LL, reply_integer(a.elements[6])) : 0;
+      v.heard += heard;
+      v.asked.push_back({a.elements[0].text(), a.elements[1].text(), a.elements[2].text(), a.elements[3].text(),
+                         reply_integer(a.elements[4]), heard > 0});
+    }
+  } else if (outcome == "free") {
+    v.kind = RevokeVote::Kind::k_free;
+  } else if (outcome == "foreign" && e.size() >= 2) {
+    v.kind = RevokeVote::Kind::k_foreign;
+    v.foreign_type = e[1].text();
+  } else {
+    return std::nullopt;
+  }
+  return v;
+}
+
 }  // namespace redlock::lock

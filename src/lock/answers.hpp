@@ -202,4 +202,10 @@ struct StartedRun {
 // One server's answer for one name to the runs script (status). Nullopt for a reply of another shape.
 [[nodiscard]] std::optional<LastRuns> read_runs_answer(const redis::Reply& reply);
 
+// The suspend script (suspend and resume): suspended / resumed / foreign.
+[[nodiscard]] std::optional<MarkVote> read_mark_answer(const redis::Reply& reply);
+
+// The revoke script: revoking (the holders asked) / free / foreign.
+[[nodiscard]] std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply);
+
 }  // namespace redlock::lock

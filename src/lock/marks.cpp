@@ -12,37 +12,6 @@
 namespace redlock::lock {
 namespace {
 
-// One server's answer to the suspend script.
-struct MarkVote {
-  enum class Kind { k_suspended, k_resumed, k_foreign, k_failed };
-  Kind kind = Kind::k_failed;
-  long long until_ms = -1;  // suspended
-  long long now_ms = 0;     // suspended
-  bool was = false;         // resumed: it was suspended there
-  std::string foreign_type;
-  std::optional<redis::Failure> failure;
-};
-
-std::optional<MarkVote> read_mark_answer(const redis::Reply& reply) {
-  const std::string outcome = outcome_of(reply);
-  const auto& e = reply.elements;
-  MarkVote v;
-  if (outcome == "suspended" && e.size() >= 3) {
-    v.kind = MarkVote::Kind::k_suspended;
-    v.until_ms = reply_integer(e[1]);
-    v.now_ms = reply_integer(e[2]);
-  } else if (outcome == "resumed" && e.size() >= 2) {
-    v.kind = MarkVote::Kind::k_resumed;
-    v.was = reply_integer(e[1]) != 0;
-  } else if (outcome == "foreign" && e.size() >= 2) {
-    v.kind = MarkVote::Kind::k_foreign;
-    v.foreign_type = e[1].text();
-  } else {
-    return std::nullopt;
-  }
-  return v;
-}
-
 // A mark counts once a majority of servers have it (any quorum that could
 // grant the lock then shares a server with it); a foreign key anywhere is
 // reported and left alone.
@@ -55,48 +24,6 @@ std::vector<MarkVote> mark_votes(const std::string& name, const std::vector<Answ
     }
   }
   return votes;
-}
-
-// One server's answer to the revoke script.
-struct RevokeVote {
-  enum class Kind { k_revoking, k_free, k_foreign, k_failed };
-  Kind kind = Kind::k_failed;
-  long long listeners = 0;
-  long long now_ms = 0;
-  long long heard = 0;  // on the runs' own channels, all together
-  std::vector<Revoking::Asked> asked;
-  std::string foreign_type;
-  std::optional<redis::Failure> failure;
-};
-
-std::optional<RevokeVote> read_revoke_answer(const redis::Reply& reply) {
-  const std::string outcome = outcome_of(reply);
-  const auto& e = reply.elements;
-  RevokeVote v;
-  if (outcome == "revoking" && e.size() >= 4 && e[3].is_array()) {
-    v.kind = RevokeVote::Kind::k_revoking;
-    v.listeners = std::max(0LL, reply_integer(e[1]));
-    v.now_ms = reply_integer(e[2]);
-    for (const auto& a : e[3].elements) {
-      if (!a.is_array() || a.elements.size() < 5) {
-        return std::nullopt;
-      }
-      // A run's own channel reached its exec (7th element; a server
-      // without it told none).
-      const long long heard = a.elements.size() >= 7 ? std::max(0LL, reply_integer(a.elements[6])) : 0;
-      v.heard += heard;
-      v.asked.push_back({a.elements[0].text(), a.elements[1].text(), a.elements[2].text(), a.elements[3].text(),
-                         reply_integer(a.elements[4]), heard > 0});
-    }
-  } else if (outcome == "free") {
-    v.kind = RevokeVote::Kind::k_free;
-  } else if (outcome == "foreign" && e.size() >= 2) {
-    v.kind = RevokeVote::Kind::k_foreign;
-    v.foreign_type = e[1].text();
-  } else {
-    return std::nullopt;
-  }
-  return v;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "lock/locker.hpp"
 #include "lock/servers.hpp"
+#include "lock/votes.hpp"
 #include "util/duration.hpp"
 
 namespace redlock::lock {
@@ -27,12 +28,7 @@ struct SuspendedUntil {
 // kept under no token) and how many clients the message reached (holders
 // running exec listen; 0: none of them is one).
 struct Revoking {
-  struct Asked {
-    std::string run;
-    std::string host, pid, cmd;
-    long long since_ms = 0;
-    bool listening = false;  // an exec heard it on the run's own channel (on some server)
-  };
+  using Asked = RevokedHolder;
   std::vector<Asked> holders;  // empty: the lock was free on every server
   long long listeners = 0;     // on every server together
   // Listeners on the lock's channel that no run's channel reached (execs of

@@ -88,4 +88,38 @@ struct BreakVote {
   std::optional<redis::Failure> failure;
 };
 
+// One server's answer to the suspend script.
+struct MarkVote {
+  enum class Kind { k_suspended, k_resumed, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long until_ms = -1;  // suspended
+  long long now_ms = 0;     // suspended
+  bool was = false;         // resumed: it was suspended there
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
+// A holder that a revoke asked to give the lock back, as one server named
+// it: its run id (lock::hold_id of its token; "" for a lock kept under no
+// token), who runs it, since when (server ms), and whether an exec heard
+// it on the run's own channel.
+struct RevokedHolder {
+  std::string run;
+  std::string host, pid, cmd;
+  long long since_ms = 0;
+  bool listening = false;
+};
+
+// One server's answer to the revoke script.
+struct RevokeVote {
+  enum class Kind { k_revoking, k_free, k_foreign, k_failed };
+  Kind kind = Kind::k_failed;
+  long long listeners = 0;
+  long long now_ms = 0;
+  long long heard = 0;  // on the runs' own channels, all together
+  std::vector<RevokedHolder> asked;
+  std::string foreign_type;
+  std::optional<redis::Failure> failure;
+};
+
 }  // namespace redlock::lock
