@@ -9,8 +9,8 @@
 #include <ctime>
 #include <optional>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
 #include "cli/show/status_format.hpp"
 #include "doctor/audit.hpp"
@@ -347,6 +347,19 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
   }
 }
 
+// What is said on stderr once the status is out (foreign keys, globs that
+// matched nothing, named locks that are free), and the exit status.
+ExitCode said_after(const Shown& shown, const Snapshot& snap) {
+  warn_foreign(snap.verdicts);
+  if (!shown.unmatched.empty()) {
+    log_warning("{}", shown.unmatched);
+  }
+  if (shown.status == ExitStatus::k_no && named_free(snap)) {
+    say_free(snap);
+  }
+  return shown.status;
+}
+
 // status --format prometheus: always a whole exposition, the servers'
 // families (redlock_up and what may lose locks) included when the locks
 // cannot be read; the exit status still says why they could not.
@@ -367,7 +380,6 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
   const Where where{r.options.prefix, display_endpoints(r.endpoints)};
   const Shown shown =
       show(o, Format::k_prometheus, snap, !names.names.empty(), where, locker.size() > 1, TableLayout{});
-  const std::vector<Verdict>& verdicts = snap.verdicts;
   if (!write_stdout(shown.output + servers_prometheus(servers))) {
     if (errno == EPIPE) {
       return reader_gone();
@@ -379,14 +391,7 @@ ExitCode prometheus(const StatusOptions& o, const StatusNames& names, const Reso
     log_warning("{}", failure->what());
     return failure->status();
   }
-  warn_foreign(verdicts);
-  if (!shown.unmatched.empty()) {
-    log_warning("{}", shown.unmatched);
-  }
-  if (shown.status == ExitStatus::k_no && named_free(snap)) {
-    say_free(snap);
-  }
-  return shown.status;
+  return said_after(shown, snap);
 }
 
 }  // namespace
@@ -420,7 +425,6 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
   const TableLayout layout = terminal.columns > 0 && !o.wide ? TableLayout{false, terminal.columns, o.columns}
                                                              : TableLayout{true, 0, o.columns};
   const Shown shown = show(o, format, snap, !names.names.empty(), where, locker.size() > 1, layout);
-  const std::vector<Verdict>& verdicts = snap.verdicts;
   if (!shown.empty.empty()) {
     log_warning("{}", shown.empty);
   }
@@ -431,14 +435,7 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
     log_warning("could not write the status to standard output");
     return ExitStatus::k_output;
   }
-  warn_foreign(verdicts);
-  if (!shown.unmatched.empty()) {
-    log_warning("{}", shown.unmatched);
-  }
-  if (shown.status == ExitStatus::k_no && named_free(snap)) {
-    say_free(snap);
-  }
-  return shown.status;
+  return said_after(shown, snap);
 }
 
 }  // namespace redlock::cli
