@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <variant>
 
 #include "cli/line/option_values.hpp"
 #include "lock/servers.hpp"
@@ -189,7 +190,24 @@ ConfigFile parse_config(std::string_view text, const std::string& path) {
   return c;
 }
 
-ConfigFile read_config() {
+const ConfigFile& read_config() {
+  // Read once a call: the log set-up before argv is read, the log set-up
+  // after, and the servers all ask. A file that does not read throws the
+  // same UsageError each time.
+  static const std::variant<ConfigFile, UsageError> once = []() -> std::variant<ConfigFile, UsageError> {
+    try {
+      return read_config_file();
+    } catch (const UsageError& e) {
+      return e;
+    }
+  }();
+  if (const auto* bad = std::get_if<UsageError>(&once)) {
+    throw *bad;
+  }
+  return std::get<ConfigFile>(once);
+}
+
+ConfigFile read_config_file() {
   const char* named = std::getenv("REDLOCK_CONFIG");
   if (named != nullptr && *named != '\0') {
     const std::string path = named;

@@ -45,6 +45,10 @@ struct ConfigFile {
 // $XDG_CONFIG_HOME/redlock/config (default ~/.config/redlock/config), else
 // /etc/redlock.conf: the first that exists, alone. A file that is missing
 // costs one failed open(). Nothing (an empty path) when none exists.
-[[nodiscard]] ConfigFile read_config();
+[[nodiscard]] ConfigFile read_config_file();
+
+// read_config_file() once a process: every later call gives what the
+// first did (its settings, or the same UsageError).
+[[nodiscard]] const ConfigFile& read_config();
 
 }  // namespace redlock::cli
