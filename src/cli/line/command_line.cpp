@@ -164,15 +164,20 @@ Prescan prescan(CLI::App& app, ExecOptions& exec, int argc, char** argv) {
   return p;
 }
 
-// --help or --version: prints it; 0, or 74 if standard output failed.
-int print_requested(CLI::App& app, const CLI::ParseError& e) {
-  (void)app.exit(e);
+// 0 once standard output took what was printed, else 74 and a line that says so.
+int stdout_status() {
   std::cout.flush();
   if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
     write_line("could not write to standard output");
     return to_int(ExitStatus::k_output);
   }
   return 0;
+}
+
+// --help or --version: prints it; 0, or 74 if standard output failed.
+int print_requested(CLI::App& app, const CLI::ParseError& e) {
+  (void)app.exit(e);
+  return stdout_status();
 }
 
 // Every name of every option of `app` (and, for a subcommand, the global
@@ -433,6 +438,11 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
 }  // namespace
 
 CommandLine read_command_line(AllOptions& o, int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    // What CLI11's version flag prints, without building the command line.
+    std::cout << version_text() << '\n';
+    return {stdout_status(), std::nullopt};
+  }
   if (std::optional<CommandLine> quick = read_quickly(o, argc, argv)) {
     return *quick;
   }

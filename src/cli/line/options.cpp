@@ -395,7 +395,7 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   auto app =
       std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
   app->formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which inherit it
-  app->set_version_flag("--version", version_text());
+  app->set_version_flag("--version", std::function<std::string()>(version_text));
   app->require_subcommand(1);
   app->fallthrough();
   // Given twice, an option's last value counts (as with getopt), so a
