@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "util/text.hpp"
 
@@ -82,26 +85,45 @@ std::string event_line(const events::Event& e) {
 }
 
 std::string event_json(const events::Event& e) {
-  nlohmann::ordered_json j;
-  j["event"] = e.kind;
-  j["name"] = e.name;
-  j["time"] = utc_time(e.time_ms);
-  j["time_ms"] = e.time_ms;
+  // An object whose keys keep the order they are set in (a key set again
+  // keeps its place), made by hand: nlohmann's ordered_json would be a
+  // second instantiation of the whole library in the binary for this one
+  // line.
+  std::vector<std::pair<std::string, std::string>> fields;
+  const auto set = [&fields](const std::string& key, const nlohmann::json& value) {
+    std::string dumped = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    auto it = std::find_if(fields.begin(), fields.end(), [&key](const auto& f) { return f.first == key; });
+    if (it != fields.end()) {
+      it->second = std::move(dumped);
+    } else {
+      fields.emplace_back(key, std::move(dumped));
+    }
+  };
+  set("event", e.kind);
+  set("name", e.name);
+  set("time", utc_time(e.time_ms));
+  set("time_ms", e.time_ms);
   in_order(e, [&](const std::string& key, const std::string& value) {
     if (events::numeric_field(key)) {
       long long n = 0;
       auto [at, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec == std::errc() && at == value.data() + value.size() && !value.empty()) {
         // A revoke's grace of 0 is each holder's own --kill-after: null, as in status.
-        j[key] = key == "grace_ms" && n == 0 ? nlohmann::json(nullptr) : nlohmann::json(n);
+        set(key, key == "grace_ms" && n == 0 ? nlohmann::json(nullptr) : nlohmann::json(n));
       } else if (!value.empty()) {
-        j[key] = value;
+        set(key, value);
       }
       return;
     }
-    j[key] = value;
+    set(key, value);
   });
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string out = "{";
+  for (const auto& [key, value] : fields) {
+    out += (out.size() > 1 ? "," : "") +
+           nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += ":" + value;
+  }
+  return out + "}\n";
 }
 
 }  // namespace redlock::cli
