@@ -86,6 +86,10 @@ std::vector<Row> rows() {
   const auto release = ScriptName::k_release;
   const auto history = ScriptName::k_history;
   const std::string running0 = "t:{a}:runs = stream " + entry(k_run0, "running", k_h0, "NOW-5000");
+  // Three entries of other runs, written after running0's.
+  const std::string newer = entry(k_run1, "ok", k_h1_7, "1", "2", "0") + " | " +
+                            entry(k_run1, "failed", k_h1_7, "3", "4", "1") + " | " +
+                            entry(k_run1, "ok", k_h1_7, "5", "6", "0");
   return {
       {"AFreshHoldStartsARun",
        acquire,
@@ -209,6 +213,23 @@ std::vector<Row> rows() {
        args(end_of("drop", "")),
        "{'released', 1, 0}",
        {k_fence5},
+       {k_released}},
+      // A run's entry below the newest two (a semaphore's, whose others
+      // ended since) is found on the next page, as deep as ever.
+      {"TheEndOfARunBelowTheNewestTwoEntriesIsRecorded",
+       release,
+       {k_held, k_fence5, running0 + " | " + newer},
+       args(end_of("ok")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + newer + " | " + entry(k_run0, "ok", k_h0, "#", "#", "0") + k_keep,
+        k_ledgers},
+       {k_released}},
+      {"AnUndoneAcquireTakesItsRunOutBelowTheNewestTwo",
+       release,
+       {k_held, k_fence5, running0 + " | " + newer},
+       args(end_of("drop", "")),
+       "{'released', 1, 0}",
+       {k_fence5, "t:{a}:runs = stream " + newer},
        {k_released}},
       {"AForeignLedgerIsLeftAloneAndTheLockReleased",
        release,

@@ -150,14 +150,29 @@ local function ledger_abandon(live)
   return newest
 end
 
-local function ledger_finish(run, outcome, exit, fallback)
-  local v = nil
-  for _, e in ipairs(ledger_newest(k_ledger_scan)) do
-    if e.run == run and (e.outcome == 'running' or e.outcome == 'abandoned') then
-      v = e
-      break
-    end
+-- The first of the newest k_ledger_scan entries that `wanted` takes, or nil.
+-- The newest two are read first: a run's own entry is nearly always among
+-- them (every write goes to the end), and reading and converting sixteen
+-- entries is most of what a release costs Redis; the rest only if needed.
+local function ledger_find(wanted)
+  local first = 2
+  local page = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', first)
+  for _, e in ipairs(page) do
+    local v = ledger_entry(e)
+    if v and wanted(v) then return v end
   end
+  if #page < first then return nil end
+  -- From the last entry read (again: an exclusive start needs Redis 6.2).
+  local rest = redis.call('XREVRANGE', ledger_key, page[#page][1], '-', 'COUNT', k_ledger_scan - first + 1)
+  for i = 2, #rest do
+    local v = ledger_entry(rest[i])
+    if v and wanted(v) then return v end
+  end
+  return nil
+end
+
+local function ledger_finish(run, outcome, exit, fallback)
+  local v = ledger_find(function(e) return e.run == run and (e.outcome == 'running' or e.outcome == 'abandoned') end)
   if v then
     ledger_remove(v)
   elseif fallback then
@@ -173,12 +188,8 @@ local function ledger_finish(run, outcome, exit, fallback)
 end
 
 local function ledger_drop(run)
-  for _, v in ipairs(ledger_newest(k_ledger_scan)) do
-    if v.run == run and v.outcome == 'running' then
-      ledger_remove(v)
-      return
-    end
-  end
+  local v = ledger_find(function(e) return e.run == run and e.outcome == 'running' end)
+  if v then ledger_remove(v) end
 end
 
 local function ledger_last_ok()
