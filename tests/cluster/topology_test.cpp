@@ -50,6 +50,31 @@ TEST(ClusterTopology, StatusWithoutANameListsTheLocksOfEveryMaster) {
   }
 }
 
+// The metrics of a job that is not running: the names come from the
+// ledgers SCAN finds on every master (the index of ledgers would lie in
+// another slot), so the alert on the last ok run sees every job.
+TEST(ClusterTopology, MetricsCarryTheLastRunOfFreeJobsOnEveryMaster) {
+  Cluster& c = cluster();
+  Env env{{"REDLOCK_URL", c.url(0)}};
+  std::vector<std::string> names;
+  for (size_t i = 0; i < c.size(); ++i) {
+    names.push_back(c.name_on("nightly", i));
+    Result r = run({"exec", names.back(), "--", "true"}, env);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  for (size_t from = 0; from < c.size(); ++from) {
+    Result m = run({"status", "--format", "prometheus"}, Env{{"REDLOCK_URL", c.url(from)}});
+    EXPECT_EQ(m.status, 0) << m.err;
+    for (const auto& name : names) {
+      EXPECT_NE(m.out.find("redlock_last_success_timestamp_seconds{name=\"" + name + "\""), std::string::npos)
+          << name << " has no last run in node " << from << "'s metrics: " << m.out;
+    }
+  }
+  for (size_t i = 0; i < c.size(); ++i) {
+    EXPECT_EQ(c.node(i).cmd({"EXISTS", "redlock:ledgers"}).integer, 0) << "node " << i;
+  }
+}
+
 TEST(ClusterTopology, StatusReadsEachLockInTwoCalls) {
   // One call reads the lock's four keys (its hash, fence and marks), one its
   // line of waiters: a lock's keys share a slot, and only a slot that moves
