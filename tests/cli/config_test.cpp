@@ -2,11 +2,15 @@
 // sets, that flags beat the environment which beats it, and that a bad line
 // is 64 naming the file and line before any traffic.
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -132,4 +136,31 @@ TEST(ConfigFileCli, TheLogKeysSayWhereLinesGoUnderTheEnvironmentAndFlags) {
   Result usage = run({"acquire", "held", "--ttl", "soon"}, {{"REDLOCK_CONFIG", conf}});
   EXPECT_EQ(usage.status, 64);
   EXPECT_EQ(usage.err.rfind("{\"time\":", 0), 0) << usage.err;
+}
+
+// Read once a call: a FIFO gives its text to the first open only (a second
+// would wait for a writer that never comes), as a file read three times a
+// call used to.
+TEST(ConfigFileCli, TheFileIsReadOnceACall) {
+  RedisServer redis;
+  TempDir dir;
+  const std::string fifo = dir.path() + "/redlock.conf";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  std::thread writer([&] {
+    const std::string text = "redis = " + redis.url() + "\nprefix = jobs:\n";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    int fd = -1;
+    while ((fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) < 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // until redlock opens it to read
+    }
+    if (fd >= 0) {
+      (void)!write(fd, text.data(), text.size());
+      close(fd);
+    }
+  });
+  Result r = run({"acquire", "--ttl", "1m", "nightly"}, {{"REDLOCK_CONFIG", fifo}}, Seconds(10));
+  writer.join();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(holds(redis, "jobs:{nightly}"));
 }
