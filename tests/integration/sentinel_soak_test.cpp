@@ -37,7 +37,7 @@ class Sentinel {
     }
     out.close();
     m_process =
-        std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{}, std::string("redis-server"));
+        std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{}, redis_sentinel_binary());
     // Ready once it knows the master.
     if (options.wait_for_master) {
       EXPECT_TRUE(

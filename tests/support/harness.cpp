@@ -175,6 +175,16 @@ std::string redlock_binary() {
   return REDLOCK_BINARY;
 }
 
+std::string redis_server_binary() {
+  const char* b = std::getenv("REDLOCK_TEST_REDIS_SERVER");
+  return b != nullptr && *b != '\0' ? b : "redis-server";
+}
+
+std::string redis_sentinel_binary() {
+  const char* b = std::getenv("REDLOCK_TEST_REDIS_SENTINEL");
+  return b != nullptr && *b != '\0' ? b : redis_server_binary();
+}
+
 RedisServer::RedisServer(Options options) : m_options(std::move(options)) {
   start();
 }
@@ -217,12 +227,13 @@ void RedisServer::start() {
                    m_options.tls_client_cert.empty() ? "no" : "yes"});
     }
     args.insert(args.end(), m_options.extra.begin(), m_options.extra.end());
+    const std::string program = redis_server_binary();
     pid_t pid = fork();
     if (pid == 0) {
       int devnull = open("/dev/null", O_RDWR);
       dup2(devnull, 0);
       dup2(devnull, 1);
-      exec_child("redis-server", args, child_env({}));
+      exec_child(program, args, child_env({}));
     }
     m_pid = pid;
     bool up = eventually(
