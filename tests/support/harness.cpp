@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,24 @@ std::string redlock_binary() {
 std::string redis_server_binary() {
   const char* b = std::getenv("REDLOCK_TEST_REDIS_SERVER");
   return b != nullptr && *b != '\0' ? b : "redis-server";
+}
+
+std::vector<std::string> debug_command_options() {
+  static const bool since_7 = [] {
+    // "Redis server v=7.0.15 sha=..." or "Valkey server v=8.0.1 ...".
+    FILE* p = popen((redis_server_binary() + " --version").c_str(), "r");
+    std::string out(256, '\0');
+    out.resize(p != nullptr ? fread(out.data(), 1, out.size(), p) : 0);
+    if (p != nullptr) {
+      pclose(p);
+    }
+    const size_t at = out.find(" v=");
+    return at == std::string::npos || std::atoi(out.c_str() + at + 3) >= 7;
+  }();
+  if (!since_7) {
+    return {};
+  }
+  return {"--enable-debug-command", "yes"};
 }
 
 std::string redis_sentinel_binary() {

@@ -99,6 +99,9 @@ using Env = std::map<std::string, std::string>;
 // name looked up in PATH: scripts/compat points it at each server it
 // built), else redis-server.
 [[nodiscard]] std::string redis_server_binary();
+// The options that let a test server run DEBUG (Redis 7.0 disables it by
+// default; before 7.0 it is on and the option does not exist).
+[[nodiscard]] std::vector<std::string> debug_command_options();
 // The program a Sentinel test starts with --sentinel:
 // $REDLOCK_TEST_REDIS_SENTINEL, else the server's (redis-server and
 // valkey-server both run as a sentinel with --sentinel).
