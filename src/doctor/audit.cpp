@@ -122,11 +122,14 @@ void time_server(Connection& conn, ServerFacts& f) {
   }
 }
 
-// The rights check's reply: the refusals, or nullopt with the reason.
-void read_rights(const Reply& r, ServerFacts& f) {
+// The rights check's reply: the refusals, or nullopt with the reason. The
+// script's key is `key`: a user whose keys leave it out is refused EVAL on
+// it before the script runs.
+void read_rights(const Reply& r, ServerFacts& f, const std::string& key) {
   if (r.is_error()) {
     if (redis::classify_error(r.str) == ExitStatus::k_refused) {
-      f.refused = std::vector<Refusal>{{"lock", "EVAL"}};
+      const bool on_key = !key.empty() && r.str.find(" key") != std::string::npos;
+      f.refused = std::vector<Refusal>{{"lock", on_key ? "EVAL " + key : "EVAL"}};
     } else {
       f.rights_error = fmt::format("EVAL answered: {}", server_words(r));
     }
@@ -203,7 +206,7 @@ void ask_rights_again(std::vector<std::unique_ptr<Connection>>& conns, std::vect
     for (const Reply& r : conns[i]->take_replies()) {
       if (!moved(r)) {
         f.rights_error.clear();
-        read_rights(r, f);
+        read_rights(r, f, "");
         break;
       }
     }
@@ -244,7 +247,7 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
     if (moved(replies[1 + n_config])) {
       f.rights_error = "moved";  // asked again below
     } else {
-      read_rights(replies[1 + n_config], f);
+      read_rights(replies[1 + n_config], f, lock::keys_for(options.prefix, k_probe_name).lock);
     }
     if (!replies[2 + n_config].is_error()) {
       f.cluster = parse_info(replies[2 + n_config].str);
