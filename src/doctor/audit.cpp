@@ -30,12 +30,12 @@ constexpr int k_probe_names = 32;
 // The rights check (lua/rights-1.lua) on the keys of lock `name`.
 std::vector<std::string> rights_check(const std::string& prefix, const std::string& name) {
   const lock::Keys keys = lock::keys_for(prefix, name);
-  return {"EVAL",     std::string(lock::lua::k_rights.text),
-          "1",        keys.lock,
-          keys.fence, keys.channel,
-          keys.line,  keys.beats,
+  return {"EVAL",       std::string(lock::lua::k_rights.text),
+          "1",          keys.lock,
+          keys.fence,   keys.channel,
+          keys.line,    keys.beats,
           keys.waiters, keys.writers,
-          keys.runs,  keys.index};
+          keys.runs,    keys.index};
 }
 
 bool moved(const Reply& r) {

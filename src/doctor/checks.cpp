@@ -162,8 +162,7 @@ void check_persistence(const Report& r, const ServerFacts& s, const Expectations
     // append-only file is on, though not how often it is synced.
     const std::string aof_enabled = field(s.info, "aof_enabled");
     if (aof_enabled == "1") {
-      r.add("persistence", Level::k_warn,
-            fmt::format("appendonly yes (INFO); appendfsync unknown ({})", config_why(s)),
+      r.add("persistence", Level::k_warn, fmt::format("appendonly yes (INFO); appendfsync unknown ({})", config_why(s)),
             "check in the service's console that appendfsync is always: with everysec a crash forgets the locks "
             "of the last second");
     } else if (aof_enabled == "0") {

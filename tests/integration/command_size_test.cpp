@@ -113,8 +113,8 @@ TEST_F(CommandSize, NoCommandExceeds3999ArgumentsOrOneMegabyte) {
 
   // Everything sent has been shown once a last command of ours is.
   ASSERT_EQ(redis.cmd({"ECHO", "command-size-end"}).str, "command-size-end");
-  ASSERT_TRUE(eventually([&] { return monitor.out_so_far().find("command-size-end") != std::string::npos; },
-                         Seconds(30)));
+  ASSERT_TRUE(
+      eventually([&] { return monitor.out_so_far().find("command-size-end") != std::string::npos; }, Seconds(30)));
   monitor.signal(SIGTERM);
   const Result shown = monitor.wait(Seconds(10));
   size_t commands = 0;

@@ -111,8 +111,8 @@ void expect_every_subcommand(const Env& env, const std::string& what, bool with_
 // --min-replicas where WAIT is refused: `status`, a line that names WAIT,
 // and nothing held.
 void expect_wait_named(const RedisServer& redis, const Env& env, int status) {
-  for (const auto& args : std::vector<std::vector<std::string>>{{"acquire", "--min-replicas", "1", "repl"},
-                                                                {"exec", "--min-replicas", "1", "repl", "--", "true"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"acquire", "--min-replicas", "1", "repl"}, {"exec", "--min-replicas", "1", "repl", "--", "true"}}) {
     Result r = run(args, env);
     EXPECT_EQ(r.status, status) << r.err;
     EXPECT_NE(r.err.find("refused WAIT"), std::string::npos) << r.err;
@@ -172,9 +172,8 @@ TEST(Managed, EachOfScriptRoleClusterAndInfoRefusedAloneChangesNoStatus) {
 // (77) in words that say so, not a protocol error (76).
 TEST(Managed, AUserNameOnAServerWithoutAclUsersIsRefusedInWords) {
   FakeRedis old("-ERR wrong number of arguments for 'auth' command\r\n");
-  Result r = run({"acquire", "job"},
-                 {{"REDLOCK_URL", "redis://locker:@127.0.0.1:" + std::to_string(old.port())},
-                  {"REDLOCK_PASSWORD", "managed-pw"}});
+  Result r = run({"acquire", "job"}, {{"REDLOCK_URL", "redis://locker:@127.0.0.1:" + std::to_string(old.port())},
+                                      {"REDLOCK_PASSWORD", "managed-pw"}});
   EXPECT_EQ(r.status, 77) << r.err;
   EXPECT_NE(r.err.find("takes no user name ('locker')"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("redis://:PASSWORD@"), std::string::npos) << r.err;
@@ -185,8 +184,7 @@ TEST(Managed, AUserNameOnAServerWithoutAclUsersIsRefusedInWords) {
     return;  // the real thing only where the server is that old
   }
   const std::string at = redis.url().substr(8);
-  Result real =
-      run({"acquire", "job"}, {{"REDLOCK_URL", "redis://locker:@" + at}, {"REDLOCK_PASSWORD", "managed-pw"}});
+  Result real = run({"acquire", "job"}, {{"REDLOCK_URL", "redis://locker:@" + at}, {"REDLOCK_PASSWORD", "managed-pw"}});
   EXPECT_EQ(real.status, 77) << real.err;
   EXPECT_NE(real.err.find("takes no user name"), std::string::npos) << real.err;
   Result plain = run({"acquire", "job"}, {{"REDLOCK_URL", "redis://:@" + at}, {"REDLOCK_PASSWORD", "managed-pw"}});
