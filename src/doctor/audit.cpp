@@ -22,6 +22,26 @@ using redis::Reply;
 // ACL grants keys by pattern; nothing is written to them.
 constexpr const char* k_probe_name = "doctor";
 
+// On a Redis Cluster the rights check runs on the node of its key's slot:
+// a node that answers MOVED is asked again with this many other names at
+// once, one of which its slots almost surely hold.
+constexpr int k_probe_names = 32;
+
+// The rights check (lua/rights-1.lua) on the keys of lock `name`.
+std::vector<std::string> rights_check(const std::string& prefix, const std::string& name) {
+  const lock::Keys keys = lock::keys_for(prefix, name);
+  return {"EVAL",       std::string(lock::lua::k_rights.text),
+          "1",          keys.lock,
+          keys.fence,   keys.channel,
+          keys.line,    keys.beats,
+          keys.waiters, keys.writers,
+          keys.runs,    keys.index};
+}
+
+bool moved(const Reply& r) {
+  return r.is_error() && r.str.rfind("MOVED ", 0) == 0;
+}
+
 // The CONFIG values the checks read, one CONFIG GET each (several names in
 // one CONFIG GET need Redis 7).
 constexpr const char* k_config[] = {"maxmemory", "maxmemory-policy",      "appendonly", "appendfsync",
@@ -102,11 +122,14 @@ void time_server(Connection& conn, ServerFacts& f) {
   }
 }
 
-// The rights check's reply: the refusals, or nullopt with the reason.
-void read_rights(const Reply& r, ServerFacts& f) {
+// The rights check's reply: the refusals, or nullopt with the reason. The
+// script's key is `key`: a user whose keys leave it out is refused EVAL on
+// it before the script runs.
+void read_rights(const Reply& r, ServerFacts& f, const std::string& key) {
   if (r.is_error()) {
     if (redis::classify_error(r.str) == ExitStatus::k_refused) {
-      f.refused = std::vector<Refusal>{{"lock", "EVAL"}};
+      const bool on_key = !key.empty() && r.str.find(" key") != std::string::npos;
+      f.refused = std::vector<Refusal>{{"lock", on_key ? "EVAL " + key : "EVAL"}};
     } else {
       f.rights_error = fmt::format("EVAL answered: {}", server_words(r));
     }
@@ -157,10 +180,42 @@ std::vector<std::unique_ptr<Connection>> connections(const std::vector<redis::En
   return conns;
 }
 
+// The rights check again on the Cluster nodes that did not hold the first
+// name's slot, with other names: the first reply that is not MOVED counts.
+void ask_rights_again(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts,
+                      const lock::Options& options, const Cancel& cancel) {
+  std::vector<size_t> again;
+  for (size_t i = 0; i < conns.size(); ++i) {
+    if (!facts[i].failure && facts[i].rights_error == "moved") {
+      again.push_back(i);
+      for (int k = 1; k <= k_probe_names; ++k) {
+        conns[i]->queue(rights_check(options.prefix, fmt::format("{}-{}", k_probe_name, k)));
+      }
+    }
+  }
+  if (again.empty()) {
+    return;
+  }
+  run_live(conns, facts, cancel);
+  for (size_t i : again) {
+    auto& f = facts[i];
+    if (f.failure) {
+      continue;
+    }
+    f.rights_error = "no name on this node's slots could be checked";
+    for (const Reply& r : conns[i]->take_replies()) {
+      if (!moved(r)) {
+        f.rights_error.clear();
+        read_rights(r, f, "");
+        break;
+      }
+    }
+  }
+}
+
 // INFO, CONFIG GET, the rights check and CLUSTER INFO, pipelined.
 void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const lock::Options& options,
          const Cancel& cancel) {
-  const lock::Keys keys = lock::keys_for(options.prefix, k_probe_name);
   for (size_t i = 0; i < conns.size(); ++i) {
     if (facts[i].failure) {
       continue;
@@ -170,8 +225,7 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
     for (const char* name : k_config) {
       c.queue({"CONFIG", "GET", name});
     }
-    c.queue({"EVAL", std::string(lock::lua::k_rights.text), "0", keys.lock, keys.fence, keys.channel, keys.line,
-             keys.beats, keys.waiters, keys.writers, keys.runs, keys.index});
+    c.queue(rights_check(options.prefix, k_probe_name));
     c.queue({"CLUSTER", "INFO"});
   }
   run_live(conns, facts, cancel);
@@ -190,11 +244,16 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
       f.info = parse_info(replies[0].str);
     }
     read_config(replies, 1, f);
-    read_rights(replies[1 + n_config], f);
+    if (moved(replies[1 + n_config])) {
+      f.rights_error = "moved";  // asked again below
+    } else {
+      read_rights(replies[1 + n_config], f, lock::keys_for(options.prefix, k_probe_name).lock);
+    }
     if (!replies[2 + n_config].is_error()) {
       f.cluster = parse_info(replies[2 + n_config].str);
     }
   }
+  ask_rights_again(conns, facts, options, cancel);
 }
 
 // Sentinel's down-after-milliseconds for the master of a redis+sentinel://

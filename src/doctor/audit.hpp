@@ -3,7 +3,7 @@
 // What `redlock doctor` asks each server, without taking a lock: whether it
 // answers and accepts the credentials, its clock and round trip, INFO, the
 // CONFIG values that matter to locks, the ACL rights the scripts need
-// (lua/rights-0.lua), CLUSTER INFO, and for redis+sentinel:// the
+// (lua/rights-1.lua), CLUSTER INFO, and for redis+sentinel:// the
 // sentinels' down-after-milliseconds. doctor/checks.hpp judges the answers.
 
 #include <vector>

@@ -49,10 +49,14 @@ struct Report {
   }
 };
 
-// What could not be read from CONFIG, as a warning of `check`.
+// Why CONFIG said nothing: "refused: <its error>", or "not answered".
+std::string config_why(const ServerFacts& s) {
+  return s.config_error.empty() ? "not answered" : fmt::format("refused: {}", s.config_error);
+}
+
+// What could not be read from CONFIG (nor INFO), as a warning of `check`.
 void config_unread(const Report& r, const char* check, const ServerFacts& s, const char* what) {
-  r.add(check, Level::k_warn,
-        fmt::format("could not read {} ({})", what, s.config_error.empty() ? "not answered" : s.config_error),
+  r.add(check, Level::k_warn, fmt::format("could not read {}: unknown ({})", what, config_why(s)),
         fmt::format("CONFIG may be renamed or refused on managed Redis: check {} in its console", what));
 }
 
@@ -124,8 +128,13 @@ void check_rights(const Report& r, const ServerFacts& s) {
 }
 
 void check_eviction(const Report& r, const ServerFacts& s) {
-  const std::string limit = field(s.config, "maxmemory");
-  const std::string policy = field(s.config, "maxmemory-policy");
+  std::string limit = field(s.config, "maxmemory");
+  std::string policy = field(s.config, "maxmemory-policy");
+  if (limit.empty() || policy.empty()) {
+    // Where CONFIG is refused, INFO memory says the same.
+    limit = field(s.info, "maxmemory");
+    policy = field(s.info, "maxmemory_policy");
+  }
   if (limit.empty() || policy.empty()) {
     config_unread(r, "eviction", s, "maxmemory-policy");
   } else if (policy == "noeviction") {
@@ -144,14 +153,29 @@ void check_persistence(const Report& r, const ServerFacts& s, const Expectations
   const std::string aof = field(s.config, "appendonly");
   const std::string fsync = field(s.config, "appendfsync");
   const auto save = s.config.find("save");
-  if (aof.empty() || (aof == "yes" && fsync.empty()) || (aof != "yes" && save == s.config.end())) {
-    config_unread(r, "persistence", s, "appendonly and appendfsync");
-    return;
-  }
   const std::string advice = fmt::format(
       "set appendonly yes and appendfsync always, or keep a restarted server out for longer than the longest "
       "TTL ({} here)",
       format_duration(e.ttl));
+  if (aof.empty() || (aof == "yes" && fsync.empty()) || (aof != "yes" && save == s.config.end())) {
+    // Where CONFIG is refused, INFO persistence still says whether the
+    // append-only file is on, though not how often it is synced.
+    const std::string aof_enabled = field(s.info, "aof_enabled");
+    if (aof_enabled == "1") {
+      r.add("persistence", Level::k_warn, fmt::format("appendonly yes (INFO); appendfsync unknown ({})", config_why(s)),
+            "check in the service's console that appendfsync is always: with everysec a crash forgets the locks "
+            "of the last second");
+    } else if (aof_enabled == "0") {
+      r.add("persistence", Level::k_warn,
+            fmt::format("appendonly no (INFO): a restart forgets the locks taken since the last snapshot, if any; "
+                        "save unknown ({})",
+                        config_why(s)),
+            advice + "; check the snapshot schedule in the service's console");
+    } else {
+      config_unread(r, "persistence", s, "appendonly and appendfsync");
+    }
+    return;
+  }
   if (aof == "yes" && fsync == "always") {
     r.add("persistence", Level::k_ok, "appendonly yes, appendfsync always: a restart keeps every lock");
   } else if (aof == "yes") {
@@ -255,7 +279,10 @@ void check_cluster(const Report& r, const ServerFacts& s) {
 // waiters, and everyone else who shares it.
 void check_clients(const Report& r, const ServerFacts& s) {
   const auto connected = number(field(s.info, "connected_clients"));
-  const auto most = number(field(s.config, "maxclients"));
+  auto most = number(field(s.config, "maxclients"));
+  if (!most) {
+    most = number(field(s.info, "maxclients"));  // INFO clients, where CONFIG is refused (Redis 6.2)
+  }
   if (!connected) {
     r.add("clients", Level::k_warn, "could not read connected_clients from INFO",
           "INFO may be refused: check with INFO clients that maxclients leaves room");

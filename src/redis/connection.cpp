@@ -554,6 +554,12 @@ void Connection::refuse_setup(const std::string& reply, bool auth) {
     fail(status, fmt::format("Redis at {} refused the credentials: {} (check the password and user: --password-file "
                              "or $REDLOCK_PASSWORD)",
                              m_endpoint.display(), error));
+  } else if (auth && !m_endpoint.user.empty() && reply.find("wrong number of arguments") != std::string::npos) {
+    // Redis before 6.0 has no ACL users: AUTH takes the password alone.
+    fail(ExitStatus::k_refused,
+         fmt::format("Redis at {} takes no user name ('{}'): servers before Redis 6.0 have no ACL users and take "
+                     "AUTH with the password only; drop the user name from the URL (redis://:PASSWORD@host)",
+                     m_endpoint.display(), m_endpoint.user));
   } else if (auth) {
     // Not a verdict on the password: a server without AUTH, one with no
     // room for another client...

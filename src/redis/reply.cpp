@@ -247,7 +247,9 @@ ExitStatus classify_error(const std::string& e) {
   if (starts("NOAUTH") || starts("WRONGPASS") || starts("NOPERM") || e.find("unauthenticated") != std::string::npos ||
       starts("ERR AUTH") || starts("ERR invalid password") || starts("ERR Client sent AUTH") ||
       e.find("The user executing the script can't") != std::string::npos ||
-      e.find("no permissions to") != std::string::npos) {
+      e.find("no permissions to") != std::string::npos ||
+      // Redis 7.2 and later, and Valkey, inside a script.
+      e.find("ACL failure in script") != std::string::npos || e.find("No permissions to") != std::string::npos) {
     return ExitStatus::k_refused;
   }
   // A cluster that lost slots comes back, a server loading its data or

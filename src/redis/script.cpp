@@ -285,8 +285,10 @@ class Run {
     // is a Redis Cluster; NOPERM about keys, an ACL that does not cover
     // them (if it is about the lock's own keys, the next answer says so).
     Connection& conn = target(p);
+    // (Redis 7.0 says "one of the keys", 7.2 and later "a key".)
     const bool keys_refused = error.rfind("CROSSSLOT", 0) == 0 ||
-                              (error.rfind("NOPERM", 0) == 0 && error.find(" keys ") != std::string::npos);
+                              (error.rfind("NOPERM", 0) == 0 && (error.find(" keys ") != std::string::npos ||
+                                                                 error.find("access a key") != std::string::npos));
     if (keys_refused && m_call.script->optional_keys > 0 && !conn.refuses_optional_keys()) {
       log_debug("{} refuses {}'s optional keys: {}", conn.endpoint().display(), m_call.script->name, error);
       conn.refuse_optional_keys();

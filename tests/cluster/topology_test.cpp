@@ -121,7 +121,9 @@ TEST(ClusterTopology, DoctorFindsEverySlotAssigned) {
   EXPECT_NE(r.out.find("ok    cluster       " + c.url(0) + ": every one of the 16384 slots is assigned"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("ok    acl "), std::string::npos) << r.out;
+  // Before Redis 7.0 the rights cannot be checked: a warning, not a failure.
+  EXPECT_TRUE(r.out.find("ok    acl ") != std::string::npos || r.out.find("before Redis 7.0") != std::string::npos)
+      << r.out;
 }
 
 TEST(ClusterTopology, UrlsOfOneClusterAreRefusedNotCountedAsVoters) {

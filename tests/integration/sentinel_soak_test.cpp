@@ -36,8 +36,7 @@ class Sentinel {
       out << "requirepass " << m_password << "\n";
     }
     out.close();
-    m_process =
-        std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{}, std::string("redis-server"));
+    m_process = std::make_unique<Child>(std::vector<std::string>{conf, "--sentinel"}, Env{}, redis_sentinel_binary());
     // Ready once it knows the master.
     if (options.wait_for_master) {
       EXPECT_TRUE(

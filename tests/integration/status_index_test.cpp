@@ -34,7 +34,7 @@ std::vector<std::string> names_in(const std::string& out) {
 
 RedisServer::Options with_debug() {
   RedisServer::Options o;
-  o.extra = {"--enable-debug-command", "yes"};
+  o.extra = debug_command_options();
   return o;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 RedisServer::Options with_debug() {
   RedisServer::Options o;
-  o.extra = {"--enable-debug-command", "yes"};
+  o.extra = debug_command_options();
   return o;
 }
 

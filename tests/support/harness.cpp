@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -175,6 +176,34 @@ std::string redlock_binary() {
   return REDLOCK_BINARY;
 }
 
+std::string redis_server_binary() {
+  const char* b = std::getenv("REDLOCK_TEST_REDIS_SERVER");
+  return b != nullptr && *b != '\0' ? b : "redis-server";
+}
+
+std::vector<std::string> debug_command_options() {
+  static const bool since_7 = [] {
+    // "Redis server v=7.0.15 sha=..." or "Valkey server v=8.0.1 ...".
+    FILE* p = popen((redis_server_binary() + " --version").c_str(), "r");
+    std::string out(256, '\0');
+    out.resize(p != nullptr ? fread(out.data(), 1, out.size(), p) : 0);
+    if (p != nullptr) {
+      pclose(p);
+    }
+    const size_t at = out.find(" v=");
+    return at == std::string::npos || std::atoi(out.c_str() + at + 3) >= 7;
+  }();
+  if (!since_7) {
+    return {};
+  }
+  return {"--enable-debug-command", "yes"};
+}
+
+std::string redis_sentinel_binary() {
+  const char* b = std::getenv("REDLOCK_TEST_REDIS_SENTINEL");
+  return b != nullptr && *b != '\0' ? b : redis_server_binary();
+}
+
 RedisServer::RedisServer(Options options) : m_options(std::move(options)) {
   start();
 }
@@ -217,12 +246,13 @@ void RedisServer::start() {
                    m_options.tls_client_cert.empty() ? "no" : "yes"});
     }
     args.insert(args.end(), m_options.extra.begin(), m_options.extra.end());
+    const std::string program = redis_server_binary();
     pid_t pid = fork();
     if (pid == 0) {
       int devnull = open("/dev/null", O_RDWR);
       dup2(devnull, 0);
       dup2(devnull, 1);
-      exec_child("redis-server", args, child_env({}));
+      exec_child(program, args, child_env({}));
     }
     m_pid = pid;
     bool up = eventually(

@@ -95,6 +95,18 @@ using Env = std::map<std::string, std::string>;
 // The redlock binary under test.
 [[nodiscard]] std::string redlock_binary();
 
+// The server every test starts: $REDLOCK_TEST_REDIS_SERVER (a path, or a
+// name looked up in PATH: scripts/compat points it at each server it
+// built), else redis-server.
+[[nodiscard]] std::string redis_server_binary();
+// The options that let a test server run DEBUG (Redis 7.0 disables it by
+// default; before 7.0 it is on and the option does not exist).
+[[nodiscard]] std::vector<std::string> debug_command_options();
+// The program a Sentinel test starts with --sentinel:
+// $REDLOCK_TEST_REDIS_SENTINEL, else the server's (redis-server and
+// valkey-server both run as a sentinel with --sentinel).
+[[nodiscard]] std::string redis_sentinel_binary();
+
 // Runs redlock with `args` (the binary is prepended) and `env` added to
 // (an empty value removes a variable from) the environment; REDLOCK_*
 // variables of the test's own environment are never passed on. Kills it

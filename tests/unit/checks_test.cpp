@@ -263,6 +263,57 @@ TEST(Checks, EachFindingGetsItsLevel) {
   }
 }
 
+// A managed Redis refuses CONFIG: what INFO carries is read from there, the
+// rest is unknown and says where to look.
+TEST(Checks, WhereConfigIsRefusedInfoIsReadAndTheRestIsUnknown) {
+  const auto refused = [](ServerFacts s) {
+    s.config.clear();
+    s.config_error = "ERR unknown command 'CONFIG'";
+    return s;
+  };
+  const auto detail = [](const std::vector<Finding>& findings, const std::string& check) {
+    for (const auto& f : findings) {
+      if (f.check == check) {
+        return f.detail + " / " + f.advice;
+      }
+    }
+    return std::string();
+  };
+  ServerFacts evicting = refused(healthy());
+  evicting.info["maxmemory"] = "104857600";
+  evicting.info["maxmemory_policy"] = "allkeys-lru";
+  evicting.info["aof_enabled"] = "1";
+  evicting.info["maxclients"] = "100";
+  evicting.info["connected_clients"] = "95";
+  auto findings = diagnose({evicting}, {});
+  EXPECT_EQ(level_of(findings, "eviction"), Level::k_fail) << detail(findings, "eviction");
+  EXPECT_NE(detail(findings, "eviction").find("allkeys-lru"), std::string::npos);
+  EXPECT_EQ(level_of(findings, "persistence"), Level::k_warn);
+  EXPECT_NE(detail(findings, "persistence").find("appendfsync unknown (refused: ERR unknown command"),
+            std::string::npos)
+      << detail(findings, "persistence");
+  EXPECT_NE(detail(findings, "persistence").find("console"), std::string::npos);
+  EXPECT_EQ(level_of(findings, "clients"), Level::k_fail) << "maxclients from INFO clients";
+
+  ServerFacts keeping = refused(healthy());
+  keeping.info["maxmemory"] = "0";
+  keeping.info["maxmemory_policy"] = "noeviction";
+  keeping.info["aof_enabled"] = "0";
+  findings = diagnose({keeping}, {});
+  EXPECT_EQ(level_of(findings, "eviction"), Level::k_ok);
+  EXPECT_NE(detail(findings, "persistence").find("appendonly no (INFO)"), std::string::npos);
+  EXPECT_NE(detail(findings, "clients").find("maxclients: unknown (refused"), std::string::npos)
+      << detail(findings, "clients");
+
+  // Neither CONFIG nor INFO: every one unknown, with the console to check.
+  ServerFacts blind = refused(healthy());
+  blind.info.erase("maxmemory");
+  findings = diagnose({blind}, {});
+  EXPECT_NE(detail(findings, "eviction").find("maxmemory-policy: unknown (refused"), std::string::npos)
+      << detail(findings, "eviction");
+  EXPECT_NE(detail(findings, "eviction").find("in its console"), std::string::npos);
+}
+
 TEST(Checks, AServerThatCannotBeReachedGetsNoOtherCheck) {
   ServerFacts s = healthy();
   s.failure = redis::Failure{ExitStatus::k_unavailable, "Connection refused"};

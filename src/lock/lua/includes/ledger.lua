@@ -110,12 +110,12 @@ local function ledger_newest(count)
 end
 
 local function ledger_write(v)
-  local argv = {'XADD', ledger_key, 'MAXLEN', k_ledger_cap, '*', 'schema', k_schema}
+  local fields = {}
   for _, f in ipairs(k_run_fields) do
-    argv[#argv + 1] = f
-    argv[#argv + 1] = v[f] or ''
+    fields[#fields + 1] = f
+    fields[#fields + 1] = v[f] or ''
   end
-  redis.call(unpack(argv))
+  redis.call('XADD', ledger_key, 'MAXLEN', k_ledger_cap, '*', 'schema', k_schema, unpack(fields))
   redis.call('PEXPIRE', ledger_key, k_ledger_keep_ms)
   ledgers_sync(now + k_ledger_keep_ms)
 end

@@ -5,15 +5,17 @@
 -- lock. redis.acl_check_cmd (Redis 7) checks a command, its keys and its
 -- channels against the user's ACL as if the user had sent it; it needs no
 -- right of its own, so a user with the least ACL redlock(1) gives can run
--- this, where ACL DRYRUN would need +acl. It takes no KEYS: the names are
--- only checked, never read, and any Cluster node may run it.
+-- this, where ACL DRYRUN would need +acl. The names are only checked, never
+-- read or written; it still takes the lock's hash as its one key, since
+-- servers that refuse a script with no key exist (ElastiCache Serverless),
+-- and on a Cluster it runs on the node of that key's slot.
 --
--- ARGV[1]  the lock's hash, <prefix>{NAME}
--- ARGV[2]  its fence counter, <prefix>{NAME}:fence
--- ARGV[3]  its channel, <prefix>{NAME}:released
--- ARGV[4..7]  its line of waiters: line, beats, waiters, writers
--- ARGV[8]  its run ledger, <prefix>{NAME}:runs
--- ARGV[9]  the index of held locks, <prefix>index
+-- KEYS[1]  the lock's hash, <prefix>{NAME}
+-- ARGV[1]  its fence counter, <prefix>{NAME}:fence
+-- ARGV[2]  its channel, <prefix>{NAME}:released
+-- ARGV[3..6]  its line of waiters: line, beats, waiters, writers
+-- ARGV[7]  its run ledger, <prefix>{NAME}:runs
+-- ARGV[8]  the index of held locks, <prefix>index
 --
 -- Replies:
 --   'unknown'                    the server cannot check (before Redis 7)
@@ -25,9 +27,9 @@
 if not redis.acl_check_cmd then
   return 'unknown'
 end
-local lock, fence, channel = ARGV[1], ARGV[2], ARGV[3]
-local line, beats, waiters, writers = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local runs, index = ARGV[8], ARGV[9]
+local lock, fence, channel = KEYS[1], ARGV[1], ARGV[2]
+local line, beats, waiters, writers = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local runs, index = ARGV[7], ARGV[8]
 local checks = {
   {'lock', 'EVALSHA', '0000000000000000000000000000000000000000', '1', lock},
   {'lock', 'EVAL', 'return 0', '1', lock},
