@@ -243,7 +243,7 @@ void choose_endpoints(const GlobalOptions& g, const ConfigFile& file, Resolved& 
 }  // namespace
 
 Resolved resolve(const GlobalOptions& g) {
-  const ConfigFile file = read_config();
+  const ConfigFile& file = read_config();
   Resolved r;
   choose_endpoints(g, file, r);
   redis::refuse_repeated(r.endpoints);
