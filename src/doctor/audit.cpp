@@ -69,6 +69,19 @@ void run_live(std::vector<std::unique_ptr<Connection>>& conns, std::vector<Serve
   }
 }
 
+// Whether PING's reply (the first of `replies`) refused: then f.failure
+// says so.
+bool ping_refused(const std::vector<Reply>& replies, ServerFacts& f) {
+  if (replies.empty() || !replies[0].is_error()) {
+    return false;
+  }
+  f.failure = redis::Failure{redis::classify_error(replies[0].str),
+                             fmt::format("Redis at {} answered PING with: {}{}", f.server, server_words(replies[0]),
+                                         redis::error_hint(replies[0].str)),
+                             true};
+  return true;
+}
+
 // PING: whether it answers, and accepts the credentials the connection
 // sent first.
 void reach(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFacts>& facts, const Cancel& cancel) {
@@ -80,13 +93,7 @@ void reach(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFa
     if (facts[i].failure) {
       continue;
     }
-    const auto replies = conns[i]->take_replies();
-    if (!replies.empty() && replies[0].is_error()) {
-      facts[i].failure = redis::Failure{redis::classify_error(replies[0].str),
-                                        fmt::format("Redis at {} answered PING with: {}{}", facts[i].server,
-                                                    server_words(replies[0]), redis::error_hint(replies[0].str)),
-                                        true};
-    }
+    (void)ping_refused(conns[i]->take_replies(), facts[i]);
   }
 }
 
@@ -327,13 +334,9 @@ std::vector<ServerFacts> probe(const std::vector<redis::Endpoint>& endpoints, co
       continue;
     }
     const auto replies = conns[i]->take_replies();
-    if (!replies.empty() && replies[0].is_error()) {
-      facts[i].failure = redis::Failure{
-          redis::classify_error(replies[0].str),
-          fmt::format("Redis at {} answered PING with: {}", facts[i].server, server_words(replies[0])), true};
-      continue;
+    if (!ping_refused(replies, facts[i])) {
+      read_config(replies, 1, facts[i]);
     }
-    read_config(replies, 1, facts[i]);
   }
   return facts;
 }
