@@ -234,7 +234,7 @@ def servers_set(args, redlock, servers):
     n = max(20, args.runs // 3)
     res = interleave(n, {"N=1": pair(urls[:1]), "N=3": pair(urls[:3]), "N=5": pair(urls)})
     timeout_ms = 200
-    extra = ("--timeout", f"{timeout_ms}ms", "--connect-timeout", f"{timeout_ms}ms")
+    extra = ("--redis-timeout", f"{timeout_ms}ms", "--connect-timeout", f"{timeout_ms}ms")
     os.kill(servers[-1].proc.pid, signal.SIGSTOP)
     try:
         stopped = interleave(max(5, n // 4), {"N=1 ": pair(urls[:1], extra), "N=5, one stopped": pair(urls, extra)})

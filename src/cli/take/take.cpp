@@ -53,8 +53,12 @@ Take parse_take(const TakeOptions& o, bool shared) {
   t.first = o.names.front();
   t.name = t.names.front();
   t.ttl = o.ttl;
-  t.wait = o.wait;
+  t.wait = o.nonblock ? std::optional<Millis>(Millis(0)) : o.wait;
   t.conflict_exit_code = o.conflict_exit_code;
+  if (o.exclusive && (shared || o.limit != 1)) {
+    throw UsageError(fmt::format("-x (--exclusive) takes the lock alone; it does not go with {}",
+                                 shared ? "--shared" : "--limit"));
+  }
   if (shared && o.limit != 1) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
   }
