@@ -144,10 +144,13 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
     return conflict_exit_code;
   }
   const bool did_wait = waited && *waited > Millis(0);
+  // Under --conflict-exit-code 0 a busy lock is no failure: nothing to try again.
+  const bool advise = conflict_exit_code.value() != 0;
   if (busy.lost_race && busy.host.empty()) {
     log_notice("{} is contended: no quorum for anyone{}", escape_for_terminal(name),
-               did_wait ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
-                        : std::string("; try again or use --wait"));
+               did_wait  ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
+               : advise ? std::string("; try again or use --wait")
+                        : std::string());
     return conflict_exit_code;
   }
   const HolderInfo holder = holder_of(busy);
@@ -171,8 +174,8 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
     log_at(Verbosity::k_quiet, "gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
            format_duration(*waited), who.empty() ? "" : " by " + who, more);
   } else {
-    log_at(Verbosity::k_quiet, "{} is held{}{}; try later or use --wait", escape_for_terminal(name),
-           who.empty() ? "" : " by " + who, more);
+    log_at(Verbosity::k_quiet, "{} is held{}{}{}", escape_for_terminal(name), who.empty() ? "" : " by " + who, more,
+           advise ? "; try later or use --wait" : "");
   }
   return conflict_exit_code;
 }
