@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -87,8 +86,8 @@ int keep_for(const Resolved& r, const HeldAll& all, Millis ttl, pid_t watched) n
       if (why.empty()) {
         why = fmt::format("{} could not be renewed in time", spoken_names(all.names()));
       }
-      exec::tell_lost(watched, fmt::format("redlock: {}; the lock kept for pid {} is lost: sent it SIGTERM\n",
-                                           why, watched));
+      exec::tell_lost(watched,
+                      fmt::format("redlock: {}; the lock kept for pid {} is lost: sent it SIGTERM\n", why, watched));
     } else if (end != exec::KeptEnd::k_handed_over) {
       give_back(locker, all.held, false);
     }

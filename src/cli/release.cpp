@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
 #include "cli/take/take.hpp"
 #include "exec/keeper.hpp"

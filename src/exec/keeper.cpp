@@ -90,7 +90,7 @@ std::string token_hash(const std::string& token) {
 std::optional<std::string> keeper_dir(bool make) {
   const char* runtime = std::getenv("XDG_RUNTIME_DIR");
   const std::string dir = runtime != nullptr && runtime[0] == '/' ? std::string(runtime) + "/redlock"
-                                                                   : fmt::format("/tmp/redlock-{}", getuid());
+                                                                  : fmt::format("/tmp/redlock-{}", getuid());
   if (make && mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return std::nullopt;
   }

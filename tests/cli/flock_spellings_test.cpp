@@ -28,10 +28,12 @@ TEST(FlockSpellings, DashWAndTimeoutWaitAsFlocksDo) {
   RedisServer redis;
   const Env env{{"REDLOCK_URL", redis.url()}};
   hold(redis, "w");
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"acquire", "-w", "0.6", "w"}, {"acquire", "--timeout", "600ms", "w"},
-        {"--timeout", "600ms", "acquire", "w"}, {"exec", "-w", "0.6", "w", "--", "true"},
-        {"exec", "--timeout=600ms", "w", "--", "true"}, {"--timeout", "0.6", "exec", "w", "--", "true"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"acquire", "-w", "0.6", "w"},
+                                               {"acquire", "--timeout", "600ms", "w"},
+                                               {"--timeout", "600ms", "acquire", "w"},
+                                               {"exec", "-w", "0.6", "w", "--", "true"},
+                                               {"exec", "--timeout=600ms", "w", "--", "true"},
+                                               {"--timeout", "0.6", "exec", "w", "--", "true"}}) {
     Result r = run(args, env);
     EXPECT_EQ(r.status, 75) << args[0] << " " << args[1] << ": " << r.err;
     EXPECT_GE(r.seconds, 0.5) << args[0] << " " << args[1] << ": it did not wait";
@@ -80,8 +82,8 @@ TEST(FlockSpellings, DashSSharesAndDashXIsTheDefault) {
 }
 
 TEST(FlockSpellings, ExclusiveWithSharedOrLimitIs64BeforeAnyTraffic) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"acquire", "-x", "-s", "k"},
-                                               {"exec", "-x", "--limit", "2", "k", "--", "true"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"acquire", "-x", "-s", "k"}, {"exec", "-x", "--limit", "2", "k", "--", "true"}}) {
     Result r = run(args, k_nowhere);
     EXPECT_EQ(r.status, 64) << r.err;
     EXPECT_NE(r.err.find("-x (--exclusive)"), std::string::npos) << r.err;
@@ -89,9 +91,10 @@ TEST(FlockSpellings, ExclusiveWithSharedOrLimitIs64BeforeAnyTraffic) {
 }
 
 TEST(FlockSpellings, OldGlobalTimeoutElsewhereNamesRedisTimeout) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"--timeout", "5s", "status"}, {"status", "--timeout", "5s"},
-        {"release", "--token", "t", "k", "--timeout", "1s"}, {"--timeout=1s", "break", "k"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--timeout", "5s", "status"},
+                                               {"status", "--timeout", "5s"},
+                                               {"release", "--token", "t", "k", "--timeout", "1s"},
+                                               {"--timeout=1s", "break", "k"}}) {
     Result r = run(args, k_nowhere);
     EXPECT_EQ(r.status, 64) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("--timeout is now --redis-timeout"), std::string::npos) << r.err;
@@ -127,8 +130,7 @@ TEST(FlockSpellings, TheOldConfigurationKeyStillWorksAndNamesTheNewOne) {
   std::ofstream(new_file) << "redis = " << redis.url() << "\nredis-timeout = 2s\n";
   Result old_key = run({"status"}, {{"REDLOCK_CONFIG", old_file}});
   EXPECT_EQ(old_key.status, 0) << old_key.err;
-  EXPECT_NE(old_key.err.find(old_file + ":2: timeout is now called redis-timeout"), std::string::npos)
-      << old_key.err;
+  EXPECT_NE(old_key.err.find(old_file + ":2: timeout is now called redis-timeout"), std::string::npos) << old_key.err;
   Result new_key = run({"status"}, {{"REDLOCK_CONFIG", new_file}});
   EXPECT_EQ(new_key.status, 0) << new_key.err;
   EXPECT_EQ(new_key.err.find("timeout is now"), std::string::npos) << new_key.err;

@@ -20,9 +20,7 @@ struct Keeping {
   Env env() const {
     return {{"REDLOCK_URL", redis.url()}, {"XDG_RUNTIME_DIR", runtime.path()}, {"RL", redlock_binary()}};
   }
-  bool held(const std::string& name) const {
-    return redis.cmd({"EXISTS", lock_key(name)}).integer == 1;
-  }
+  bool held(const std::string& name) const { return redis.cmd({"EXISTS", lock_key(name)}).integer == 1; }
 };
 
 // A shell script run in the background with the test's environment.
@@ -59,8 +57,9 @@ TEST(WhilePid, SigkillOfTheScriptReleasesTheLock) {
 
 TEST(WhilePid, ALostLockSendsTheScriptSigtermWithALine) {
   Keeping s;
-  auto sh = script(s, "\"$RL\" acquire --while-pid $$ --ttl 1500ms wl >/dev/null || exit 9; echo held; "
-                      "for i in $(seq 100); do sleep 0.1; done; echo survived");
+  auto sh = script(s,
+                   "\"$RL\" acquire --while-pid $$ --ttl 1500ms wl >/dev/null || exit 9; echo held; "
+                   "for i in $(seq 100); do sleep 0.1; done; echo survived");
   ASSERT_TRUE(eventually([&] { return sh->out_so_far() == "held\n"; }, Seconds(10))) << sh->err_so_far();
   Result broken = run({"break", "wl"}, s.env());
   ASSERT_EQ(broken.status, 0) << broken.err;

@@ -413,16 +413,15 @@ class HelpFormatter : public CLI::Formatter {
   }
 
   // The rarer options by name only, one line that wrap_help wraps.
-  std::string make_group(std::string group, bool is_positional,
-                         std::vector<const CLI::Option*> opts) const override {
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
     if (group != k_more_options) {
       return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
     }
     std::string line;
     for (const CLI::Option* opt : opts) {
-      line += fmt::format("{}{}{}", line.empty() ? "" : ", ", opt->get_name(false, true),
-                          opt->get_type_size_max() > 0 && !opt->get_type_name().empty() ? " " + opt->get_type_name()
-                                                                                        : "");
+      line +=
+          fmt::format("{}{}{}", line.empty() ? "" : ", ", opt->get_name(false, true),
+                      opt->get_type_size_max() > 0 && !opt->get_type_name().empty() ? " " + opt->get_type_name() : "");
     }
     return fmt::format("{}:\n  {}\n", group, line);
   }

@@ -22,8 +22,8 @@ namespace {
 constexpr size_t k_max_config_bytes = size_t{64} * 1024;
 
 constexpr const char* k_keys =
-    "redis, prefix, password-file, connect-timeout, redis-timeout, tls-ca, tls-cert, tls-key, tls-server-name, insecure, "
-    "min-replicas, log-format, syslog, syslog-facility";
+    "redis, prefix, password-file, connect-timeout, redis-timeout, tls-ca, tls-cert, tls-key, tls-server-name, "
+    "insecure, min-replicas, log-format, syslog, syslog-facility";
 
 std::string_view trim(std::string_view s) {
   const size_t from = s.find_first_not_of(" \t\r");

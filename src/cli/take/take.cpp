@@ -56,8 +56,8 @@ Take parse_take(const TakeOptions& o, bool shared) {
   t.wait = o.nonblock ? std::optional<Millis>(Millis(0)) : o.wait;
   t.conflict_exit_code = o.conflict_exit_code;
   if (o.exclusive && (shared || o.limit != 1)) {
-    throw UsageError(fmt::format("-x (--exclusive) takes the lock alone; it does not go with {}",
-                                 shared ? "--shared" : "--limit"));
+    throw UsageError(
+        fmt::format("-x (--exclusive) takes the lock alone; it does not go with {}", shared ? "--shared" : "--limit"));
   }
   if (shared && o.limit != 1) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
@@ -148,7 +148,7 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   const bool advise = conflict_exit_code.value() != 0;
   if (busy.lost_race && busy.host.empty()) {
     log_notice("{} is contended: no quorum for anyone{}", escape_for_terminal(name),
-               did_wait  ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
+               did_wait ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
                : advise ? std::string("; try again or use --wait")
                         : std::string());
     return conflict_exit_code;
