@@ -104,7 +104,7 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       ->type_name("D");
   add_parsed_option(
       sub, "-w,--wait,--timeout", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
-      "how long to wait for a held lock: 0 (one try, the default), 30s, inf; as flock -w")
+      "how long to wait for a held lock: 0 (one try, the default), 30s, inf (or forever); as flock -w")
       ->type_name("D");
   sub.add_flag("-n,--nonblock", o.nonblock, "one try, do not wait (the default; as flock -n)")->group(k_more_options);
   sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
