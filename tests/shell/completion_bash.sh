@@ -124,7 +124,7 @@ for sub in acquire release renew status break exec history overdue revoke suspen
   expect_excludes "redlock $sub --" --version
 done
 expect_includes "redlock exec -" -c
-expect_exactly "redlock acquire --w" --wait
+expect_exactly "redlock acquire --w" --wait --while-pid
 expect_excludes "redlock release --" --ttl --json --wait
 expect_excludes "redlock status --" --token --ttl
 
