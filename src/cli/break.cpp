@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
 #include "cli/take/take.hpp"
 #include "lock/layout.hpp"

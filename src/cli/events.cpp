@@ -5,10 +5,10 @@
 
 #include <cerrno>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
-#include "cli/show/event_format.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
+#include "cli/show/event_format.hpp"
 #include "events/event_stream.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"

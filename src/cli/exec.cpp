@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/revoke.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
+#include "cli/show/runs.hpp"
 #include "cli/take/take.hpp"
 #include "cli/take/take_all.hpp"
 #include "exec/supervisor.hpp"

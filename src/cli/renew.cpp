@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/setup/arguments.hpp"
 #include "cli/commands.hpp"
+#include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
 #include "cli/take/take.hpp"
 #include "lock/layout.hpp"

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
-#include "cli/show/runs.hpp"
 #include "cli/setup/servers.hpp"
+#include "cli/show/runs.hpp"
 #include "cli/take/take.hpp"
 #include "lock/marks.hpp"
 #include "util/log.hpp"

@@ -216,7 +216,8 @@ TEST(WireFaults, AShortPasswordIsHiddenInAServersWordsButDoesNotMaskRedlocksOwn)
   // Masked everywhere, the password "1" turned "127.0.0.1" into
   // "***27.0.0.***" in every line cron mails.
   FakeRedis fake("-ERR unknown command 'AUTH', with args beginning with: '1' \r\n");
-  Result r = run({"acquire", "w", "--redis-timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "1"}});
+  Result r =
+      run({"acquire", "w", "--redis-timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "1"}});
   EXPECT_EQ(r.status, 76) << r.err;
   EXPECT_NE(r.err.find("Redis at " + fake.url() + " answered AUTH"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("with args beginning with: '***'"), std::string::npos) << r.err;

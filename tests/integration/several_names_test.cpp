@@ -302,9 +302,9 @@ TEST(SeveralNames, OverThreeServersAMajorityLostMidWaitLeavesNothingHeld) {
   Servers s(3);
   ASSERT_EQ(run({"acquire", "--ttl", "60s", "m3"}, s.env()).status, 0);
   // A wait rides out an outage until it is spent: then 69.
-  Child waiter(
-      {"acquire", "--ttl", "10s", "--wait", "4s", "--redis-timeout", "300ms", "--connect-timeout", "300ms", "m1", "m2", "m3"},
-      s.env());
+  Child waiter({"acquire", "--ttl", "10s", "--wait", "4s", "--redis-timeout", "300ms", "--connect-timeout", "300ms",
+                "m1", "m2", "m3"},
+               s.env());
   ASSERT_TRUE(eventually([&] { return s.holders("m1") == 3 && s.holders("m2") == 3; }, Seconds(10)))
       << waiter.err_so_far();
   s[0].kill();

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/setup/config_file.hpp"
 #include "cli/line/option_values.hpp"
+#include "cli/setup/config_file.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 
