@@ -14,7 +14,7 @@ namespace {
 
 // A server that closes a client after one idle second.
 RedisServer::Options closes_idle_clients() {
-  return RedisServer::Options{.extra = {"--redis-timeout", "1"}};
+  return RedisServer::Options{.extra = {"--timeout", "1"}};
 }
 
 }  // namespace
