@@ -112,6 +112,15 @@ bool is_keeper(pid_t pid) {
   return cmdline.find(std::string("\0--while-pid", 12)) != std::string::npos;
 }
 
+// What a signal the keeper was sent asks of it (none: it was taken already).
+std::optional<KeptEnd> signalled(SignalFd& signals) {
+  const int sig = signals.take();
+  if (sig == 0) {
+    return std::nullopt;
+  }
+  return sig == SIGUSR1 ? KeptEnd::k_handed_over : KeptEnd::k_stopped;
+}
+
 }  // namespace
 
 pid_t start_keeper(const std::function<int()>& body) {
@@ -175,14 +184,8 @@ KeptEnd keep_while(pid_t watched, const Renewer& renewer, SignalFd& signals) {
     if (n < 0 && errno != EINTR) {
       return KeptEnd::k_stopped;
     }
-    if ((fds[0].revents & POLLIN) != 0) {
-      const int sig = signals.take();
-      if (sig == SIGUSR1) {
-        return KeptEnd::k_handed_over;
-      }
-      if (sig != 0) {
-        return KeptEnd::k_stopped;
-      }
+    if (const std::optional<KeptEnd> end = (fds[0].revents & POLLIN) != 0 ? signalled(signals) : std::nullopt) {
+      return *end;
     }
     if ((fds[1].revents & POLLIN) != 0) {
       return KeptEnd::k_lost;

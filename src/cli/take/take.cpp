@@ -118,6 +118,26 @@ void report_suspended(const std::string& name, const lock::Suspension& s) {
              escape_for_terminal(s.host), escape_for_terminal(s.pid), local_time(s.since_ms), until);
 }
 
+// What the busy line says after the holder: how much longer it holds the
+// lock, whether it seems stuck (`stale`), and the line of waiters.
+std::string busy_details(const lock::Busy& busy, const Take& take, bool stale) {
+  const HolderInfo holder = holder_of(busy);
+  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (holder.kept) {
+    more += " (it finished; --hold-at-least keeps the lock)";
+  }
+  if (stale) {
+    more += fmt::format(", and has held it for {}, more than --stale-after {}: it may be stuck",
+                        format_duration(*busy.held), format_duration(*take.stale_after));
+  }
+  if (busy.line_full) {
+    more += fmt::format("; {} already waiting in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
+  } else if (busy.ahead > 0) {
+    more += fmt::format(", with {} waiting in line before you", busy.ahead);
+  }
+  return more;
+}
+
 }  // namespace
 
 // It names the holder with its command (from the busy answer itself), and
@@ -153,21 +173,8 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
                         : std::string());
     return conflict_exit_code;
   }
-  const HolderInfo holder = holder_of(busy);
-  const std::string who = describe(holder);
-  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
-  if (holder.kept) {
-    more += " (it finished; --hold-at-least keeps the lock)";
-  }
-  if (stale) {
-    more += fmt::format(", and has held it for {}, more than --stale-after {}: it may be stuck",
-                        format_duration(*busy.held), format_duration(*take.stale_after));
-  }
-  if (busy.line_full) {
-    more += fmt::format("; {} already waiting in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
-  } else if (busy.ahead > 0) {
-    more += fmt::format(", with {} waiting in line before you", busy.ahead);
-  }
+  const std::string who = describe(holder_of(busy));
+  const std::string more = busy_details(busy, take, stale);
   if (busy.line_full) {
     log_at(Verbosity::k_quiet, "{} is held{}{}", escape_for_terminal(name), who.empty() ? "" : " by " + who, more);
   } else if (did_wait) {
