@@ -234,7 +234,7 @@ def servers_set(args, redlock, servers):
     n = max(20, args.runs // 3)
     res = interleave(n, {"N=1": pair(urls[:1]), "N=3": pair(urls[:3]), "N=5": pair(urls)})
     timeout_ms = 200
-    extra = ("--timeout", f"{timeout_ms}ms", "--connect-timeout", f"{timeout_ms}ms")
+    extra = ("--redis-timeout", f"{timeout_ms}ms", "--connect-timeout", f"{timeout_ms}ms")
     os.kill(servers[-1].proc.pid, signal.SIGSTOP)
     try:
         stopped = interleave(max(5, n // 4), {"N=1 ": pair(urls[:1], extra), "N=5, one stopped": pair(urls, extra)})
@@ -442,7 +442,7 @@ def goals_of(results):
     sc = results.get("servers_cli")
     if sc:
         goal("acquire+release N=5 vs N=1 servers (CLI)", sc["N=5"]["wall_ms"] / sc["N=1"]["wall_ms"], 1.5)
-        # Each of the two calls waits once for the stopped server's --timeout, and not more.
+        # Each of the two calls waits once for the stopped server's --redis-timeout, and not more.
         extra = (sc["N=5, one stopped"]["wall_ms"] - sc["N=1 (stopped-server reference)"]["wall_ms"]) / 2
         goal("N=5, one server stopped: extra ms per call", extra, sc["timeout_ms"] + 10, "ms")
     if "holding" in results:

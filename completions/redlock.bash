@@ -9,20 +9,20 @@
 # COMP_WORDS/COMP_CWORD.
 
 _redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume doctor events help'
-_redlock_global_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose --log-format --syslog --syslog-facility -h --help'
+_redlock_global_opts='-r --redis --prefix --connect-timeout --redis-timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose --log-format --syslog --syslog-facility -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-_redlock_value_opts='-r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort -o --columns --log-format --syslog-facility --note --on-busy --grace --for --reason -c'
+_redlock_value_opts='-r --redis --prefix --connect-timeout --redis-timeout --timeout --tls-ca --tls-cert --tls-key --tls-server-name --password-file --min-replicas --ttl -w --wait --token --limit -E --conflict-exit-code --while-pid --on-lost --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --max-age --format --interval --sort -o --columns --log-format --syslog-facility --note --on-busy --grace --for --reason -c'
 
 # Options of one subcommand (besides the global ones).
 _redlock_subcommand_opts() {
     case $1 in
-        acquire) echo '--ttl --wait --token --limit --shared --conflict-exit-code --unfair --jitter --max-waiters --stale-after --note --json' ;;
+        acquire) echo '--ttl -w --wait --timeout -n --nonblock --token --limit -s --shared -x --exclusive -E --conflict-exit-code --unfair --jitter --max-waiters --stale-after --note --json --while-pid' ;;
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json --format --watch --interval --sort --wide -o --columns --scan' ;;
         break) echo '--json' ;;
-        exec) echo '--ttl --wait --token --limit --shared --on-lost --kill-after --hold-at-least --max-runtime --warn-after --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history --note --on-busy -c' ;;
+        exec) echo '--ttl -w --wait --timeout -n --nonblock --token --limit -s --shared -x --exclusive --on-lost --kill-after --hold-at-least --max-runtime --warn-after -E --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history --note --on-busy -c' ;;
         history) echo '--limit --json' ;;
         overdue) echo '--max-age --json' ;;
         revoke) echo '--grace' ;;
@@ -97,7 +97,7 @@ _redlock_lock_names() {
     done
     local run=("$prog")
     command -v timeout >/dev/null 2>&1 && run=(timeout 3 "$prog")
-    "${run[@]}" -q "${args[@]}" --connect-timeout 300ms --timeout 300ms status --json 2>/dev/null </dev/null |
+    "${run[@]}" -q "${args[@]}" --connect-timeout 300ms --redis-timeout 300ms status --json 2>/dev/null </dev/null |
         sed -n 's/^    "name": "\(.*\)",\{0,1\}$/\1/p' |
         sed -e 's/\\"/"/g' -e 's/\\\\/\\/g'
 }

@@ -7,10 +7,10 @@
 
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
-set -g __redlock_value_opts -r --redis --prefix --connect-timeout --timeout --tls-ca --tls-cert --tls-key \
-    --tls-server-name --password-file --min-replicas --ttl --wait --token --limit --conflict-exit-code --on-lost \
+set -g __redlock_value_opts -r --redis --prefix --connect-timeout --redis-timeout --timeout --tls-ca --tls-cert --tls-key \
+    --tls-server-name --password-file --min-replicas --ttl -w --wait --token --limit -E --conflict-exit-code --on-lost \
     --kill-after --hold-at-least --max-runtime --warn-after --jitter --max-waiters --stale-after --skip-if-ok-within --note --on-busy --grace --for --reason \
-    --max-age --format --interval --sort -o --columns --log-format --syslog-facility -c
+    --max-age --format --interval --sort -o --columns --log-format --syslog-facility -c --while-pid
 
 # Prints the subcommand, then the positional arguments after it, then `--`
 # and what follows it, for the tokens before the cursor.
@@ -109,7 +109,7 @@ function __redlock_lock_names
     end
     set -l run $prog
     command -sq timeout; and set run timeout 3 $prog
-    $run -q $args --connect-timeout 300ms --timeout 300ms status --json 2>/dev/null </dev/null \
+    $run -q $args --connect-timeout 300ms --redis-timeout 300ms status --json 2>/dev/null </dev/null \
         | string replace -rf '^    "name": "(.*)",?$' '$1' \
         | string replace -a '\\"' '"' | string replace -a '\\\\' '\\'
 end
@@ -145,7 +145,7 @@ complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse))
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
 complete -c redlock -n 'not __redlock_after_dashdash' -l prefix -x -d 'key prefix (default redlock:)'
 complete -c redlock -n 'not __redlock_after_dashdash' -l connect-timeout -x -d 'per-connection timeout'
-complete -c redlock -n 'not __redlock_after_dashdash' -l timeout -x -d 'per-command round-trip timeout'
+complete -c redlock -n 'not __redlock_after_dashdash' -l redis-timeout -x -d 'per-command round-trip timeout'
 complete -c redlock -n 'not __redlock_after_dashdash' -l tls-ca -r -F -d 'CA certificates for rediss://'
 complete -c redlock -n 'not __redlock_after_dashdash' -l tls-cert -r -F -d 'client certificate for rediss://'
 complete -c redlock -n 'not __redlock_after_dashdash' -l tls-key -r -F -d 'client key for rediss://'
@@ -164,17 +164,21 @@ complete -c redlock -n __redlock_no_subcommand -l version -d 'print the versions
 
 # acquire NAME
 complete -c redlock -n '__redlock_using acquire' -l ttl -x -d 'how long the lock lives unless renewed'
-complete -c redlock -n '__redlock_using acquire' -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using acquire' -s w -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using acquire' -l timeout -x -d 'how long to wait for a held lock (as flock --timeout)'
+complete -c redlock -n '__redlock_using acquire' -s n -l nonblock -d 'one try, do not wait (the default)'
+complete -c redlock -n '__redlock_using acquire' -s x -l exclusive -d 'take the lock alone (the default)'
 complete -c redlock -n '__redlock_using acquire' -l token -x -d 're-enter the lock if this token holds it'
 complete -c redlock -n '__redlock_using acquire' -l limit -x -d 'a counting semaphore: up to N holders at once'
-complete -c redlock -n '__redlock_using acquire' -l conflict-exit-code -x -d 'exit status when the lock is busy'
-complete -c redlock -n '__redlock_using acquire' -l shared -d 'take a reader'\''s share of a readers/writer lock'
+complete -c redlock -n '__redlock_using acquire' -s E -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using acquire' -s s -l shared -d 'take a reader'\''s share of a readers/writer lock'
 complete -c redlock -n '__redlock_using acquire' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using acquire' -l jitter -x -d 'sleep a random time below this before the first try'
 complete -c redlock -n '__redlock_using acquire' -l max-waiters -x -d 'busy at once when this many wait in line'
 complete -c redlock -n '__redlock_using acquire' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
 complete -c redlock -n '__redlock_using acquire' -l note -x -d 'keep this text with the lock for status'
 complete -c redlock -n '__redlock_using acquire' -l json -d 'print token, fence, ttl_ms and validity_ms as JSON'
+complete -c redlock -n '__redlock_using acquire' -l while-pid -x -a '(__fish_complete_pids)' -d 'keep the lock while this process lives'
 
 # release NAME
 complete -c redlock -n '__redlock_using release' -l token -x -d "the holder's token"
@@ -209,14 +213,17 @@ complete -c redlock -n '__redlock_using break' -l json -d 'print a JSON array of
 
 # exec NAME -- CMD [ARG...]
 complete -c redlock -n '__redlock_using exec' -l ttl -x -d 'the time to live, renewed every ttl/3'
-complete -c redlock -n '__redlock_using exec' -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using exec' -s w -l wait -x -a 'inf' -d 'how long to wait for a held lock'
+complete -c redlock -n '__redlock_using exec' -l timeout -x -d 'how long to wait for a held lock (as flock --timeout)'
+complete -c redlock -n '__redlock_using exec' -s n -l nonblock -d 'one try, do not wait (the default)'
+complete -c redlock -n '__redlock_using exec' -s x -l exclusive -d 'take the lock alone (the default)'
 complete -c redlock -n '__redlock_using exec' -l token -x -d 're-enter the lock if this token holds it'
 complete -c redlock -n '__redlock_using exec' -l on-lost -x -a 'term\t"SIGTERM, then SIGKILL" kill\t"SIGKILL at once" ignore\t"warn only"' -d 'what to do when the lock is lost'
 complete -c redlock -n '__redlock_using exec' -l kill-after -x -d 'SIGKILL this long after SIGTERM'
 complete -c redlock -n '__redlock_using exec' -l hold-at-least -x -d 'keep the lock until this long after it was taken'
 complete -c redlock -n '__redlock_using exec' -l limit -x -d 'a counting semaphore: up to N holders at once'
-complete -c redlock -n '__redlock_using exec' -l shared -d 'take a reader'\''s share of a readers/writer lock'
-complete -c redlock -n '__redlock_using exec' -l conflict-exit-code -x -d 'exit status when the lock is busy'
+complete -c redlock -n '__redlock_using exec' -s s -l shared -d 'take a reader'\''s share of a readers/writer lock'
+complete -c redlock -n '__redlock_using exec' -s E -l conflict-exit-code -x -d 'exit status when the lock is busy'
 complete -c redlock -n '__redlock_using exec' -l unfair -d 'race for the lock instead of waiting in line'
 complete -c redlock -n '__redlock_using exec' -l jitter -x -d 'sleep a random time below this before the first try'
 complete -c redlock -n '__redlock_using exec' -l max-waiters -x -d 'busy at once when this many wait in line'

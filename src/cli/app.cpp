@@ -43,33 +43,41 @@ int pending_stop() {
 
 // Every subcommand: its name, its options (cli/line/options.cpp) and what
 // runs it (one file each, in cli/).
+
+// The groups of subcommands in redlock --help: what a person does.
+constexpr const char* k_run = "Run a command under a lock";
+constexpr const char* k_by_hand = "Script by hand";
+constexpr const char* k_look = "Look at locks and runs";
+constexpr const char* k_operate = "Operate on anyone's lock";
+constexpr const char* k_check = "Check the deployment";
+
 constexpr SubcommandDef k_subcommands[] = {
-    {"acquire", Subcommand::k_acquire, add_acquire,
-     [](const AllOptions& o, const Cancel& c) { return run_acquire(o.acquire, o.global, c); }},
-    {"release", Subcommand::k_release, add_release,
-     [](const AllOptions& o, const Cancel& c) { return run_release(o.release, o.global, c); }},
-    {"renew", Subcommand::k_renew, add_renew,
-     [](const AllOptions& o, const Cancel& c) { return run_renew(o.renew, o.global, c); }},
-    {"status", Subcommand::k_status, add_status,
-     [](const AllOptions& o, const Cancel& c) { return run_status(o.status, o.global, c); }},
-    {"break", Subcommand::k_break, add_break,
-     [](const AllOptions& o, const Cancel& c) { return run_break(o.brk, o.global, c); }},
-    {"exec", Subcommand::k_exec, add_exec,
+    {"exec", k_run, Subcommand::k_exec, add_exec,
      [](const AllOptions& o, const Cancel& c) { return run_exec(o.exec, o.global, c); }},
-    {"history", Subcommand::k_history, add_history,
+    {"acquire", k_by_hand, Subcommand::k_acquire, add_acquire,
+     [](const AllOptions& o, const Cancel& c) { return run_acquire(o.acquire, o.global, c); }},
+    {"renew", k_by_hand, Subcommand::k_renew, add_renew,
+     [](const AllOptions& o, const Cancel& c) { return run_renew(o.renew, o.global, c); }},
+    {"release", k_by_hand, Subcommand::k_release, add_release,
+     [](const AllOptions& o, const Cancel& c) { return run_release(o.release, o.global, c); }},
+    {"status", k_look, Subcommand::k_status, add_status,
+     [](const AllOptions& o, const Cancel& c) { return run_status(o.status, o.global, c); }},
+    {"history", k_look, Subcommand::k_history, add_history,
      [](const AllOptions& o, const Cancel& c) { return run_history(o.history, o.global, c); }},
-    {"overdue", Subcommand::k_overdue, add_overdue,
+    {"overdue", k_look, Subcommand::k_overdue, add_overdue,
      [](const AllOptions& o, const Cancel& c) { return run_overdue(o.overdue, o.global, c); }},
-    {"revoke", Subcommand::k_revoke, add_revoke,
-     [](const AllOptions& o, const Cancel& c) { return run_revoke(o.revoke, o.global, c); }},
-    {"suspend", Subcommand::k_suspend, add_suspend,
-     [](const AllOptions& o, const Cancel& c) { return run_suspend(o.suspend, o.global, c); }},
-    {"resume", Subcommand::k_resume, add_resume,
-     [](const AllOptions& o, const Cancel& c) { return run_resume(o.resume, o.global, c); }},
-    {"doctor", Subcommand::k_doctor, add_doctor,
-     [](const AllOptions& o, const Cancel& c) { return run_doctor(o.doctor, o.global, c); }},
-    {"events", Subcommand::k_events, add_events,
+    {"events", k_look, Subcommand::k_events, add_events,
      [](const AllOptions& o, const Cancel& c) { return run_events(o.events, o.global, c); }},
+    {"break", k_operate, Subcommand::k_break, add_break,
+     [](const AllOptions& o, const Cancel& c) { return run_break(o.brk, o.global, c); }},
+    {"revoke", k_operate, Subcommand::k_revoke, add_revoke,
+     [](const AllOptions& o, const Cancel& c) { return run_revoke(o.revoke, o.global, c); }},
+    {"suspend", k_operate, Subcommand::k_suspend, add_suspend,
+     [](const AllOptions& o, const Cancel& c) { return run_suspend(o.suspend, o.global, c); }},
+    {"resume", k_operate, Subcommand::k_resume, add_resume,
+     [](const AllOptions& o, const Cancel& c) { return run_resume(o.resume, o.global, c); }},
+    {"doctor", k_check, Subcommand::k_doctor, add_doctor,
+     [](const AllOptions& o, const Cancel& c) { return run_doctor(o.doctor, o.global, c); }},
 };
 
 std::span<const SubcommandDef> subcommand_defs() {

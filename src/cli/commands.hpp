@@ -32,7 +32,8 @@ struct GlobalOptions {
   std::optional<std::string> prefix;
   // Unset: the configuration file's, else 1s (cli/setup/servers.cpp).
   std::optional<Millis> connect_timeout;
-  std::optional<Millis> timeout;
+  std::optional<Millis> timeout;  // --redis-timeout
+  std::string legacy_timeout;     // --timeout before the subcommand (the round-trip timeout before 0.2)
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::string password_file;
@@ -53,6 +54,8 @@ struct TakeOptions {
   std::vector<std::string> names;  // one or more: several are taken as one lock
   Millis ttl{30'000};
   std::optional<Millis> wait = Millis(0);  // nullopt: forever
+  bool nonblock = false;                   // -n: one try, whatever --wait says
+  bool exclusive = false;                  // -x: the default, said out loud (refused with --shared, --limit)
   std::string token;
   int limit = 1;
   ExitCode conflict_exit_code = ExitStatus::k_busy;
@@ -67,6 +70,7 @@ struct AcquireOptions {
   TakeOptions take;
   bool shared = false;
   bool json = false;
+  std::optional<long long> while_pid;  // --while-pid: a keeper renews the lock while this process lives
 };
 ExitCode run_acquire(const AcquireOptions& o, const GlobalOptions& g, const Cancel& stop);
 

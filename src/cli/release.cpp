@@ -8,6 +8,7 @@
 #include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
 #include "cli/take/take.hpp"
+#include "exec/keeper.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -79,6 +80,9 @@ ExitCode run_release(const ReleaseOptions& o, const GlobalOptions& g, const Canc
   const std::vector<std::string> names = parse_names(o.names);
   const std::string token = required_token(o.token, "release");
   Resolved r = resolve(g);
+  // A keeper of acquire --while-pid renews this token's lock: it ends
+  // first, so that it neither renews nor finds the lock lost.
+  (void)exec::stop_keepers(token);
   lock::Locker locker(r.endpoints, r.options, stop);
   ExitCode status = ExitStatus::k_ok;
   std::vector<std::string> not_held;

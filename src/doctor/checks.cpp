@@ -337,9 +337,9 @@ void check_round_trip(const Report& r, const ServerFacts& s, const Expectations&
           "use a longer --ttl or a closer server");
   } else if (rtt * 10 >= e.ttl || rtt * 2 >= e.timeout) {
     r.add("rtt", Level::k_warn,
-          fmt::format("a round trip takes {}: a large part of the TTL ({}) or of --timeout ({})", micros(rtt),
+          fmt::format("a round trip takes {}: a large part of the TTL ({}) or of --redis-timeout ({})", micros(rtt),
                       format_duration(e.ttl), format_duration(e.timeout)),
-          "use a longer --ttl and --timeout, or a closer server");
+          "use a longer --ttl and --redis-timeout, or a closer server");
   } else {
     r.add("rtt", Level::k_ok, fmt::format("a round trip takes {} (TTL {})", micros(rtt), format_duration(e.ttl)));
   }

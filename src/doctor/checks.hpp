@@ -61,7 +61,7 @@ struct ServerFacts {
 // What the deployment is used with.
 struct Expectations {
   Millis ttl{30'000};    // the TTL the jobs use
-  Millis timeout{1000};  // --timeout
+  Millis timeout{1000};  // --redis-timeout
   int min_replicas = 0;  // --min-replicas
 };
 

@@ -195,7 +195,7 @@ Error quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size
   const bool all_answered =
       std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) { return f.answered; });
   if (status == ExitStatus::k_unavailable && !replicas_only && !all_answered) {
-    msg += " (is redis-server running there? see --redis and --timeout)";
+    msg += " (is redis-server running there? see --redis and --redis-timeout)";
   }
   return Error(status, msg, all_answered);
 }

@@ -84,7 +84,7 @@ const std::vector<Case> k_cases = {
     {"SuspendReasonControl", {"suspend", "x", "--reason", "a\x1b[2J"}, {}},
     {"SuspendBadName", {"suspend", ""}, {}},
     {"ResumeTwoNames", {"resume", "x", "y"}, {}},
-    {"TimeoutWord", {"--timeout", "abc", "status"}, {}},
+    {"TimeoutWord", {"--redis-timeout", "abc", "status"}, {}},
     {"ConnectTimeoutZero", {"status", "--connect-timeout", "0"}, {}},
     // URLs
     {"UrlUnknownScheme", {"--redis", "http://127.0.0.1:6380", "acquire", "x"}, {}},
@@ -267,7 +267,7 @@ TEST(GoodInput, TheSameShapesWithGoodValuesReachRedis) {
   Env env{{"REDLOCK_URL", redis.url()}};
   Result a = run({"acquire", "x", "--ttl", "10ms", "--wait", "1m30s", "--conflict-exit-code", "255"}, env);
   EXPECT_EQ(a.status, 0) << a.err;
-  Result n = run({"acquire", std::string(512, 'n'), "--redis", redis.url() + "/0", "--timeout", "1.5"}, env);
+  Result n = run({"acquire", std::string(512, 'n'), "--redis", redis.url() + "/0", "--redis-timeout", "1.5"}, env);
   EXPECT_EQ(n.status, 0) << n.err;
   EXPECT_GT(redis.cmd({"DBSIZE"}).integer, 0);
 }

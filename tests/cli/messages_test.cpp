@@ -19,7 +19,7 @@ bool one_line(const std::string& err) {
 
 TEST(Messages, MinReplicasWithoutReplicasSaysSoAndNotThatRedisIsDown) {
   RedisServer redis;
-  Result r = run({"acquire", "--min-replicas", "1", "--timeout", "300ms", "x"}, {{"REDLOCK_URL", redis.url()}});
+  Result r = run({"acquire", "--min-replicas", "1", "--redis-timeout", "300ms", "x"}, {{"REDLOCK_URL", redis.url()}});
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_TRUE(one_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("fewer than 1 replica acknowledged"), std::string::npos) << r.err;
@@ -31,7 +31,7 @@ TEST(Messages, NoSubcommandListsThem) {
   Result r = run({}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
   EXPECT_EQ(r.status, 64);
   EXPECT_TRUE(one_line(r.err)) << r.err;
-  EXPECT_EQ(r.err.rfind("redlock: a subcommand is required: acquire, release, renew, status,", 0), 0) << r.err;
+  EXPECT_EQ(r.err.rfind("redlock: a subcommand is required: exec, acquire, renew, release, status,", 0), 0) << r.err;
   EXPECT_NE(r.err.find("see redlock --help"), std::string::npos) << r.err;
 }
 
@@ -112,23 +112,29 @@ TEST(Messages, ASubcommandsOptionBeforeTheSubcommandIsNamedNotItsValue) {
   // Global options before the subcommand, clustered short flags and a
   // glued value included, are no such mistake.
   for (const std::vector<std::string>& args : {std::vector<std::string>{"-qv", "acquire", "--ttl", "5s", "x"},
-                                               {"-r", "redis://127.0.0.1:1", "--timeout=200ms", "acquire", "x"},
+                                               {"-r", "redis://127.0.0.1:1", "--redis-timeout=200ms", "acquire", "x"},
                                                {"-rredis://127.0.0.1:1", "acquire", "x"}}) {
     Result r = run(args, env);
     EXPECT_EQ(r.status, 69) << r.err;
   }
 }
 
-TEST(Messages, HelpFitsEightyColumnsAndEverySubcommandsHelpListsTheGlobalOptions) {
+TEST(Messages, HelpFitsEightyColumnsAndEverySubcommandsHelpPointsToTheGlobalOptions) {
   Result top = run({"--help"});
   ASSERT_EQ(top.status, 0) << top.err;
+  for (const char* global : {"--redis", "--prefix", "--redis-timeout", "--quiet", "--verbose", "--password-file"}) {
+    EXPECT_NE(top.out.find(global), std::string::npos) << "--help lacks " << global;
+  }
   std::vector<std::string> helps = {top.out};
   for (const char* sub : {"acquire", "release", "renew", "status", "break", "exec", "history", "overdue"}) {
     Result r = run({sub, "--help"});
     ASSERT_EQ(r.status, 0) << sub << ": " << r.err;
-    EXPECT_NE(r.out.find("Global options"), std::string::npos) << sub << ":\n" << r.out;
-    for (const char* global : {"--redis", "--prefix", "--timeout", "--quiet", "--verbose", "--password-file"}) {
-      EXPECT_NE(r.out.find(global), std::string::npos) << sub << " --help lacks " << global;
+    // Its own options, and one line that says where the global ones are.
+    EXPECT_NE(r.out.find("Global options (-r URL, --prefix, -q, -v, ...): see redlock --help"), std::string::npos)
+        << sub << ":\n"
+        << r.out;
+    for (const char* global : {"--redis-timeout", "--password-file", "--tls-ca", "--syslog"}) {
+      EXPECT_EQ(r.out.find(global), std::string::npos) << sub << " --help repeats " << global;
     }
     EXPECT_EQ(r.out.find("--version"), std::string::npos) << sub << " --help lists --version";
     helps.push_back(r.out);
@@ -251,7 +257,7 @@ TEST(Messages, AnOptionGivenTwiceTakesTheLastValueAsGetoptDoes) {
   const long long pttl = redis.cmd({"PTTL", "redlock:{x}"}).integer;
   EXPECT_GT(pttl, 5000) << "the first --ttl counted";
   EXPECT_LE(pttl, 7000);
-  // The same for global options: the last --timeout counts.
-  Result t = run({"--timeout", "abc", "--timeout", "1s", "status"}, env);
+  // The same for global options: the last --redis-timeout counts.
+  Result t = run({"--redis-timeout", "abc", "--redis-timeout", "1s", "status"}, env);
   EXPECT_EQ(t.status, 0) << t.err;
 }

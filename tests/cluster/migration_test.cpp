@@ -64,7 +64,7 @@ TEST(ClusterMigration, EveryCommandFollowsAskToTheSlotsNewNode) {
   // meet TRYAGAIN there (after an ASK each time) until the migration ends.
   // They wait that out within --timeout.
   const long long split = c.errors(1, "TRYAGAIN");
-  Child busy({"acquire", "--timeout", "20s", name}, env);
+  Child busy({"acquire", "--redis-timeout", "20s", name}, env);
   ASSERT_TRUE(eventually([&] { return c.errors(1, "TRYAGAIN") > split + 1; }, Seconds(10))) << busy.err_so_far();
   EXPECT_TRUE(busy.alive());
   EXPECT_GE(c.errors(0, "ASK"), asks + 4) << "acquire was not sent on by ASK again and again";
@@ -80,7 +80,7 @@ TEST(ClusterMigration, EveryCommandFollowsAskToTheSlotsNewNode) {
   c.begin_migration(slot, 1, 0);
   c.move_key(key + ":fence", 1, 0);
   const long long tryagains = c.errors(0, "TRYAGAIN");
-  Child next({"acquire", "--json", "--timeout", "20s", name}, env);
+  Child next({"acquire", "--json", "--redis-timeout", "20s", name}, env);
   ASSERT_TRUE(eventually([&] { return c.errors(0, "TRYAGAIN") > tryagains; }, Seconds(10))) << next.err_so_far();
   EXPECT_TRUE(next.alive());
   c.finish_migration(slot, 1, 0);
@@ -106,15 +106,15 @@ TEST(ClusterMigration, ScriptsWhoseKeysAreSplitRetryUntilTheyMeet) {
   // A one-key script (renew) is served where the hash is.
   Result renewed = run({"renew", "--token", held.token, "--ttl", "60s", name}, env);
   EXPECT_EQ(renewed.status, 0) << renewed.err;
-  // Scripts of several keys (acquire, status) get TRYAGAIN: past --timeout that is
+  // Scripts of several keys (acquire, status) get TRYAGAIN: past --redis-timeout that is
   // Redis being unavailable for now (69), not an error reply (76).
-  Result gave_up = run({"acquire", "--timeout", "300ms", name}, env);
+  Result gave_up = run({"acquire", "--redis-timeout", "300ms", name}, env);
   EXPECT_EQ(gave_up.status, 69) << gave_up.err;
   EXPECT_NE(gave_up.err.find("TRYAGAIN"), std::string::npos) << gave_up.err;
 
   const long long tryagains = c.errors(1, "TRYAGAIN");
-  Child status({"status", "--timeout", "20s", name}, env);
-  Child busy({"acquire", "--timeout", "20s", name}, env);
+  Child status({"status", "--redis-timeout", "20s", name}, env);
+  Child busy({"acquire", "--redis-timeout", "20s", name}, env);
   ASSERT_TRUE(eventually([&] { return c.errors(1, "TRYAGAIN") >= tryagains + 2; }, Seconds(10)));
   EXPECT_TRUE(status.alive());
   EXPECT_TRUE(busy.alive());
@@ -133,7 +133,7 @@ TEST(ClusterMigration, ScriptsWhoseKeysAreSplitRetryUntilTheyMeet) {
 }
 
 TEST(ClusterMigration, AWaitWaitsOutAMigrationThatOutlastsTheTimeout) {
-  // TRYAGAIN past --timeout ended a waiting acquire with 69 at once, though
+  // TRYAGAIN past --redis-timeout ended a waiting acquire with 69 at once, though
   // --wait had seconds left.
   Cluster& c = cluster();
   const std::string name = c.name_on("waitout", 1);
@@ -147,7 +147,7 @@ TEST(ClusterMigration, AWaitWaitsOutAMigrationThatOutlastsTheTimeout) {
   c.begin_migration(slot, 1, 2);
   const long long tryagains = c.errors(1, "TRYAGAIN");
   const auto started = std::chrono::steady_clock::now();
-  Child waiter({"acquire", "--json", "--timeout", "200ms", "--wait", "20s", name}, env);
+  Child waiter({"acquire", "--json", "--redis-timeout", "200ms", "--wait", "20s", name}, env);
   ASSERT_TRUE(eventually(
       [&] {
         return std::chrono::steady_clock::now() - started > std::chrono::milliseconds(1500) &&

@@ -44,7 +44,7 @@ TEST(QuorumFaults, AStoppedMinorityLeavesTheCommandAlone) {
                                    "echo $$ > \"$D/pid\"\n"
                                    "sleep 3.5\n"
                                    "echo finished > \"$D/finished\"\n");
-  Child exec({"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", s.path("cmd.sh")}, s.env());
+  Child exec({"exec", "--ttl", "3s", "--redis-timeout", "300ms", "job", "--", "sh", s.path("cmd.sh")}, s.env());
   pid_t pid = wait_for_pid(s.path("pid"));
   ASSERT_GT(pid, 0) << exec.err_so_far();
   s.reaper.group(pid);
@@ -67,7 +67,7 @@ TEST(QuorumFaults, AStoppedMajorityGetsTheCommandKilledBeforeTheLockExpires) {
                                    "echo $$ > \"$D/pid\"\n"
                                    "sleep 30 & wait\n");
   Child exec(
-      {"exec", "--ttl", "3s", "--timeout", "300ms", "--kill-after", "500ms", "job", "--", "sh", s.path("cmd.sh")},
+      {"exec", "--ttl", "3s", "--redis-timeout", "300ms", "--kill-after", "500ms", "job", "--", "sh", s.path("cmd.sh")},
       s.env());
   pid_t pid = wait_for_pid(s.path("pid"));
   ASSERT_GT(pid, 0) << exec.err_so_far();

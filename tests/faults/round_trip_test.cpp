@@ -1,4 +1,4 @@
-// Every round trip has an end: --timeout bounds a whole reply (a server that
+// Every round trip has an end: --redis-timeout bounds a whole reply (a server that
 // drips one byte at a time does not stretch it), and SIGINT, SIGTERM or
 // SIGHUP during any round trip of any subcommand ends redlock at once with
 // 128+N, leaving nothing held once the server answers again.
@@ -67,7 +67,7 @@ TEST(RoundTrips, ADrippingReplyEndsWithinTheTimeoutNotOneTimeoutPerByte) {
                                                          {"status", "w"},
                                                          {"exec", "w", "--", "touch", dir.path() + "/ran"}}) {
     SCOPED_TRACE(args[0]);
-    args.insert(args.begin(), {"--timeout", "1s"});
+    args.insert(args.begin(), {"--redis-timeout", "1s"});
     Result r = run(args, env, Seconds(15));
     EXPECT_EQ(r.status, 69) << r.err;
     EXPECT_LT(r.seconds, 2.5);
@@ -99,7 +99,7 @@ TEST_P(StopDuringRoundTrip, EndsEverySubcommandAtOnceWith128PlusN) {
                                                          {"status"},
                                                          {"exec", "fresh", "--", "touch", dir.path() + "/ran"}}) {
     SCOPED_TRACE(args[0] + (args.size() > 1 ? " " + args[1] : ""));
-    args.insert(args.begin(), {"--timeout", "30s"});
+    args.insert(args.begin(), {"--redis-timeout", "30s"});
     redis.pause();
     Child child(args, env);
     ASSERT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(10))) << child.err_so_far();
@@ -132,7 +132,7 @@ TEST_P(StopDuringRoundTrip, EndsExecsFinalReleaseAtOnceAndTheReleaseStillHappens
   warm_up(env);
   const std::string go = dir.path() + "/go";
   const std::string started = dir.path() + "/started";
-  Child exec({"--timeout", "30s", "exec", "--ttl", "60s", "job", "--", "sh", "-c",
+  Child exec({"--redis-timeout", "30s", "exec", "--ttl", "60s", "job", "--", "sh", "-c",
               "touch \"$1\"; while [ ! -e \"$2\" ]; do sleep 0.02; done", "sh", started, go},
              env);
   ASSERT_TRUE(eventually([&] { return file_exists(started); }, Seconds(10))) << exec.err_so_far();
@@ -166,7 +166,7 @@ TEST(RoundTrips, AGrantThatArrivesAfterItsTtlIsRedisTooSlowNotBusy) {
   // -q hides, on a single server that nobody else used.
   RedisServer redis;
   redis.pause();
-  Child c({"acquire", "--ttl", "300ms", "--timeout", "5s", "slow"}, {{"REDLOCK_URL", redis.url()}});
+  Child c({"acquire", "--ttl", "300ms", "--redis-timeout", "5s", "slow"}, {{"REDLOCK_URL", redis.url()}});
   EXPECT_TRUE(eventually([&] { return request_unread(redis.port()); }, Seconds(5)));
   sleep_for(0.6);  // the server holds the request past its TTL
   redis.resume();
@@ -199,7 +199,7 @@ TEST(RoundTrips, AStopAfterTheGrantIs128PlusNEvenWhenTheGiveBackFails) {
       SCOPED_TRACE(args[0] + (then == Step::Kind::k_close ? " (closed)" : " (stalled)"));
       FakeRedis a(steps);
       FakeRedis b(steps);
-      args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--timeout", "5s"});
+      args.insert(args.begin(), {"--redis", a.url(), "--redis", b.url(), "--redis-timeout", "5s"});
       Child child(args);
       // Both servers granted, and hold the request that follows the grant.
       ASSERT_TRUE(eventually([&] { return a.requests() >= 2 && b.requests() >= 2; }, Seconds(10)))
@@ -231,7 +231,7 @@ TEST(RoundTrips, AStopWhileAReplyIsHalfReadIs128PlusN) {
       fakes.push_back(std::make_unique<FakeRedis>(steps));
       args.insert(args.end(), {"--redis", fakes.back()->url()});
     }
-    args.insert(args.end(), {"--timeout", "10s", "acquire", "--wait", "10s", "job"});
+    args.insert(args.end(), {"--redis-timeout", "10s", "acquire", "--wait", "10s", "job"});
     Child child(args);
     ASSERT_TRUE(eventually(
         [&] { return std::all_of(fakes.begin(), fakes.end(), [](const auto& f) { return f->requests() >= 1; }); },
@@ -248,14 +248,14 @@ TEST(RoundTrips, AStopWhileAReplyIsHalfReadIs128PlusN) {
 
 // A stop that comes while a waiter's beat is in flight to a server that
 // has stopped answering: the waiter leaves the line on the way out, but
-// waits only a moment for that answer, not a whole --timeout (the stop was
+// waits only a moment for that answer, not a whole --redis-timeout (the stop was
 // taken already: only a bound of its own ends that wait).
 TEST(RoundTrips, AStopDuringAWaitEndsAtOnceWhenTheServerStopsAnswering) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
   warm_up(env);
   ASSERT_EQ(run({"acquire", "--ttl", "60s", "held"}, env).status, 0);
-  Child waiter({"--timeout", "5s", "acquire", "--wait", "30s", "held"}, env);
+  Child waiter({"--redis-timeout", "5s", "acquire", "--wait", "30s", "held"}, env);
   ASSERT_TRUE(await_waiters(redis, "held", 1, Seconds(10))) << waiter.err_so_far();
   redis.pause();
   // Its next beat (every 500 ms) waits in the stopped server's socket.
@@ -272,13 +272,13 @@ TEST(RoundTrips, AStopDuringAWaitEndsAtOnceWhenTheServerStopsAnswering) {
 
 // Several names: the first taken, the second waited for, and the server
 // stops answering. The stop gives the first name back on the way out, but
-// waits only a moment for that answer, not a --timeout per name.
+// waits only a moment for that answer, not a --redis-timeout per name.
 TEST(RoundTrips, AStopWhileWaitingForTheSecondNameEndsAtOnceWhenTheServerStopsAnswering) {
   RedisServer redis;
   Env env{{"REDLOCK_URL", redis.url()}};
   warm_up(env);
   ASSERT_EQ(run({"acquire", "--ttl", "60s", "second"}, env).status, 0);
-  Child waiter({"--timeout", "5s", "acquire", "--wait", "30s", "first", "second"}, env);
+  Child waiter({"--redis-timeout", "5s", "acquire", "--wait", "30s", "first", "second"}, env);
   ASSERT_TRUE(await_waiters(redis, "second", 1, Seconds(10))) << waiter.err_so_far();
   ASSERT_TRUE(key_exists(redis, lock_key("first")));
   redis.pause();

@@ -69,7 +69,7 @@ TEST(ServerFaults, RedisRestartedEmptyWhileHeldEnds74AndRecreatesNothing) {
 TEST(ServerFaults, StoppedServerDuringAcquireIs69WithinTheTimeout) {
   RedisServer redis;
   redis.pause();
-  Result r = run({"acquire", "--timeout", "500ms", "stopped"}, {{"REDLOCK_URL", redis.url()}});
+  Result r = run({"acquire", "--redis-timeout", "500ms", "stopped"}, {{"REDLOCK_URL", redis.url()}});
   redis.resume();
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_GE(r.seconds, 0.4);
@@ -84,7 +84,7 @@ TEST(ServerFaults, StoppedServerDuringAWaitEndsItWithinTheWaitAndTakesNothing) {
   Result holder = run({"acquire", "--ttl", "30s", "job"}, env);
   ASSERT_EQ(holder.status, 0) << holder.err;
   const std::string token = holder.out.substr(0, holder.out.find('\n'));
-  Child waiter({"acquire", "--wait", "2s", "--timeout", "300ms", "job"}, env);
+  Child waiter({"acquire", "--wait", "2s", "--redis-timeout", "300ms", "job"}, env);
   ASSERT_TRUE(await_waiters(redis, "job", 1, Seconds(3))) << waiter.err_so_far();
   redis.pause();
   Result r = waiter.wait(Seconds(10));
@@ -100,7 +100,7 @@ TEST(ServerFaults, StoppedServerDuringAWaitEndsItWithinTheWaitAndTakesNothing) {
 TEST(ServerFaults, StoppedServerDuringExecRenewalsKillsCommandBeforeTheLockExpires) {
   ExecFixture f;
   std::unique_ptr<Child> exec;
-  pid_t pid = start_holder(f, exec, {"--ttl", "3s", "--timeout", "300ms", "--kill-after", "500ms"});
+  pid_t pid = start_holder(f, exec, {"--ttl", "3s", "--redis-timeout", "300ms", "--kill-after", "500ms"});
   ASSERT_GT(pid, 0);
   sleep_for(1.2);  // past the first renewal
   const double expires_at = expiry_of_job(f.redis);
@@ -121,7 +121,7 @@ TEST(ServerFaults, StoppedServerDuringExecRenewalsKillsCommandBeforeTheLockExpir
 TEST(ServerFaults, ClientPauseDuringExecRenewalsKillsCommandBeforeItsValidityEnds) {
   ExecFixture f;
   std::unique_ptr<Child> exec;
-  pid_t pid = start_holder(f, exec, {"--ttl", "3s", "--timeout", "300ms", "--kill-after", "500ms"});
+  pid_t pid = start_holder(f, exec, {"--ttl", "3s", "--redis-timeout", "300ms", "--kill-after", "500ms"});
   ASSERT_GT(pid, 0);
   sleep_for(1.2);
   const double expires_at = expiry_of_job(f.redis);
@@ -147,7 +147,7 @@ TEST(ServerFaults, ClientPauseDuringAcquireIs69AndLeavesNothingHeld) {
   Result warm = run({"acquire", "warm"}, env);
   ASSERT_EQ(warm.status, 0) << warm.err;
   redis.cmd({"CLIENT", "PAUSE", "1500", "ALL"});
-  Result r = run({"acquire", "--ttl", "30s", "--timeout", "300ms", "paused"}, env);
+  Result r = run({"acquire", "--ttl", "30s", "--redis-timeout", "300ms", "paused"}, env);
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_LT(r.seconds, 1.4);
   EXPECT_TRUE(one_line(r.err)) << r.err;
@@ -219,7 +219,7 @@ TEST(ServerFaults, AnAcquireThatTimedOutOnAStoppedServerLeavesNothingHeldOnResum
   Result warm = run({"acquire", "warm"}, env);
   ASSERT_EQ(warm.status, 0) << warm.err;
   redis.pause();
-  Result r = run({"acquire", "--ttl", "30s", "--timeout", "300ms", "orphan"}, env);
+  Result r = run({"acquire", "--ttl", "30s", "--redis-timeout", "300ms", "orphan"}, env);
   redis.resume();
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_TRUE(eventually([&] { return !key_exists(redis, lock_key("orphan")); }, Seconds(3)))

@@ -37,7 +37,7 @@ void expect_every_subcommand_ends(FakeRedis& fake, int status, double limit) {
   Env env{{"REDLOCK_URL", fake.url()}};
   for (auto args : k_subcommands) {
     SCOPED_TRACE(args[0] + (args.size() > 2 ? " " + args[2] : ""));
-    args.insert(args.end(), {"--timeout", "300ms", "--connect-timeout", "300ms"});
+    args.insert(args.end(), {"--redis-timeout", "300ms", "--connect-timeout", "300ms"});
     Result r = run(args, env, Seconds(20));
     EXPECT_EQ(r.status, status) << r.err;
     EXPECT_LT(r.seconds, limit);
@@ -45,7 +45,7 @@ void expect_every_subcommand_ends(FakeRedis& fake, int status, double limit) {
     EXPECT_TRUE(one_line(r.err)) << r.err;
   }
   const std::string ran = dir.path() + "/ran";
-  Result r = run({"exec", "--timeout", "300ms", "w", "--", "touch", ran}, env, Seconds(20));
+  Result r = run({"exec", "--redis-timeout", "300ms", "w", "--", "touch", ran}, env, Seconds(20));
   EXPECT_EQ(r.status, status) << r.err;
   EXPECT_LT(r.seconds, limit);
   EXPECT_TRUE(one_line(r.err)) << r.err;
@@ -96,7 +96,7 @@ TEST(WireFaults, AReplyOfTheWrongKindIs76) {
 
 TEST(WireFaults, AReplyAnnouncingMoreThanAnyReplyHoldsIs76AtOnceAndCostsNoMemory) {
   // "*585477708\r\n" made hiredis calloc 4.5 GB of element slots: 4.5 GB
-  // resident and 69 after minutes, whatever --timeout said. Anything past
+  // resident and 69 after minutes, whatever --redis-timeout said. Anything past
   // redlock's bounds is refused as soon as it is announced.
   const std::vector<std::pair<std::string, std::string>> replies = {
       {"*585477708\r\n", "an array of 585477708 elements"},
@@ -109,7 +109,7 @@ TEST(WireFaults, AReplyAnnouncingMoreThanAnyReplyHoldsIs76AtOnceAndCostsNoMemory
     SCOPED_TRACE(reply);
     FakeRedis fake(reply);
     const long before = resident_before_exec();
-    Result r = run({"acquire", "w", "--timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
+    Result r = run({"acquire", "w", "--redis-timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
     EXPECT_EQ(r.status, 76) << r.err;
     EXPECT_LT(r.seconds, 2.0) << r.err;
     EXPECT_LT(r.peak_rss_kb, before + k_rss_allowance_kb) << r.err;
@@ -128,7 +128,7 @@ TEST(WireFaults, ALineOrAStringThatNeverEndsIs76OnceItPassesTheBound) {
     SCOPED_TRACE(start);
     FakeRedis fake(start + std::string(redlock::redis::k_max_reply_bytes + 4096, '7'));
     const long before = resident_before_exec();
-    Result r = run({"acquire", "w", "--timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
+    Result r = run({"acquire", "w", "--redis-timeout", "10s"}, {{"REDLOCK_URL", fake.url()}}, Seconds(60));
     EXPECT_EQ(r.status, 76) << r.err;
     // Well inside the 10 s timeout (its message below says which ended it);
     // reading 2 MiB takes a loaded machine seconds.
@@ -146,7 +146,7 @@ TEST(WireFaults, AServersErrorCannotDriveTheTerminalOrAddALine) {
   // went to stderr as it came: colours, a title, a forged second line.
   FakeRedis fake("-ERR \x1b[31mred\x1b]0;title\x07\rover\nredlock: forged\x1b[0m\r\n");
   expect_every_subcommand_ends(fake, 76, 3.0);
-  Result r = run({"acquire", "w", "--timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}});
+  Result r = run({"acquire", "w", "--redis-timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}});
   EXPECT_EQ(r.status, 76);
   for (char c : {'\x1b', '\x07', '\r'}) {
     EXPECT_EQ(r.err.find(c), std::string::npos) << r.err;
@@ -154,7 +154,7 @@ TEST(WireFaults, AServersErrorCannotDriveTheTerminalOrAddALine) {
   EXPECT_NE(r.err.find("ERR \\x1b[31mred"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\\nredlock: forged"), std::string::npos) << r.err;
   // status --watch shows Redis trouble in place of a block, on stdout.
-  Child watch({"status", "--watch", "--timeout", "300ms", "w"}, {{"REDLOCK_URL", fake.url()}});
+  Child watch({"status", "--watch", "--redis-timeout", "300ms", "w"}, {{"REDLOCK_URL", fake.url()}});
   ASSERT_TRUE(eventually([&] { return watch.out_so_far().find("forged") != std::string::npos; }, Seconds(10)));
   watch.signal(SIGINT);
   Result w = watch.wait(Seconds(5));
@@ -170,12 +170,12 @@ TEST(WireFaults, APasswordEchoedInAServersErrorIsHidden) {
   const std::string url = "redis://:S3cr3t-pw@127.0.0.1:" + std::to_string(fake.port());
   for (const Env& env :
        {Env{{"REDLOCK_URL", url}}, Env{{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "S3cr3t-pw"}}}) {
-    Result r = run({"acquire", "w", "--timeout", "300ms"}, env);
+    Result r = run({"acquire", "w", "--redis-timeout", "300ms"}, env);
     EXPECT_EQ(r.status, 76);
     EXPECT_TRUE(one_line(r.err)) << r.err;
     EXPECT_EQ(r.err.find("S3cr3t"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("answered AUTH with an error: ERR unknown command 'AUTH'"), std::string::npos) << r.err;
-    Result v = run({"-v", "status", "w", "--timeout", "300ms"}, env);
+    Result v = run({"-v", "status", "w", "--redis-timeout", "300ms"}, env);
     EXPECT_EQ(v.err.find("S3cr3t"), std::string::npos) << v.err;
   }
 }
@@ -191,7 +191,7 @@ TEST(WireFaults, AGrantWithAnUnusableFenceIs76AndIsGivenBack) {
       SCOPED_TRACE(outcome + " " + fence);
       FakeRedis fake("*5\r\n$" + std::to_string(outcome.size()) + "\r\n" + outcome + "\r\n$3\r\ntok\r\n" + fence +
                      ":1\r\n:30000\r\n");
-      std::vector<std::string> args{"acquire", "w", "--json", "--timeout", "300ms"};
+      std::vector<std::string> args{"acquire", "w", "--json", "--redis-timeout", "300ms"};
       if (outcome == "reentered") {
         args.insert(args.end(), {"--token", token});
       }
@@ -216,7 +216,8 @@ TEST(WireFaults, AShortPasswordIsHiddenInAServersWordsButDoesNotMaskRedlocksOwn)
   // Masked everywhere, the password "1" turned "127.0.0.1" into
   // "***27.0.0.***" in every line cron mails.
   FakeRedis fake("-ERR unknown command 'AUTH', with args beginning with: '1' \r\n");
-  Result r = run({"acquire", "w", "--timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "1"}});
+  Result r =
+      run({"acquire", "w", "--redis-timeout", "300ms"}, {{"REDLOCK_URL", fake.url()}, {"REDLOCK_PASSWORD", "1"}});
   EXPECT_EQ(r.status, 76) << r.err;
   EXPECT_NE(r.err.find("Redis at " + fake.url() + " answered AUTH"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("with args beginning with: '***'"), std::string::npos) << r.err;
@@ -227,12 +228,12 @@ TEST(WireFaults, AWaitWaitsOutAServerThatIsLoadingItsData) {
   // out rather than ending at its first try.
   FakeRedis fake("-LOADING Redis is loading the dataset in memory\r\n");
   Env env{{"REDLOCK_URL", fake.url()}};
-  Result once = run({"acquire", "w", "--timeout", "300ms"}, env);
+  Result once = run({"acquire", "w", "--redis-timeout", "300ms"}, env);
   EXPECT_EQ(once.status, 69) << once.err;
   EXPECT_TRUE(one_line(once.err)) << once.err;
   EXPECT_NE(once.err.find("loading its data: try again shortly"), std::string::npos) << once.err;
   EXPECT_EQ(once.err.find("is redis-server running there"), std::string::npos) << once.err;
-  Result waited = run({"acquire", "w", "--wait", "1500ms", "--timeout", "300ms"}, env);
+  Result waited = run({"acquire", "w", "--wait", "1500ms", "--redis-timeout", "300ms"}, env);
   EXPECT_EQ(waited.status, 69) << waited.err;
   EXPECT_GT(waited.seconds, 1.2) << waited.err;
   EXPECT_LT(waited.seconds, 5.0) << waited.err;

@@ -86,7 +86,7 @@ TEST(BrokenStderr, RenewalWarningsMidExecLeaveTheCommandRunning) {
     std::vector<std::string> sh = {"-c",
                                    "exec \"$0\" \"$@\" " + redirect,
                                    redlock_binary(),
-                                   "--timeout",
+                                   "--redis-timeout",
                                    "200ms",
                                    "exec",
                                    "--ttl",

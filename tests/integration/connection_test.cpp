@@ -116,10 +116,10 @@ TEST_F(Unreachable, AStoppedServerExits69AfterTheTimeout) {
   take("warm");
   redis.pause();
   for (const auto& args :
-       std::vector<std::vector<std::string>>{{"acquire", "stopped", "--timeout", "500ms"},
-                                             {"release", "warm", "--token", "t", "--timeout", "500ms"},
-                                             {"renew", "warm", "--token", "t", "--timeout", "500ms"},
-                                             {"status", "--timeout", "500ms"}}) {
+       std::vector<std::vector<std::string>>{{"acquire", "stopped", "--redis-timeout", "500ms"},
+                                             {"release", "warm", "--token", "t", "--redis-timeout", "500ms"},
+                                             {"renew", "warm", "--token", "t", "--redis-timeout", "500ms"},
+                                             {"status", "--redis-timeout", "500ms"}}) {
     SCOPED_TRACE(args[0]);
     Result r = rl(args);
     EXPECT_EQ(r.status, 69);
@@ -196,7 +196,7 @@ TEST_F(Auth, TheRightPasswordInTheUrlWorksAndIsNotShown) {
 TEST_F(GlobalOptions, AreAcceptedAfterTheSubcommand) {
   // $REDLOCK_URL points nowhere: only --redis, wherever it stands, can work.
   Env nowhere{{"REDLOCK_URL", "redis://127.0.0.1:" + std::to_string(free_port())}};
-  Result a = run({"acquire", "g", "--redis", redis.url(), "--timeout", "2s"}, nowhere);
+  Result a = run({"acquire", "g", "--redis", redis.url(), "--redis-timeout", "2s"}, nowhere);
   ASSERT_EQ(a.status, 0) << a.err;
   Result s = run({"status", "g", "--json", "-r", redis.url()}, nowhere);
   EXPECT_EQ(s.status, 0) << s.err;

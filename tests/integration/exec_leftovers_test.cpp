@@ -182,7 +182,7 @@ TEST(ExecLeftovers, AZombieInTheGroupDoesNotHoldRedlock) {
 // group reusing the number.
 TEST(ExecLeftovers, TheGroupGuardEndsWithTheGroupNotAfterTheRelease) {
   Fixture f;
-  Child c({"--timeout", "20s", "exec", "job", "--", "sh", "-c",
+  Child c({"--redis-timeout", "20s", "exec", "job", "--", "sh", "-c",
            "touch \"$D/ran\"; while [ ! -e \"$D/go\" ]; do sleep 0.01; done"},
           f.env());
   ASSERT_GE(seconds_until_file(f.path("ran"), Seconds(10)), 0) << c.err_so_far();

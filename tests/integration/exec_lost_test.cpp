@@ -85,7 +85,7 @@ TEST(ExecLost, FlushallWhileCommandRunsGetsItTerminatedAndNothingRecreated) {
 TEST(ExecLost, RedisStoppedGetsCommandKilledBeforeTheLockExpires) {
   Fixture f;
   Env env = f.env();
-  Child c({"exec", "--ttl", "3s", "--timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)}, env);
+  Child c({"exec", "--ttl", "3s", "--redis-timeout", "300ms", "job", "--", "sh", f.script(k_term_recorder)}, env);
   pid_t pid = wait_for_pid(f.path("pid"));
   ASSERT_GT(pid, 0) << c.err_so_far();
   f.reaper.group(pid);

@@ -291,9 +291,9 @@ TEST(ExecSignals, StopSignalDuringStartUpIsNeverLost) {
 // Redis being slow or gone never delays forwarding a signal or reaping CMD.
 TEST(ExecSignals, ForwardingAndReapingStayPromptWhileRedisIsStopped) {
   Fixture f;
-  // A --timeout well beyond the bounds below: forwarding that waited for
+  // A --redis-timeout well beyond the bounds below: forwarding that waited for
   // Redis would take that long, which a loaded machine's delays do not.
-  Child c({"exec", "--timeout", "3s", "job", "--", "sh",
+  Child c({"exec", "--redis-timeout", "3s", "job", "--", "sh",
            f.script("trap 'echo got > \"$D/got\"; exit 3' TERM\n"
                     "echo $$ > \"$D/pid\"\n"
                     "sleep 30 & wait\n")},
@@ -319,7 +319,7 @@ TEST(ExecSignals, ForwardingAndReapingStayPromptWhileRedisIsStopped) {
 
 TEST(ExecSignals, CommandEndingWhileRedisIsStoppedIsReapedPromptly) {
   Fixture f;
-  Child c({"exec", "--timeout", "300ms", "job", "--", "sh",
+  Child c({"exec", "--redis-timeout", "300ms", "job", "--", "sh",
            f.script("echo $$ > \"$D/pid\"\n"
                     "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
                     "exit 6\n")},
@@ -347,7 +347,7 @@ class ExecReleaseInterrupted : public ::testing::TestWithParam<int> {};
 TEST_P(ExecReleaseInterrupted, StopSignalDuringTheFinalReleaseEndsRedlockAtOnce) {
   const int sig = GetParam();
   Fixture f;
-  Child c({"--timeout", "5s", "exec", "--ttl", "3s", "job", "--", "sh",
+  Child c({"--redis-timeout", "5s", "exec", "--ttl", "3s", "job", "--", "sh",
            f.script("echo $$ > \"$D/pid\"\n"
                     "while [ ! -e \"$D/go\" ]; do sleep 0.02; done\n"
                     "exit 0\n")},

@@ -401,9 +401,9 @@ TEST(Fair, OverThreeServersTheLineMovesOnWithOneServerStopped) {
   Servers servers(3);
   TempDir dir;
   const std::string log = dir.path() + "/order";
-  NumberedLine line = queue_numbered(servers, 3, log, {"--timeout", "200ms"});
+  NumberedLine line = queue_numbered(servers, 3, log, {"--redis-timeout", "200ms"});
   servers.all[2]->pause();
-  ASSERT_EQ(run({"--timeout", "200ms", "release", "--token", line.token, "fifo"}, servers.env()).status, 0);
+  ASSERT_EQ(run({"--redis-timeout", "200ms", "release", "--token", line.token, "fifo"}, servers.env()).status, 0);
   expect_all_ran(line);
   servers.all[2]->resume();
   EXPECT_EQ(words_of(log), "1 2 3");

@@ -52,7 +52,7 @@ TEST(Redlock, MinorityStoppedStillAcquiresInAboutOneTimeout) {
   Servers s(5);
   s[1].pause();
   s[3].pause();
-  Result r = run({"acquire", "--timeout", "400ms", "--json", "minority"}, s.env());
+  Result r = run({"acquire", "--redis-timeout", "400ms", "--json", "minority"}, s.env());
   s[1].resume();
   s[3].resume();
   ASSERT_EQ(r.status, 0) << r.err;
@@ -85,7 +85,7 @@ TEST(Redlock, MajorityStoppedIs69AndNoKeyRemainsAfterResume) {
   Servers s(3);
   s[0].pause();
   s[1].pause();
-  Result r = run({"acquire", "--timeout", "300ms", "stopped"}, s.env());
+  Result r = run({"acquire", "--redis-timeout", "300ms", "stopped"}, s.env());
   EXPECT_EQ(r.status, 69) << r.err;
   EXPECT_LT(r.seconds, 3.0);
   s[0].resume();
@@ -252,7 +252,7 @@ TEST(Redlock, ExecSurvivesOneRestartAndEndsWith74WhenTheMajorityIsGone) {
   Servers s(3);
   TempDir dir;
   const std::string marker = dir.path() + "/term";
-  Child exec({"exec", "--ttl", "900ms", "--timeout", "200ms", "restart", "--", "sh", "-c",
+  Child exec({"exec", "--ttl", "900ms", "--redis-timeout", "200ms", "restart", "--", "sh", "-c",
               "trap 'echo term > " + marker + "; exit 0' TERM; sleep 30 & wait"},
              s.env());
   ASSERT_TRUE(eventually([&] { return s.holders("restart") == 3; }));
@@ -276,7 +276,7 @@ TEST(Redlock, ExecKeepsALockTwoOfThreeRenewWhileTheThirdIsStopped) {
   Servers s(3);
   TempDir dir;
   const std::string ready = dir.path() + "/ready";
-  Child exec({"exec", "--ttl", "6s", "--timeout", "1s", "stopped-third", "--", "sh", "-c",
+  Child exec({"exec", "--ttl", "6s", "--redis-timeout", "1s", "stopped-third", "--", "sh", "-c",
               "echo > " + ready + "; sleep 8; exit 5"},
              s.env());
   ASSERT_TRUE(eventually([&] { return !read_file(ready).empty(); }, Seconds(5))) << exec.err_so_far();
@@ -380,7 +380,7 @@ TEST(Redlock, AServerThatGrantsWithAnUnusableFenceDoesNotCountAndRaisesNothing) 
   long long last = s[0].time_us();
   for (int round = 0; round < 2; ++round) {
     SCOPED_TRACE(round);
-    Result a = run({"acquire", "--json", "--timeout", "500ms", "hostile"}, env);
+    Result a = run({"acquire", "--json", "--redis-timeout", "500ms", "hostile"}, env);
     ASSERT_EQ(a.status, 0) << a.err;
     json j = json::parse(a.out);
     const long long fence = j["fence"].get<long long>();

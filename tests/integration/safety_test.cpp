@@ -40,7 +40,7 @@ TEST(SemaphoreQuorum, PausingOneServerAtATimeNeverAdmitsMoreThanTheLimit) {
   std::vector<std::string> tokens;
   for (size_t i = 0; i < 3; ++i) {
     s[i].cmd({"CLIENT", "PAUSE", "700"});  // every client (ALL is Redis 6.2's word for it)
-    Result r = run({"acquire", "--limit", "2", "--ttl", "20s", "--timeout", "250ms", "pool"}, env);
+    Result r = run({"acquire", "--limit", "2", "--ttl", "20s", "--redis-timeout", "250ms", "pool"}, env);
     if (r.status == 0) {
       ++granted;
       tokens.push_back(first_line(r.out));

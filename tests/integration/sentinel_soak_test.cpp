@@ -268,7 +268,7 @@ TEST(Sentinel, AWaiterWaitsOutAFailover) {
   Env env{{"REDLOCK_URL", sentinel_url(*set.sentinel)}};
   // WAIT gets half of --timeout: the default (500 ms) is not always enough
   // for the replica of a loaded machine to answer.
-  Result held = run({"acquire", "--ttl", "4s", "--min-replicas", "1", "--timeout", "5s", "wait-failover"}, env);
+  Result held = run({"acquire", "--ttl", "4s", "--min-replicas", "1", "--redis-timeout", "5s", "wait-failover"}, env);
   ASSERT_EQ(held.status, 0) << held.err;
   Child waiter({"acquire", "--wait", "30s", "wait-failover"}, env);
   ASSERT_TRUE(eventually([&] {
@@ -292,7 +292,7 @@ TEST(Sentinel, AWaitersTryLeftInAStoppedMastersBufferIsReleasedBehindIt) {
   Result held = run({"acquire", "--ttl", "2s", "stale"}, env);
   ASSERT_EQ(held.status, 0) << held.err;
   const std::string ran = dir.path() + "/ran";
-  Child waiter({"exec", "--wait", "25s", "--timeout", "300ms", "stale", "--", "touch", ran}, env);
+  Child waiter({"exec", "--wait", "25s", "--redis-timeout", "300ms", "stale", "--", "touch", ran}, env);
   ASSERT_TRUE(eventually([&] {
     return master.cmd({"PUBSUB", "NUMSUB", "redlock:{stale}:released"}).elements.at(1).integer == 1;
   }));

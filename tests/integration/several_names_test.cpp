@@ -287,11 +287,11 @@ TEST(SeveralNames, OverThreeServersOneDownMidWaitStillTakesEveryName) {
   Result holder = run({"acquire", "--ttl", "60s", "n3"}, s.env());
   ASSERT_EQ(holder.status, 0) << holder.err;
   const std::string token = holder.out.substr(0, holder.out.find('\n'));
-  Child waiter({"acquire", "--ttl", "10s", "--wait", "30s", "--timeout", "300ms", "n1", "n2", "n3"}, s.env());
+  Child waiter({"acquire", "--ttl", "10s", "--wait", "30s", "--redis-timeout", "300ms", "n1", "n2", "n3"}, s.env());
   ASSERT_TRUE(eventually([&] { return s.holders("n1") == 3 && s.holders("n2") == 3; }, Seconds(10)))
       << waiter.err_so_far();
   s[0].kill();
-  EXPECT_EQ(run({"release", "--token", token, "--timeout", "300ms", "n3"}, s.env()).status, 0);
+  EXPECT_EQ(run({"release", "--token", token, "--redis-timeout", "300ms", "n3"}, s.env()).status, 0);
   Result w = waiter.wait(Seconds(30));
   EXPECT_EQ(w.status, 0) << w.err;
   EXPECT_EQ(s.holders("n3"), 2);
@@ -302,9 +302,9 @@ TEST(SeveralNames, OverThreeServersAMajorityLostMidWaitLeavesNothingHeld) {
   Servers s(3);
   ASSERT_EQ(run({"acquire", "--ttl", "60s", "m3"}, s.env()).status, 0);
   // A wait rides out an outage until it is spent: then 69.
-  Child waiter(
-      {"acquire", "--ttl", "10s", "--wait", "4s", "--timeout", "300ms", "--connect-timeout", "300ms", "m1", "m2", "m3"},
-      s.env());
+  Child waiter({"acquire", "--ttl", "10s", "--wait", "4s", "--redis-timeout", "300ms", "--connect-timeout", "300ms",
+                "m1", "m2", "m3"},
+               s.env());
   ASSERT_TRUE(eventually([&] { return s.holders("m1") == 3 && s.holders("m2") == 3; }, Seconds(10)))
       << waiter.err_so_far();
   s[0].kill();

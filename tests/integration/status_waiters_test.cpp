@@ -199,7 +199,7 @@ TEST_F(StatusWaiters, WatchEndsWith0WhenTwoStopSignalsComeTogether) {
 
 TEST_F(StatusWaiters, WatchShowsRedisTroubleAndCarriesOn) {
   take("job", {"--ttl", "60s"});
-  Child w({"status", "--watch", "--interval", "200ms", "--timeout", "300ms", "job"}, env());
+  Child w({"status", "--watch", "--interval", "200ms", "--redis-timeout", "300ms", "job"}, env());
   ASSERT_TRUE(eventually([&] { return w.out_so_far().find("NAME") != std::string::npos; }, Seconds(10)));
   redis.kill();
   ASSERT_TRUE(eventually([&] { return w.out_so_far().find("redlock: ") != std::string::npos; }, Seconds(10)))

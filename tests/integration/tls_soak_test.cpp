@@ -127,7 +127,7 @@ TEST_F(Tls, BadCertificateFilesAreUsageErrorsBeforeAnyTraffic) {
 TEST_F(Tls, PlainRedisUrlAgainstATlsPortIsUnavailable) {
   RedisServer redis(s_certs->server());
   std::string plain = "redis://127.0.0.1:" + std::to_string(redis.port());
-  Result a = run({"acquire", "--timeout", "500ms", "x"}, {{"REDLOCK_URL", plain}});
+  Result a = run({"acquire", "--redis-timeout", "500ms", "x"}, {{"REDLOCK_URL", plain}});
   EXPECT_EQ(a.status, 69) << a.err;
 }
 

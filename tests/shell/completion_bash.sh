@@ -106,7 +106,7 @@ expect_exactly "redlock re" release renew revoke resume
 expect_exactly "redlock -q st" status
 # The value of an option is not the subcommand: `status` here is a prefix.
 expect_exactly "redlock --prefix status " acquire release renew status break exec history overdue revoke suspend resume doctor events help
-expect_exactly "redlock --timeout 2s a" acquire
+expect_exactly "redlock --redis-timeout 2s a" acquire
 
 # --- options: everything --help lists, at the top and for each subcommand ---
 top=$(help_options)
@@ -120,11 +120,11 @@ for sub in acquire release renew status break exec history overdue revoke suspen
   # shellcheck disable=SC2086
   expect_includes "redlock $sub --" $opts
   # Global options are accepted after the subcommand too.
-  expect_includes "redlock $sub --" --redis --prefix --timeout --quiet
+  expect_includes "redlock $sub --" --redis --prefix --redis-timeout --quiet
   expect_excludes "redlock $sub --" --version
 done
 expect_includes "redlock exec -" -c
-expect_exactly "redlock acquire --w" --wait
+expect_exactly "redlock acquire --w" --wait --while-pid
 expect_excludes "redlock release --" --ttl --json --wait
 expect_excludes "redlock status --" --token --ttl
 

@@ -61,7 +61,7 @@ cat >"$tmp/zsh-drive.zsh" <<'EOF'
 # zsh -f zsh-drive.zsh INIT FPATH_DIR LINE
 zmodload zsh/zpty || exit 2
 zpty z zsh -f -i
-zpty -w z "fpath=(${(q)2} \$fpath); source ${(q)1}"
+zpty -w z "LISTMAX=100000; fpath=(${(q)2} \$fpath); source ${(q)1}"
 zpty -w -n z "$3"$'\t'
 local out= chunk
 while zpty -r z chunk 2>/dev/null; do out+=$chunk; done
@@ -130,7 +130,7 @@ for sh in "${shells[@]}"; do
   for sub in acquire release renew status break exec history overdue; do
     # shellcheck disable=SC2046
     expect "$sh" "redlock $sub --" $(help_options "$sub")
-    expect "$sh" "redlock $sub --" --redis --prefix --timeout
+    expect "$sh" "redlock $sub --" --redis --prefix --redis-timeout
   done
   expect_not "$sh" "redlock release --" --ttl --json --wait
   expect "$sh" "redlock exec --on-lost " term kill ignore

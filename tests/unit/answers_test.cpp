@@ -437,7 +437,7 @@ TEST(Tally, AQuorumFailureTakesTheMostSpecificStatusAndNamesEveryServer) {
   const Error two = quorum_failure({down, odd}, 3, 2);
   EXPECT_EQ(std::string(two.what()), "only 1 of 3 Redis servers answered (a quorum is 2): a is down; b sent nonsense");
   const Error one = quorum_failure({down}, 1, 1);
-  EXPECT_EQ(std::string(one.what()), "a is down (is redis-server running there? see --redis and --timeout)");
+  EXPECT_EQ(std::string(one.what()), "a is down (is redis-server running there? see --redis and --redis-timeout)");
   EXPECT_FALSE(one.answered());
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/line/option_values.hpp"
 #include "cli/line/options.hpp"
 #include "cli/line/usage.hpp"
 #include "util/exit_status.hpp"
@@ -189,6 +190,9 @@ std::vector<std::string> option_names(CLI::App& app, CLI::App* sub) {
       continue;
     }
     for (const CLI::Option* opt : a->get_options()) {
+      if (opt->get_group().empty()) {
+        continue;  // hidden: an old spelling, never suggested
+      }
       for (const auto& l : opt->get_lnames()) {
         names.push_back("--" + l);
       }
@@ -198,6 +202,17 @@ std::vector<std::string> option_names(CLI::App& app, CLI::App* sub) {
     }
   }
   return names;
+}
+
+// What `typed`, an option neither `sub` nor the global ones know, was
+// probably meant as, in parentheses after a blank: flock's own spelling,
+// else the nearest option; "" when nothing is near.
+std::string meant_option(CLI::App& app, CLI::App* sub, const std::string& typed) {
+  if (std::optional<std::string> flock = flock_word(typed, sub != nullptr ? sub->get_name() : "")) {
+    return fmt::format(" ({})", *flock);
+  }
+  const std::optional<std::string> near = nearest_word(typed, option_names(app, sub));
+  return near ? fmt::format(" (did you mean {}?)", *near) : "";
 }
 
 // The subcommands' names, comma-separated.
@@ -224,9 +239,7 @@ std::string cli11_error_text(CLI::App& app, CLI::App* sub, const CLI::ParseError
         continue;
       }
       const std::string typed(word.substr(0, std::min(word.find('='), word.size())));
-      const std::optional<std::string> near = nearest_word(typed, option_names(app, sub));
-      return fmt::format("unknown option '{}'{}{}", typed, where,
-                         near ? fmt::format(" (did you mean {}?)", *near) : "");
+      return fmt::format("unknown option '{}'{}{}", typed, where, meant_option(app, sub, typed));
     }
     std::vector<std::string> extras = sub != nullptr ? sub->remaining() : app.remaining();
     if (extras.empty()) {
@@ -303,9 +316,8 @@ std::optional<std::string> early_option(CLI::App& app, const Prescan& p, char** 
       return fmt::format("{} is an option of {}, not a global one: put it after {}", typed, sub->get_name(),
                          sub->get_name());
     }
-    const std::optional<std::string> near = nearest_word(typed, option_names(app, sub));
     return fmt::format("unknown option '{}'{}{}", typed, sub != nullptr ? " for " + sub->get_name() : "",
-                       near ? fmt::format(" (did you mean {}?)", *near) : "");
+                       meant_option(app, sub, typed));
   }
   return std::nullopt;
 }
@@ -345,6 +357,28 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, const Prescan& p
   return to_int(ExitStatus::k_usage);
 }
 
+// --timeout given before the subcommand (or after one that has no
+// --timeout of its own): on acquire and exec it is flock's wait, as the
+// subcommand's own --timeout is; anywhere else it was the round-trip
+// timeout before 0.2, and is refused with its new name rather than read
+// in a new sense.
+void apply_legacy_timeout(CLI::App& app, AllOptions& o) {
+  if (o.global.legacy_timeout.empty()) {
+    return;
+  }
+  for (auto [name, take] : {std::pair{"acquire", &o.acquire.take}, std::pair{"exec", &o.exec.take}}) {
+    if (app.got_subcommand(name)) {
+      if (app.get_subcommand(name)->count("--wait") == 0) {
+        take->wait = parse_wait(o.global.legacy_timeout, "--timeout");
+      }
+      return;
+    }
+  }
+  throw UsageError(
+      "--timeout is now --redis-timeout (the round trip to Redis); on acquire and exec, --timeout is how long "
+      "to wait for the lock, as in flock(1)");
+}
+
 // CLI11 reads redlock's own words (exec's CMD, cut off by prescan(), is
 // put back after). Throws what CLI11 throws, and a UsageError for a value
 // that does not parse.
@@ -361,6 +395,7 @@ void parse_own_words(CLI::App& app, AllOptions& o, const Prescan& p, int argc, c
     }
     o.exec.command = std::move(after_dashes);
   }
+  apply_legacy_timeout(app, o);
 }
 
 // Parses redlock's own words; the exit status when that ends the call

@@ -54,9 +54,13 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       "per-connection timeout (default 1s)")
       ->type_name("D");
   add_parsed_option(
-      app, "--timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--timeout"); },
-      "per-command round-trip timeout (default 1s)")
+      app, "--redis-timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--redis-timeout"); },
+      "per-command round-trip timeout (default: $REDLOCK_REDIS_TIMEOUT, else 1s)")
       ->type_name("D");
+  // The round-trip timeout's name before 0.2. On acquire and exec --timeout
+  // is now flock's wait, also before the subcommand's name; on the others it
+  // is refused with a line that names --redis-timeout (command_line.cpp).
+  app.add_option("--timeout", g.legacy_timeout, "")->type_name("D")->group("");
   app.add_option("--tls-ca", g.tls_ca, "CA certificates for rediss:// (default: system store)")->type_name("FILE");
   app.add_option("--tls-cert", g.tls_cert, "client certificate for rediss://")->type_name("FILE");
   app.add_option("--tls-key", g.tls_key, "client key for rediss://")->type_name("FILE");
@@ -88,6 +92,10 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       ->type_name("F");
 }
 
+// The rarer options of a subcommand: its --help lists their names only, on
+// a few lines (HelpFormatter); its man page says what each does.
+constexpr const char* k_more_options = "More options (see its man page)";
+
 // How acquire and exec take a lock: the options they share.
 void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
   sub.add_option("NAME", o.names, "the lock's name; several names are taken as one lock, all or nothing")->required();
@@ -95,41 +103,49 @@ void add_take_options(CLI::App& sub, TakeOptions& o, const char* ttl_help) {
       sub, "--ttl", [&o](const std::string& v) { o.ttl = parse_ttl(v); }, ttl_help)
       ->type_name("D");
   add_parsed_option(
-      sub, "--wait", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
-      "how long to wait for a held lock: 0 (one try, the default), 30s, inf (or forever)")
+      sub, "-w,--wait,--timeout", [&o](const std::string& v) { o.wait = parse_wait(v, "--wait"); },
+      "how long to wait for a held lock: 0 (one try, the default), 30s, inf (or forever); as flock -w")
       ->type_name("D");
+  sub.add_flag("-n,--nonblock", o.nonblock, "one try, do not wait (the default; as flock -n)")->group(k_more_options);
   sub.add_option("--token", o.token, "re-enter the lock if this token holds it (default: $REDLOCK_TOKEN)")
-      ->type_name("T");
+      ->type_name("T")
+      ->group(k_more_options);
   add_parsed_option(
       sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1'000'000); },
       "a counting semaphore: up to N holders at once (default 1, a plain lock)")
       ->type_name("N");
   add_parsed_option(
-      sub, "--conflict-exit-code",
+      sub, "-E,--conflict-exit-code",
       [&o](const std::string& v) {
         o.conflict_exit_code = ExitCode::passed_on(parse_whole_number(v, "--conflict-exit-code", 0, 255));
       },
       "exit status when the lock is busy (default 75)")
       ->type_name("N");
+  sub.add_flag("-x,--exclusive", o.exclusive, "take the lock alone (the default; as flock -x)")->group(k_more_options);
   sub.add_flag("--unfair", o.unfair,
-               "race for the lock when it frees instead of waiting in line (first come first served)");
+               "race for the lock when it frees instead of waiting in line (first come first served)")
+      ->group(k_more_options);
   add_parsed_option(
       sub, "--jitter", [&o](const std::string& v) { o.jitter = parse_duration(v, "--jitter"); },
       "sleep a random time below D before the first try, so that a fleet's cron jobs do not always start in "
       "the same order")
-      ->type_name("D");
+      ->type_name("D")
+      ->group(k_more_options);
   add_parsed_option(
       sub, "--max-waiters",
       [&o](const std::string& v) { o.max_waiters = parse_whole_number(v, "--max-waiters", 1, 1'000'000); },
       "busy at once, without joining the line, when N already wait in it (no pile-up of runs)")
-      ->type_name("N");
+      ->type_name("N")
+      ->group(k_more_options);
   add_parsed_option(
       sub, "--stale-after", [&o](const std::string& v) { o.stale_after = parse_bound(v, "--stale-after"); },
       "when busy, say so even with -q if the holder has held the lock longer than D: it may be stuck")
-      ->type_name("D");
+      ->type_name("D")
+      ->group(k_more_options);
   sub.add_option("--note", o.note,
                  "keep TEXT with the lock for status (the leader's address, a version; at most 256 bytes)")
-      ->type_name("TEXT");
+      ->type_name("TEXT")
+      ->group(k_more_options);
 }
 
 // A subcommand that acts on a lock held by a token (release, renew): its
@@ -147,10 +163,18 @@ CLI::App* add_token_subcommand(CLI::App& app, const char* verb, const char* desc
 CLI::App* add_acquire(CLI::App& app, AcquireOptions& o) {
   auto* sub = app.add_subcommand("acquire", "take the lock and print its token");
   add_take_options(*sub, o.take, "how long the lock lives unless renewed (default 30s)");
-  sub->add_flag("--shared", o.shared,
+  sub->add_flag("-s,--shared", o.shared,
                 "take a reader's share of a readers/writer lock; renew and release it by its token");
   sub->add_flag("--json", o.json, "print token, fence, ttl_ms and validity_ms as JSON");
-  sub->footer("Example:\n  tok=$(redlock acquire --ttl 60s --wait 10s migrate) || exit 1");
+  add_parsed_option(
+      *sub, "--while-pid",
+      [&o](const std::string& v) { o.while_pid = parse_whole_number(v, "--while-pid", 1, 4'194'304); },
+      "return at once and keep the lock while process PID lives ($$ in a script): renewed in the background, "
+      "released when PID exits, PID sent SIGTERM if it is lost; release --token ends it")
+      ->type_name("PID");
+  sub->footer(
+      "Examples:\n  tok=$(redlock acquire --ttl 60s --wait 10s migrate) || exit 1\n"
+      "  tok=$(redlock acquire --while-pid $$ migrate) || exit 1");
   return sub;
 }
 
@@ -237,7 +261,7 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   auto* sub = app.add_subcommand("exec", "run a command while holding the lock, renewing it in the background");
   add_take_options(*sub, o.take, "the lock's time to live, renewed every ttl/3 (default 30s)");
   sub->add_option("CMD", o.command, "the command and its arguments, after --");
-  sub->add_flag("--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
+  sub->add_flag("-s,--shared", o.shared, "take a reader's share of a readers/writer lock (writers: no --shared)");
   add_parsed_option(
       *sub, "--on-lost", [&o](const std::string& v) { o.on_lost = parse_on_lost(v); },
       "when the lock is lost: term (SIGTERM, then SIGKILL), kill, ignore")
@@ -248,11 +272,11 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       ->type_name("D");
   add_parsed_option(
       *sub, "--hold-at-least", [&o](const std::string& v) { o.hold_at_least = parse_duration(v, "--hold-at-least"); },
-      "keep the lock until D after it was taken, even if the command ends sooner (cron: one run per schedule)")
+      "keep the lock until D after it was taken, even if the command ends sooner (cron)")
       ->type_name("D");
   add_parsed_option(
       *sub, "--max-runtime", [&o](const std::string& v) { o.max_runtime = parse_bound(v, "--max-runtime"); },
-      "end the command when it has run for D (SIGTERM, SIGKILL after --kill-after), release, and exit 124")
+      "end the command after D (SIGTERM, then SIGKILL), release, and exit 124")
       ->type_name("D");
   add_parsed_option(
       *sub, "--warn-after", [&o](const std::string& v) { o.warn_after = parse_bound(v, "--warn-after"); },
@@ -261,15 +285,20 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   add_parsed_option(
       *sub, "--skip-if-ok-within",
       [&o](const std::string& v) { o.skip_if_ok_within = parse_bound(v, "--skip-if-ok-within"); },
-      "do not run (busy, 75) when the last ok run of NAME, on any host, ended within D (cron: once per period)")
+      "do not run (busy, 75) when the last ok run of NAME ended within D (cron)")
       ->type_name("D");
   add_parsed_option(
       *sub, "--on-busy", [&o](const std::string& v) { o.replace = parse_on_busy(v); },
       "when the lock is busy: fail (the default) or replace (revoke the holder, then wait for the lock)")
-      ->type_name("POLICY");
-  sub->add_flag("--no-history", o.no_history, "keep this run out of NAME's history (names unique per run)");
+      ->type_name("POLICY")
+      ->group(k_more_options);
+  sub->add_flag("--no-history", o.no_history, "keep this run out of NAME's history (names unique per run)")
+      ->group(k_more_options);
   sub->add_option("-c", o.shell_command, "run STRING with $SHELL -c instead of CMD")->type_name("STRING");
-  sub->footer("Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
+  sub->footer(
+      "The rest of a script under the lock, at its top:\n"
+      "  [ -n \"$REDLOCK_NAME\" ] || exec redlock exec --ttl 30s NAME -- \"$0\" \"$@\"\n"
+      "Example:\n  redlock exec --ttl 2m --wait 30s deploy -- ./deploy.sh \"$ENV\"");
   return sub;
 }
 
@@ -367,8 +396,9 @@ CLI::App* add_events(CLI::App& app, EventsOptions& o) {
 
 namespace {
 
-// redlock's help: wrapped to 80 columns, and each subcommand's listing the
-// global options too, which it accepts after its name as well.
+// redlock's help: wrapped to 80 columns; a subcommand's shows its own
+// options, and one line that says where the global ones are (it accepts
+// them after its name as well).
 class HelpFormatter : public CLI::Formatter {
  public:
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
@@ -376,16 +406,24 @@ class HelpFormatter : public CLI::Formatter {
   }
 
   std::string make_footer(const CLI::App* app) const override {
-    const CLI::App* parent = app->get_parent();
-    if (parent == nullptr) {
+    if (app->get_parent() == nullptr) {
       return CLI::Formatter::make_footer(app);
     }
-    const std::vector<const CLI::Option*> globals = parent->get_options([parent](const CLI::Option* opt) {
-      return opt->nonpositional() && opt != parent->get_help_ptr() && opt->get_name() != "--version";
-    });
-    // make_group starts with the blank line that make_help already wrote.
-    return make_group("Global options (before or after the subcommand)", false, globals).substr(1) + "\n" +
-           CLI::Formatter::make_footer(app);
+    return "Global options (-r URL, --prefix, -q, -v, ...): see redlock --help\n" + CLI::Formatter::make_footer(app);
+  }
+
+  // The rarer options by name only, one line that wrap_help wraps.
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    if (group != k_more_options) {
+      return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+    }
+    std::string line;
+    for (const CLI::Option* opt : opts) {
+      line +=
+          fmt::format("{}{}{}", line.empty() ? "" : ", ", opt->get_name(false, true),
+                      opt->get_type_size_max() > 0 && !opt->get_type_name().empty() ? " " + opt->get_type_name() : "");
+    }
+    return fmt::format("{}:\n  {}\n", group, line);
   }
 };
 
@@ -459,7 +497,7 @@ CLI::App* add_events(CLI::App& app, AllOptions& o) {
 std::unique_ptr<CLI::App> build_app(AllOptions& o) {
   auto app = top_level(o);
   for (const auto& s : subcommand_defs()) {
-    (void)s.add(*app, o);
+    s.add(*app, o)->group(s.group);
   }
   return app;
 }

@@ -22,12 +22,13 @@ namespace redlock::cli {
 // how to run it with the options parsed.
 struct SubcommandDef {
   const char* name;
+  const char* group;  // what a person does with it: redlock --help lists the subcommands by it
   Subcommand id;
   CLI::App* (*add)(CLI::App&, AllOptions&);
   ExitCode (*run)(const AllOptions&, const Cancel&);
 };
 
-// Every subcommand, in the order --help lists them: the one table of them
+// Every subcommand, in the order --help lists them (by group, exec first): the one table of them
 // (cli/app.cpp).
 [[nodiscard]] std::span<const SubcommandDef> subcommand_defs();
 

@@ -113,6 +113,32 @@ std::string wrap_help(std::string_view help, size_t column, size_t width) {
   return out;
 }
 
+std::optional<std::string> flock_word(std::string_view typed, std::string_view subcommand) {
+  const bool takes = subcommand == "acquire" || subcommand == "exec";
+  if (typed == "-e" && takes) {
+    return "did you mean -x (--exclusive)?";
+  }
+  if (typed == "--nb" && takes) {
+    return "did you mean -n (--nonblock)?";
+  }
+  if (typed == "-u" || typed == "--unlock") {
+    return std::string("did you mean redlock release --token T NAME?");
+  }
+  if ((typed == "-o" || typed == "--close") && subcommand == "exec") {
+    return std::string("CMD never inherits the lock: leave it out");
+  }
+  if ((typed == "-F" || typed == "--no-fork") && subcommand == "exec") {
+    return std::string("exec stays to renew the lock, so it always forks: leave it out");
+  }
+  if (typed == "-V") {
+    return std::string("did you mean --version?");
+  }
+  if (typed == "-c" && subcommand == "acquire") {
+    return std::string("did you mean redlock exec -c STRING NAME?");
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> nearest_word(std::string_view typed, const std::vector<std::string>& known) {
   const std::string_view bare = without_dashes(typed);
   if (bare.size() < 2) {

@@ -30,6 +30,12 @@ inline constexpr size_t k_help_width = 80;
 // or `typed` is a single letter.
 [[nodiscard]] std::optional<std::string> nearest_word(std::string_view typed, const std::vector<std::string>& known);
 
+// What a flock(1) user means by `typed`, an option of flock's that redlock
+// spells otherwise or does without (-e, --nb, -u, -o, -F, -V), said as a
+// typo's "did you mean ...?" is (without the parentheses); `subcommand` is
+// the one it was given to ("" for none). None for any other word.
+[[nodiscard]] std::optional<std::string> flock_word(std::string_view typed, std::string_view subcommand);
+
 // `word` as a shell reads it back: as it is when it is plain, else in
 // single quotes (a quote in it as '"'"', so that no backslash is needed).
 [[nodiscard]] std::string shell_quoted(std::string_view word);

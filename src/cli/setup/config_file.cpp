@@ -23,8 +23,8 @@ namespace {
 constexpr size_t k_max_config_bytes = size_t{64} * 1024;
 
 constexpr const char* k_keys =
-    "redis, prefix, password-file, connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name, insecure, "
-    "min-replicas, log-format, syslog, syslog-facility";
+    "redis, prefix, password-file, connect-timeout, redis-timeout, tls-ca, tls-cert, tls-key, tls-server-name, "
+    "insecure, min-replicas, log-format, syslog, syslog-facility";
 
 std::string_view trim(std::string_view s) {
   const size_t from = s.find_first_not_of(" \t\r");
@@ -78,8 +78,9 @@ void set(ConfigFile& c, const std::string& key, const std::string& value, int li
     c.password_file = absolute_file(key, value);
   } else if (key == "connect-timeout") {
     c.connect_timeout = parse_timeout(value, "connect-timeout");
-  } else if (key == "timeout") {
-    c.timeout = parse_timeout(value, "timeout");
+  } else if (key == "redis-timeout" || key == "timeout") {
+    c.timeout = parse_timeout(value, key.c_str());
+    c.old_timeout_line = key == "timeout" ? line : 0;
   } else if (key == "tls-ca") {
     c.tls_ca = absolute_file(key, value);
   } else if (key == "tls-cert") {

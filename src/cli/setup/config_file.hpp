@@ -2,7 +2,7 @@
 
 // The configuration file: the server set written once, as `key = value`
 // lines named as the long global options (redis, prefix, password-file,
-// connect-timeout, timeout, tls-ca, tls-cert, tls-key, tls-server-name,
+// connect-timeout, redis-timeout (timeout before 0.2), tls-ca, tls-cert, tls-key, tls-server-name,
 // insecure, min-replicas, log-format, syslog, syslog-facility). Flags beat
 // the environment, which beats the file (cli/setup/servers.cpp merges the
 // servers', cli/line/log_options.cpp the logs'). A password may not be written in it:
@@ -27,7 +27,8 @@ struct ConfigFile {
   std::optional<std::string> prefix;
   std::string password_file;
   std::optional<Millis> connect_timeout;
-  std::optional<Millis> timeout;
+  std::optional<Millis> timeout;  // redis-timeout
+  int old_timeout_line = 0;       // the line that set it by its old name, `timeout` (0: none)
   std::string tls_ca, tls_cert, tls_key, tls_server_name;
   bool insecure = false;
   std::optional<int> min_replicas;

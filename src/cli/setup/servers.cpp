@@ -11,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "cli/line/option_values.hpp"
 #include "cli/setup/config_file.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
@@ -240,6 +241,20 @@ void choose_endpoints(const GlobalOptions& g, const ConfigFile& file, Resolved& 
   }
 }
 
+// The round-trip timeout when no --redis-timeout was given:
+// $REDLOCK_REDIS_TIMEOUT, else the file's redis-timeout (or its old name,
+// timeout, said once), else 1s.
+Millis redis_timeout_from(const ConfigFile& file) {
+  if (const std::string variable = env("REDLOCK_REDIS_TIMEOUT"); !variable.empty()) {
+    return parse_timeout(variable, "$REDLOCK_REDIS_TIMEOUT");
+  }
+  if (file.old_timeout_line != 0) {
+    log_warning("{}:{}: timeout is now called redis-timeout; the old name still works", escape_for_terminal(file.path),
+                file.old_timeout_line);
+  }
+  return file.timeout.value_or(Millis(1000));
+}
+
 }  // namespace
 
 Resolved resolve(const GlobalOptions& g) {
@@ -283,7 +298,7 @@ Resolved resolve(const GlobalOptions& g) {
                     prefix_from, escape_for_terminal(r.options.prefix)));
   }
   r.options.timeouts.connect = g.connect_timeout.value_or(file.connect_timeout.value_or(Millis(1000)));
-  r.options.timeouts.command = g.timeout.value_or(file.timeout.value_or(Millis(1000)));
+  r.options.timeouts.command = g.timeout.value_or(redis_timeout_from(file));
   r.options.min_replicas = g.min_replicas.value_or(file.min_replicas.value_or(0));
   return r;
 }

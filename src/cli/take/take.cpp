@@ -53,8 +53,12 @@ Take parse_take(const TakeOptions& o, bool shared) {
   t.first = o.names.front();
   t.name = t.names.front();
   t.ttl = o.ttl;
-  t.wait = o.wait;
+  t.wait = o.nonblock ? std::optional<Millis>(Millis(0)) : o.wait;
   t.conflict_exit_code = o.conflict_exit_code;
+  if (o.exclusive && (shared || o.limit != 1)) {
+    throw UsageError(
+        fmt::format("-x (--exclusive) takes the lock alone; it does not go with {}", shared ? "--shared" : "--limit"));
+  }
   if (shared && o.limit != 1) {
     throw UsageError("--shared takes a reader's share of a readers/writer lock; it does not go with --limit");
   }
@@ -114,6 +118,26 @@ void report_suspended(const std::string& name, const lock::Suspension& s) {
              escape_for_terminal(s.host), escape_for_terminal(s.pid), local_time(s.since_ms), until);
 }
 
+// What the busy line says after the holder: how much longer it holds the
+// lock, whether it seems stuck (`stale`), and the line of waiters.
+std::string busy_details(const lock::Busy& busy, const Take& take, bool stale) {
+  const HolderInfo holder = holder_of(busy);
+  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
+  if (holder.kept) {
+    more += " (it finished; --hold-at-least keeps the lock)";
+  }
+  if (stale) {
+    more += fmt::format(", and has held it for {}, more than --stale-after {}: it may be stuck",
+                        format_duration(*busy.held), format_duration(*take.stale_after));
+  }
+  if (busy.line_full) {
+    more += fmt::format("; {} already waiting in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
+  } else if (busy.ahead > 0) {
+    more += fmt::format(", with {} waiting in line before you", busy.ahead);
+  }
+  return more;
+}
+
 }  // namespace
 
 // It names the holder with its command (from the busy answer itself), and
@@ -140,35 +164,25 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
     return conflict_exit_code;
   }
   const bool did_wait = waited && *waited > Millis(0);
+  // Under --conflict-exit-code 0 a busy lock is no failure: nothing to try again.
+  const bool advise = conflict_exit_code.value() != 0;
   if (busy.lost_race && busy.host.empty()) {
     log_notice("{} is contended: no quorum for anyone{}", escape_for_terminal(name),
                did_wait ? fmt::format(" (gave up after waiting {})", format_duration(*waited))
-                        : std::string("; try again or use --wait"));
+               : advise ? std::string("; try again or use --wait")
+                        : std::string());
     return conflict_exit_code;
   }
-  const HolderInfo holder = holder_of(busy);
-  const std::string who = describe(holder);
-  std::string more = holder.ttl_left > Millis(0) ? fmt::format(" for {} more", format_duration(holder.ttl_left)) : "";
-  if (holder.kept) {
-    more += " (it finished; --hold-at-least keeps the lock)";
-  }
-  if (stale) {
-    more += fmt::format(", and has held it for {}, more than --stale-after {}: it may be stuck",
-                        format_duration(*busy.held), format_duration(*take.stale_after));
-  }
-  if (busy.line_full) {
-    more += fmt::format("; {} already waiting in line (--max-waiters {})", busy.ahead, take.claim.max_waiters);
-  } else if (busy.ahead > 0) {
-    more += fmt::format(", with {} waiting in line before you", busy.ahead);
-  }
+  const std::string who = describe(holder_of(busy));
+  const std::string more = busy_details(busy, take, stale);
   if (busy.line_full) {
     log_at(Verbosity::k_quiet, "{} is held{}{}", escape_for_terminal(name), who.empty() ? "" : " by " + who, more);
   } else if (did_wait) {
     log_at(Verbosity::k_quiet, "gave up waiting for {} after {}: it is still held{}{}", escape_for_terminal(name),
            format_duration(*waited), who.empty() ? "" : " by " + who, more);
   } else {
-    log_at(Verbosity::k_quiet, "{} is held{}{}; try later or use --wait", escape_for_terminal(name),
-           who.empty() ? "" : " by " + who, more);
+    log_at(Verbosity::k_quiet, "{} is held{}{}{}", escape_for_terminal(name), who.empty() ? "" : " by " + who, more,
+           advise ? "; try later or use --wait" : "");
   }
   return conflict_exit_code;
 }
