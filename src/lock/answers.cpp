@@ -195,9 +195,16 @@ Error quorum_failure(const std::vector<redis::Failure>& failures, size_t n, size
   const bool all_answered =
       std::all_of(failures.begin(), failures.end(), [](const redis::Failure& f) { return f.answered; });
   if (status == ExitStatus::k_unavailable && !replicas_only && !all_answered) {
-    msg += " (is redis-server running there? see --redis and --redis-timeout)";
+    const std::string& from = servers_named_in();
+    msg += fmt::format(" (is redis-server running there?{} see --redis and --redis-timeout)",
+                       from.empty() ? "" : fmt::format(" {};", from));
   }
   return Error(status, msg, all_answered);
+}
+
+std::string& servers_named_in() {
+  static std::string from;
+  return from;
 }
 
 long long reply_integer(const Reply& r) {

@@ -50,6 +50,11 @@ inline constexpr std::string_view k_replicas_hint = "lower --min-replicas or att
 [[nodiscard]] redis::Failure replicas_failure(const std::string& where, int wanted, std::string_view what,
                                               const std::string& wait_refused = {});
 
+// Where the servers were named, in words ("the URL came from
+// $REDLOCK_URL"), for quorum_failure's hint when one cannot be reached:
+// set once by the command line; "" says nothing.
+[[nodiscard]] std::string& servers_named_in();
+
 // The error for a round in which too few of `n` servers answered usably
 // (`failures`, at least one; a quorum is `quorum`): the most specific status
 // (refused > protocol error > unavailable) with every server's reason, so

@@ -164,3 +164,20 @@ TEST(ConfigFileCli, TheFileIsReadOnceACall) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(holds(redis, "jobs:{nightly}"));
 }
+
+// A server that cannot be reached: the line says where its URL came from,
+// so that the fix is made where it was named.
+TEST(ConfigFileCli, AnUnreachableServerIsNamedWithWhereItsUrlCameFrom) {
+  TempDir dir;
+  const std::string url = "redis://127.0.0.1:" + std::to_string(free_port());
+  const std::string conf = write_file(dir.path() + "/redlock.conf", "# fleet\nredis = " + url + "\n");
+  Result from_file = run({"status"}, {{"REDLOCK_CONFIG", conf}});
+  EXPECT_EQ(from_file.status, 69) << from_file.err;
+  EXPECT_NE(from_file.err.find("the URL came from " + conf + ":2"), std::string::npos) << from_file.err;
+  Result from_env = run({"status"}, {{"REDLOCK_CONFIG", conf}, {"REDLOCK_URL", url}});
+  EXPECT_EQ(from_env.status, 69) << from_env.err;
+  EXPECT_NE(from_env.err.find("the URL came from $REDLOCK_URL"), std::string::npos) << from_env.err;
+  Result from_flag = run({"-r", url, "status"}, {{"REDLOCK_CONFIG", conf}});
+  EXPECT_NE(from_flag.err.find("the URL came from --redis"), std::string::npos) << from_flag.err;
+  EXPECT_TRUE(one_line(from_flag.err)) << from_flag.err;
+}

@@ -13,6 +13,7 @@
 
 #include "cli/line/option_values.hpp"
 #include "cli/setup/config_file.hpp"
+#include "lock/answers.hpp"
 #include "util/exit_status.hpp"
 #include "util/fd.hpp"
 #include "util/log.hpp"
@@ -263,6 +264,10 @@ Resolved resolve(const GlobalOptions& g) {
   choose_endpoints(g, file, r);
   redis::refuse_repeated(r.endpoints);
   log_debug("servers: {} (from {})", display_endpoints(r.endpoints), escape_for_terminal(r.servers_from));
+  lock::servers_named_in() =
+      r.servers_from.rfind("the default", 0) == 0
+          ? std::string("no --redis, $REDLOCK_URL or configuration file names one, so it is the default")
+          : "the URL came from " + escape_for_terminal(r.servers_from);
   // The files named here may be FIFOs that nobody writes to yet: waiting on
   // them (in open or read, some inside OpenSSL) must not outlast a stop.
   ExitOnStop stops_end_reading;
