@@ -19,10 +19,11 @@ using std::chrono::seconds;
 
 class FakeScreen final : public ReportScreen {
  public:
-  explicit FakeScreen(bool terminal) : m_terminal(terminal) {}
+  explicit FakeScreen(bool terminal, size_t columns = 0) : m_terminal(terminal), m_columns(columns) {}
   [[nodiscard]] TimePoint now() const override { return m_now; }
   [[nodiscard]] bool terminal() const override { return m_terminal; }
   void write(std::string_view text) noexcept override { m_text.append(text); }
+  [[nodiscard]] size_t columns() const override { return m_columns; }
 
   // What was written since the last call.
   std::string take() { return std::exchange(m_text, std::string()); }
@@ -31,6 +32,7 @@ class FakeScreen final : public ReportScreen {
  private:
   TimePoint m_now = TimePoint(std::chrono::hours(1000));
   bool m_terminal;
+  size_t m_columns;
   std::string m_text;
 };
 
@@ -90,6 +92,23 @@ TEST(WaitReport, OnATerminalTheLineIsRewrittenInPlaceEverySecondAndErasedAtTheEn
   tty.advance(Millis(500));
   report.acquired();
   EXPECT_EQ(tty.take(), "\r\033[Kredlock: acquired deploy after 2.5s\n");
+}
+
+// A line as wide as the terminal would wrap, and each redraw add a row.
+TEST(WaitReport, OnANarrowTerminalTheLiveLineStaysWithinItsWidth) {
+  FakeScreen tty(true, 40);
+  WaitReport report("deploy", Millis(20'000), holder(), tty);
+  (void)tty.take();
+  tty.advance(seconds(1));
+  report.tick();
+  EXPECT_EQ(tty.take(), "\rredlock: waiting for deploy: 1s of 20s\u2026\033[K");
+}
+
+TEST(WaitReport, LinesAreCutByCharactersNeverInsideOne) {
+  EXPECT_EQ(fit_columns("abcdef", 0), "abcdef");
+  EXPECT_EQ(fit_columns("abcdef", 6), "abcdef");
+  EXPECT_EQ(fit_columns("abcdef", 4), "abc\u2026");
+  EXPECT_EQ(fit_columns("\u00e9t\u00e9 long", 4), "\u00e9t\u00e9\u2026") << "each accented letter is one";
 }
 
 TEST(WaitReport, AWaitThatWokeLateSkipsTheLinesItMissed) {

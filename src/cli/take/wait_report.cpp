@@ -1,6 +1,7 @@
 #include "cli/take/wait_report.hpp"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "util/log.hpp"
@@ -43,6 +44,10 @@ class StderrScreen final : public ReportScreen {
  public:
   [[nodiscard]] TimePoint now() const override { return Clock::now(); }
   [[nodiscard]] bool terminal() const override { return plain() && isatty(STDERR_FILENO) == 1; }
+  [[nodiscard]] size_t columns() const override {
+    winsize size{};
+    return ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+  }
   void write(std::string_view text) noexcept override {
     if (plain()) {
       write_stderr(text);
@@ -64,6 +69,26 @@ std::string seconds(Millis d) {
 }
 
 }  // namespace
+
+std::string fit_columns(const std::string& line, size_t columns) {
+  const auto starts_character = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; };
+  size_t characters = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    characters += starts_character(line[i]) ? 1 : 0;
+  }
+  if (columns == 0 || characters <= columns) {
+    return line;
+  }
+  // The first columns - 1 characters, and the ellipsis.
+  size_t kept = 0;
+  size_t end = 0;
+  for (; end < line.size(); ++end) {
+    if (starts_character(line[end]) && kept++ == columns - 1) {
+      break;
+    }
+  }
+  return line.substr(0, end) + "\u2026";
+}
 
 ReportScreen& stderr_screen() {
   static StderrScreen screen;
@@ -122,7 +147,11 @@ void WaitReport::tick() {
   const auto elapsed = std::chrono::duration_cast<Millis>(now - m_start);
   try {
     if (m_tty) {
-      m_screen.write(fmt::format("\rredlock: {}\033[K", progress(elapsed)));
+      // One column short of the width: a line that fills it would wrap the
+      // cursor to the next row on some terminals, and each redraw add a row.
+      const size_t width = m_screen.columns();
+      m_screen.write(
+          fmt::format("\r{}\033[K", fit_columns("redlock: " + progress(elapsed), width > 1 ? width - 1 : 0)));
     } else {
       m_screen.write(fmt::format("redlock: still {}\n", progress(elapsed)));
     }

@@ -46,7 +46,14 @@ class ReportScreen {
   [[nodiscard]] virtual bool terminal() const = 0;
   // Writes `text` as it is. Never throws.
   virtual void write(std::string_view text) noexcept = 0;
+  // The terminal's width in columns (0: not known), which the live line
+  // stays within so that it redraws in place.
+  [[nodiscard]] virtual size_t columns() const { return 0; }
 };
+
+// `line` cut to at most `columns` characters (UTF-8 sequences kept whole),
+// ending with "…" when cut; whole when `columns` is 0.
+[[nodiscard]] std::string fit_columns(const std::string& line, size_t columns);
 
 // stderr and the monotonic clock.
 [[nodiscard]] ReportScreen& stderr_screen();
