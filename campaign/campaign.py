@@ -54,7 +54,7 @@ class Cell:
     @property
     def id(self):
         parts = [self.dep, self.nemesis]
-        for k in ("target", "dir"):
+        for k in ("target", "dir", "when"):
             if k in self.params:
                 parts.append(self.params[k])
         if self.length is not None:
@@ -230,9 +230,14 @@ class Runner:
         env_base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent",
                     "CAMPAIGN_REGISTER": str(REGISTER_PORT), "CAMPAIGN_CELL": cell.id,
                     "CAMPAIGN_REDLOCK": " ".join(globals_)}
+        preload = []
         if cell.nemesis == "clock-jump":
-            env_base.update({"LD_PRELOAD": FAKETIME_LIB, "FAKETIME_TIMESTAMP_FILE": self.faketime_file,
+            # libfaketime is loaded after setpriv has changed the user: its
+            # shared memory then belongs to the client's user (and is removed
+            # with that user's files after the cell)
+            env_base.update({"FAKETIME_TIMESTAMP_FILE": self.faketime_file,
                              "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"})
+            preload = ["env", f"LD_PRELOAD={FAKETIME_LIB}"]
         procs, procs_lock = [], threading.Lock()
         tokens = {}
         stop = threading.Event()
@@ -245,7 +250,7 @@ class Runner:
                 n += 1
                 hold_id = f"k{i}.{n}"
                 # most holds are short; one in four spans renewals
-                long_hold = i < 2 and crng.random() < 0.25
+                long_hold = crng.random() < (0.5, 0.25, 0)[i]
                 hold = round(crng.uniform(1, 2) * ttl if long_hold else crng.uniform(0.05, 0.5) * ttl, 3)
                 env = dict(env_base, CAMPAIGN_CLIENT=hold_id)
                 wl = cell.workload
@@ -266,7 +271,7 @@ class Runner:
                 rec = {"hold": hold_id, "kind": kind, "name": name, "t0": time.monotonic(), "t1": None,
                        "rc": None}
                 p = subprocess.Popen(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--",
-                                      *cmd], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      *preload, *cmd], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=(kind == "script"))
                 rec["pid"] = p.pid
                 with procs_lock:
@@ -282,6 +287,8 @@ class Runner:
             conns = {}
             down_until = {}
             servers = dep.data_servers_for(key)
+            if cell.workload != "excl":
+                return  # a semaphore's or readers' hash has no one holder's lease
             while not stop.is_set() or time.monotonic() < stop_time[0] + ttl:
                 if dep.sentinel:
                     servers = dep.servers
@@ -349,8 +356,15 @@ class Runner:
             for t in threads:
                 t.join(2)
             pt.join(ttl + 1)
-        time.sleep(0.5)
+        time.sleep(0.3)
         leftovers = self.leftovers(cell.id)
+        for f in os.listdir("/dev/shm"):
+            path = os.path.join("/dev/shm", f)
+            try:
+                if "faketime" in f and os.stat(path).st_uid in CLIENT_UIDS:
+                    os.unlink(path)
+            except OSError:
+                pass
         no_ttl = self.keys_without_ttl(dep, name)
         try:
             c = __import__("socket").create_connection(("127.0.0.1", REGISTER_PORT), timeout=2)
@@ -392,20 +406,9 @@ class Runner:
         return res
 
     def tokens_of(self, events, leases):
-        """Each section's token: the lease whose copy appeared first after
-        the section's start is its own (the poller reads the token field)."""
-        tokens = {}
-        starts = [(e["t"], e["client"]) for e in events if e["ev"] == "start"]
-        firsts = {}
-        for t, _, tok, _ in leases:
-            firsts.setdefault(tok, t)
-        order = sorted(firsts.items(), key=lambda kv: kv[1])
-        for t, client in starts:
-            # the token first seen closest before the section started
-            before = [tok for tok, ft in order if ft <= t + 0.05]
-            if before:
-                tokens[client] = before[-1]
-        return tokens
+        """Each section's token, as REDLOCK_TOKEN told it."""
+        return {e["client"]: e["token"] for e in events
+                if e["ev"] == "start" and e.get("token", "-") != "-"}
 
     def wait_grant(self, log_path, after, limit):
         deadline = time.monotonic() + limit
@@ -417,13 +420,16 @@ class Runner:
                         return
             time.sleep(0.05)
 
-    def holder(self, name, log_path, want_redlock=True, limit=None):
-        """The pid of the section that holds name now (waits for one)."""
-        deadline = time.monotonic() + (limit or 3 * self.ttl)
+    def holder(self, name, log_path, want_redlock=True, limit=None, least=None):
+        """The pid of the section that holds name now and will for `least`
+        seconds more (the length of the fault, to hit a section that spans
+        it), its parent's and its user's; waits for one."""
+        deadline = time.monotonic() + (limit or 4 * self.ttl)
+        least = self.ttl * 0.5 if least is None else least
         import socket
         while time.monotonic() < deadline:
             c = socket.create_connection(("127.0.0.1", REGISTER_PORT), timeout=2)
-            c.sendall(f"WHO {name}\n".encode())
+            c.sendall(f"WHO {name} {least}\n".encode())
             pids = c.recv(256).decode().split()
             c.close()
             for p in pids:
@@ -456,7 +462,7 @@ class Runner:
             time.sleep(ttl)
             return
         if n in ("pause-redlock", "pause-command"):
-            h = self.holder(name, log_path)
+            h = self.holder(name, log_path, least=min(L, self.ttl))
             if h is None:
                 notes.append("no holder found to pause")
                 return
@@ -654,6 +660,15 @@ class Runner:
         return sorted(set(found))
 
 
+def error_result(cell, seed, why):
+    return {"cell": cell.id, "deployment": cell.dep, "nemesis": cell.nemesis, "length_ttl": cell.length,
+            "workload": cell.workload, "params": cell.params, "seed": seed, "operations": 0, "sections": 0,
+            "handoffs": 0, "overlaps": 0, "longest_overlap_ms": 0, "out_of_order": 0, "lost_updates": 0,
+            "linearizable": {}, "signal_delay_ms": [], "signal_delay_p99_ms": None, "recovery_ms": [],
+            "lost_exits": 0, "busy_exits": 0, "unavailable_exits": 0, "exclusion_promised": False,
+            "promise": "", "keys_without_ttl": [], "processes_left": [], "violations": [f"campaign error: {why}"]}
+
+
 def violations(r):
     v = []
     if not r["sections"]:
@@ -791,7 +806,16 @@ def main():
             for c in dcells:
                 seed = args.seed * 1000 + c.index
                 t = time.monotonic()
-                r = runner.run_cell(c.index, c, dep, seed)
+                try:
+                    r = runner.run_cell(c.index, c, dep, seed)
+                except Exception as e:  # the deployment would not heal: start it anew
+                    r = error_result(c, seed, f"{type(e).__name__}: {e}")
+                    runner.stop_proxy()
+                    dep.stop()
+                    dep = deployments.make(dname, args.ns_srv, runner.work, args.ttl)
+                    dep.start()
+                    if dep.proxyable:
+                        runner.start_proxy(dep)
                 results.append(r)
                 print(f"{c.id:45s} seed {seed} ops {r['operations']:3d} overlaps {r['overlaps']} "
                       f"ooo {r['out_of_order']} {'FAIL ' + '; '.join(r['violations']) if r['violations'] else 'pass'}"

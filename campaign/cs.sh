@@ -7,7 +7,7 @@
 # the register as a connection closed without END.
 exec 3<>"/dev/tcp/127.0.0.1/$CAMPAIGN_REGISTER" || exit 90
 trap 'echo "SIG TERM" >&3; [ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null; exit 143' TERM
-echo "START $REDLOCK_NAME ${REDLOCK_FENCE:-0} $CAMPAIGN_CLIENT $$ $1" >&3
+echo "START $REDLOCK_NAME ${REDLOCK_FENCE:-0} $CAMPAIGN_CLIENT $$ $1 $2 ${REDLOCK_TOKEN:--}" >&3
 read -r _ <&3
 if [ "$1" = excl ]; then
   echo "GET $REDLOCK_NAME" >&3

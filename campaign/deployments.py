@@ -115,7 +115,7 @@ class Deployment:
             if s.stopped:
                 s.signal(signal.SIGCONT)
             if not s.alive():
-                s.start()
+                self.restart(s)
         self.wait_healthy()
 
     def wait_healthy(self):
@@ -225,6 +225,7 @@ class Sentinel(Deployment):
 
     def wait_healthy(self, timeout=30):
         deadline = time.monotonic() + timeout
+        why = ""
         while time.monotonic() < deadline:
             try:
                 m = self.master()
@@ -241,10 +242,12 @@ class Sentinel(Deployment):
                                 for s in self.sentinels)
                     if known:
                         return
-            except Exception:
-                pass
+                why = f"sentinels say {answers}; master {m.port}: {info.split()[1:3]}; replica {r.port}: " \
+                      f"{[x for x in rinfo.split() if x.startswith(('role', 'master_port', 'master_link_status'))]}"
+            except Exception as e:
+                why = repr(e)
             time.sleep(0.2)
-        raise RuntimeError("sentinel deployment did not become healthy")
+        raise RuntimeError(f"sentinel deployment did not become healthy: {why}")
 
 
 class Cluster(Deployment):

@@ -10,13 +10,16 @@ with CLOCK_MONOTONIC (one clock for every process on the machine), so the
 checker can tell when a critical section began and when its process was gone.
 
 Requests, one per line:
-  START name fence client pid kind   a critical section begins (kind: excl, sem, read)
+  START name fence client pid kind hold token
+                                     a critical section begins (kind: excl, sem,
+                                     read) to hold for `hold` seconds
   GET name                           -> the counter
   PUT name value fence               -> OK, or STALE highest
   SIG what                           the section was signalled
   END                                the section ends
   OP client op phase [arg]           an acquire/renew/release script's history
-  WHO name                           -> the pids of the open sections of name
+  WHO name [min]                     -> the pids of the open sections of name
+                                     (those to hold for at least min seconds)
   QUIT                               stop the server (after the log is flushed)
 A connection that closes after START without END is a section that was killed.
 """
@@ -84,8 +87,12 @@ def main():
                 cmd, reply = words[0], "OK"
                 if cmd == "START" and len(words) >= 6:
                     sess = {"sid": st["id"], "name": words[1], "fence": int(words[2] or 0),
-                            "client": words[3], "pid": int(words[4]), "kind": words[5]}
+                            "client": words[3], "pid": int(words[4]), "kind": words[5],
+                            "hold": float(words[6]) if len(words) > 6 else 0.0,
+                            "token": words[7] if len(words) > 7 else "-"}
                     open_sessions[conn] = sess
+                    sess = dict(sess)
+                    open_sessions[conn]["t0"] = now
                     emit({"t": now, "ev": "start", **sess})
                 elif cmd == "GET" and len(words) >= 2:
                     reply = str(counter.get(words[1], 0))
@@ -118,8 +125,10 @@ def main():
                     emit({"t": now, "ev": "op", "client": words[1], "op": words[2],
                           "phase": words[3], "arg": words[4] if len(words) > 4 else ""})
                 elif cmd == "WHO" and len(words) >= 2:
+                    least = float(words[2]) if len(words) > 2 else 0.0
                     pids = [s["pid"] for s in open_sessions.values()
-                            if s["name"] == words[1] and not s.get("ended")]
+                            if s["name"] == words[1] and not s.get("ended")
+                            and s["hold"] - (now - s["t0"]) >= least]
                     reply = " ".join(map(str, pids)) or "-"
                 elif cmd == "QUIT":
                     for c in list(open_sessions):

@@ -19,7 +19,7 @@ fi
 token=$(sed 's/.*"token":"\([0-9a-f]*\)".*/\1/' <<<"$out")
 fence=$(sed 's/.*"fence":\([0-9]*\).*/\1/' <<<"$out")
 op acquire ok "$fence"
-REDLOCK_NAME=$name REDLOCK_FENCE=$fence bash "$(dirname "$0")/cs.sh" excl "$hold"
+REDLOCK_NAME=$name REDLOCK_FENCE=$fence REDLOCK_TOKEN=$token bash "$(dirname "$0")/cs.sh" excl "$hold"
 op renew invoke
 "${redlock[@]}" renew --token "$token" --ttl "$ttl" "$name" 2>/dev/null
 op renew "rc$?"
