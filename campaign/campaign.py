@@ -316,6 +316,7 @@ class Runner:
             t.start()
         faults = []
         notes = []
+        failure = None
         try:
             time.sleep(ttl * (0.6 if self.args.quick else 2.0))
             for _ in range(self.args.rounds):
@@ -323,8 +324,13 @@ class Runner:
                 # until a grant after the fault's end, then a little more
                 self.wait_grant(log_path, faults[-1]["end"] if faults else time.monotonic(), 3 * ttl)
                 time.sleep(ttl * (0.2 if self.args.quick else 1.0))
+        except Exception as e:
+            failure = e
         finally:
-            self.heal(dep, cell)
+            try:
+                self.heal(dep, cell)
+            except Exception as e:
+                failure = failure or e
             stop.set()
             stop_time[0] = time.monotonic()
             # what still runs is asked to stop as an operator would: SIGTERM to
@@ -373,7 +379,13 @@ class Runner:
             c.close()
         except OSError:
             pass
-        reg.wait(5)
+        try:
+            reg.wait(5)
+        except subprocess.TimeoutExpired:
+            reg.kill()
+            reg.wait()
+        if failure is not None:
+            raise failure
         events = [json.loads(line) for line in open(log_path)]
         for e in events:
             if e["ev"] == "start" and e["kind"] in ("excl",):
@@ -575,6 +587,7 @@ class Runner:
     def failover(self, cell, dep, name, log_path, faults, notes):
         ttl = self.ttl
         when = cell.params["when"]
+        dep.wait_healthy(sentinels_know_replica=True)
         master = dep.master()
         t0 = time.monotonic()
         ports = "{ " + ", ".join(str(s.port) for s in dep.servers) + " }"
@@ -756,9 +769,10 @@ def main():
     ap.add_argument("--ns-srv", default="")
     ap.add_argument("--commit", default="")
     ap.add_argument("--list", action="store_true")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--worker", type=int, default=-1)
     ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--cell-seed", type=int, help="run the cells with this seed (a regression's)")
     args = ap.parse_args()
     args.ttl = args.ttl or (1.0 if args.quick else 2.0)
     args.rounds = args.rounds or (1 if args.quick else 5)
@@ -804,7 +818,7 @@ def main():
             runner.start_proxy(dep)
         try:
             for c in dcells:
-                seed = args.seed * 1000 + c.index
+                seed = args.cell_seed or args.seed * 1000 + c.index
                 t = time.monotonic()
                 try:
                     r = runner.run_cell(c.index, c, dep, seed)
