@@ -266,7 +266,7 @@ class Runner:
                     elif wl == "read" and i < 2:
                         opts, kind = ["--shared"], "read"
                     cmd = [*globals_, "exec", "--ttl", f"{ttl}s", "--kill-after", kill_after,
-                           "--wait", f"{2 * ttl}s", *opts, name, "--",
+                           "--wait", f"{2 * ttl}s", *opts, *self.args.exec_option, name, "--",
                            "bash", os.path.join(HERE, "cs.sh"), kind, str(hold)]
                 rec = {"hold": hold_id, "kind": kind, "name": name, "t0": time.monotonic(), "t1": None,
                        "rc": None}
@@ -726,6 +726,30 @@ def write_report(out, results, meta):
                      f"{r['overlaps']} ({r['longest_overlap_ms']:g}) | {r['out_of_order']} | {r['lost_updates']} | "
                      f"{lin} | {'-' if r['signal_delay_p99_ms'] is None else r['signal_delay_p99_ms']} | {rec} | "
                      f"{r['lost_exits']} / {r['busy_exits']} / {r['unavailable_exits']} | {verdict} |")
+    lines += ["", "## By deployment", "",
+              "| deployment | cells | operations | handoffs | overlaps (promised / not) | out of order "
+              "| lost updates (promised) | signal delay p99 ms | next grant after a fault p50 / max ms "
+              "| keys without TTL | processes left | failing cells |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    deps = []
+    for r in results:
+        if r["deployment"] not in deps:
+            deps.append(r["deployment"])
+    for d in deps:
+        rs = [r for r in results if r["deployment"] == d]
+        delays = [x for r in rs for x in r["signal_delay_ms"]]
+        rec = sorted(x for r in rs for x in r["recovery_ms"] if x is not None)
+        p99 = checker.percentile(delays, 99)
+        lines.append(
+            f"| {d} | {len(rs)} | {sum(r['operations'] for r in rs)} | {sum(r['handoffs'] for r in rs)} | "
+            f"{sum(r['overlaps'] for r in rs if r['exclusion_promised'])} / "
+            f"{sum(r['overlaps'] for r in rs if not r['exclusion_promised'])} | "
+            f"{sum(r['out_of_order'] for r in rs)} | "
+            f"{sum(r['lost_updates'] for r in rs if r['exclusion_promised'])} | "
+            f"{'-' if p99 is None else f'{p99:.0f} (n={len(delays)})'} | "
+            f"{'-' if not rec else f'{checker.percentile(rec, 50):.0f} / {rec[-1]:.0f}'} | "
+            f"{sum(len(r['keys_without_ttl']) for r in rs)} | {sum(len(r['processes_left']) for r in rs)} | "
+            f"{sum(1 for r in rs if r['violations'])} |")
     lines += ["", "## Where no mutual exclusion is promised", "",
               "| deployment | why | cells | handoffs | overlaps | per 1,000 handoffs |", "|---|---|---:|---:|---:|---:|"]
     groups = {}
@@ -772,6 +796,8 @@ def main():
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--worker", type=int, default=-1)
     ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--exec-option", action="append", default=[],
+                    help="add an option to every exec (the negative control: --exec-option=--on-lost=ignore)")
     ap.add_argument("--cell-seed", type=int, help="run the cells with this seed (a regression's)")
     args = ap.parse_args()
     args.ttl = args.ttl or (1.0 if args.quick else 2.0)
