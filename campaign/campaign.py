@@ -750,6 +750,27 @@ def write_report(out, results, meta):
             f"{'-' if not rec else f'{checker.percentile(rec, 50):.0f} / {rec[-1]:.0f}'} | "
             f"{sum(len(r['keys_without_ttl']) for r in rs)} | {sum(len(r['processes_left']) for r in rs)} | "
             f"{sum(1 for r in rs if r['violations'])} |")
+    lines += ["", "## By nemesis", "",
+              "| nemesis | cells | operations | handoffs | overlaps (promised / not) | out of order | exits 74 "
+              "| signal delay p99 ms | next grant after the fault p50 / max ms | failing cells |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    nems = []
+    for r in results:
+        if r["nemesis"] not in nems:
+            nems.append(r["nemesis"])
+    for n in nems:
+        rs = [r for r in results if r["nemesis"] == n]
+        delays = [x for r in rs for x in r["signal_delay_ms"]]
+        rec = sorted(x for r in rs for x in r["recovery_ms"] if x is not None)
+        p99 = checker.percentile(delays, 99)
+        lines.append(
+            f"| {n} | {len(rs)} | {sum(r['operations'] for r in rs)} | {sum(r['handoffs'] for r in rs)} | "
+            f"{sum(r['overlaps'] for r in rs if r['exclusion_promised'])} / "
+            f"{sum(r['overlaps'] for r in rs if not r['exclusion_promised'])} | "
+            f"{sum(r['out_of_order'] for r in rs)} | {sum(r['lost_exits'] for r in rs)} | "
+            f"{'-' if p99 is None else f'{p99:.0f} (n={len(delays)})'} | "
+            f"{'-' if not rec else f'{checker.percentile(rec, 50):.0f} / {rec[-1]:.0f}'} | "
+            f"{sum(1 for r in rs if r['violations'])} |")
     lines += ["", "## Where no mutual exclusion is promised", "",
               "| deployment | why | cells | handoffs | overlaps | per 1,000 handoffs |", "|---|---|---:|---:|---:|---:|"]
     groups = {}
