@@ -8,6 +8,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -189,7 +190,7 @@ class Runner:
         self.nft(rules)
 
     def proxy_cmd(self, line):
-        c = __import__("socket").create_connection(("127.0.0.1", PROXY_CONTROL), timeout=2)
+        c = socket.create_connection(("127.0.0.1", PROXY_CONTROL), timeout=2)
         c.sendall((line + "\n").encode())
         c.recv(16)
         c.close()
@@ -373,7 +374,7 @@ class Runner:
                 pass
         no_ttl = self.keys_without_ttl(dep, name)
         try:
-            c = __import__("socket").create_connection(("127.0.0.1", REGISTER_PORT), timeout=2)
+            c = socket.create_connection(("127.0.0.1", REGISTER_PORT), timeout=2)
             c.sendall(b"QUIT\n")
             c.recv(8)
             c.close()
@@ -387,15 +388,11 @@ class Runner:
         if failure is not None:
             raise failure
         events = [json.loads(line) for line in open(log_path)]
-        for e in events:
-            if e["ev"] == "start" and e["kind"] in ("excl",):
-                pass
         data = {"events": events, "procs": procs, "faults": faults, "leases": leases,
                 "quorum": dep.quorum, "name": name, "limit": 2 if cell.workload == "sem" else 1,
                 "tokens": self.tokens_of(events, leases)}
         result = checker.analyse(data)
         promised, words = promise(cell, dep)
-        svg_ok = True
         res = {k: v for k, v in result.items() if not k.startswith("_")}
         res.update({"cell": cell.id, "deployment": cell.dep, "nemesis": cell.nemesis, "length_ttl": cell.length,
                     "workload": cell.workload, "params": cell.params, "seed": seed, "ttl_s": ttl,
@@ -411,10 +408,8 @@ class Runner:
                 with open(path, "w") as f:
                     f.write(svg)
                 res["timeline"] = os.path.relpath(path, self.out)
-            svg_ok = bool(svg)
         with open(os.path.join(self.out, "cells", f"{index}.json"), "w") as f:
             json.dump({"result": res, "history": data}, f)
-        _ = svg_ok
         return res
 
     def tokens_of(self, events, leases):
@@ -438,7 +433,6 @@ class Runner:
         it), its parent's and its user's; waits for one."""
         deadline = time.monotonic() + (limit or 4 * self.ttl)
         least = self.ttl * 0.5 if least is None else least
-        import socket
         while time.monotonic() < deadline:
             c = socket.create_connection(("127.0.0.1", REGISTER_PORT), timeout=2)
             c.sendall(f"WHO {name} {least}\n".encode())
@@ -695,6 +689,10 @@ def violations(r):
             v.append(f"{r['lost_updates']} lost updates")
         if "violation" in r["linearizable"].values():
             v.append("not linearizable")
+    if r.get("acquire_without_answer"):
+        v.append(f"{r['acquire_without_answer']} acquires exited 0 without a token")
+    if r.get("bad_register_lines"):
+        v.append(f"{r['bad_register_lines']} sections started without a fence")
     if r["keys_without_ttl"]:
         v.append(f"{len(r['keys_without_ttl'])} keys without TTL")
     if r["processes_left"]:

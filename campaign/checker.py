@@ -327,6 +327,8 @@ def analyse(cell):
         "signal_delay_p99_ms": None if not delays else round(percentile(delays, 99), 1),
         "recovery_ms": [None if r is None else round(r, 1) for r in recoveries],
         "linearizable": lin,
+        "acquire_without_answer": sum(1 for e in cell["events"] if e["ev"] == "op" and e["phase"] == "noanswer"),
+        "bad_register_lines": sum(1 for e in cell["events"] if e["ev"] == "bad"),
         "lost_exits": sum(1 for r in cell["procs"] if r["rc"] == 74),
         "busy_exits": sum(1 for r in cell["procs"] if r["rc"] == 75),
         "unavailable_exits": sum(1 for r in cell["procs"] if r["rc"] == 69),

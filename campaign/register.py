@@ -85,7 +85,10 @@ def main():
                     continue
                 now = time.monotonic()
                 cmd, reply = words[0], "OK"
-                if cmd == "START" and len(words) >= 6:
+                if cmd == "START" and not (len(words) >= 6 and words[2].isdigit() and words[4].isdigit()):
+                    emit({"t": now, "ev": "bad", "line": line.decode(errors="replace")})
+                    reply = "ERR"
+                elif cmd == "START":
                     sess = {"sid": st["id"], "name": words[1], "fence": int(words[2] or 0),
                             "client": words[3], "pid": int(words[4]), "kind": words[5],
                             "hold": float(words[6]) if len(words) > 6 else 0.0,

@@ -16,8 +16,15 @@ if [ $rc -ne 0 ]; then
   op acquire "rc$rc"
   exit $rc
 fi
+# shellcheck disable=SC2001
 token=$(sed 's/.*"token":"\([0-9a-f]*\)".*/\1/' <<<"$out")
+# shellcheck disable=SC2001
 fence=$(sed 's/.*"fence":\([0-9]*\).*/\1/' <<<"$out")
+if [[ -z $token || -z $fence || $token == *[!0-9a-f]* || $fence == *[!0-9]* ]]; then
+  # exit 0 without a token and a fence on stdout is not what acquire promises
+  op acquire noanswer "$(tr -c '[:alnum:]{}:,"_' '.' <<<"$out" | head -c 200)"
+  exit 70
+fi
 op acquire ok "$fence"
 REDLOCK_NAME=$name REDLOCK_FENCE=$fence REDLOCK_TOKEN=$token bash "$(dirname "$0")/cs.sh" excl "$hold"
 op renew invoke
