@@ -3,6 +3,7 @@
 seed. Run through scripts/campaign, which makes the network namespaces and
 runs this inside the client namespace (--inner)."""
 import argparse
+import glob
 import json
 import os
 import random
@@ -388,7 +389,7 @@ class Runner:
         if failure is not None:
             raise failure
         events = [json.loads(line) for line in open(log_path)]
-        data = {"events": events, "procs": procs, "faults": faults, "leases": leases,
+        data = {"events": events, "procs": procs, "faults": faults, "leases": leases, "ttl": ttl,
                 "quorum": dep.quorum, "name": name, "limit": 2 if cell.workload == "sem" else 1,
                 "tokens": self.tokens_of(events, leases)}
         result = checker.analyse(data)
@@ -815,6 +816,7 @@ def main():
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--worker", type=int, default=-1)
     ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--reanalyse", action="store_true", help="check the recorded histories in --out again")
     ap.add_argument("--exec-option", action="append", default=[],
                     help="add an option to every exec (the negative control: --exec-option=--on-lost=ignore)")
     ap.add_argument("--cell-seed", type=int, help="run the cells with this seed (a regression's)")
@@ -827,6 +829,28 @@ def main():
         for c in cells:
             print(c.id)
         return 0
+    if args.reanalyse:
+        # the checker run again over the histories a run recorded
+        for path in sorted(glob.glob(os.path.join(args.out, "cells", "*.json"))):
+            rec = json.load(open(path))
+            res, data = rec["result"], rec["history"]
+            data.setdefault("ttl", res["ttl_s"])
+            res.update({k: v for k, v in checker.analyse(data).items() if not k.startswith("_")})
+            res["violations"] = violations(res)
+            with open(path, "w") as f:
+                json.dump(rec, f)
+        for w in range(args.workers):
+            wpath = os.path.join(args.out, f"worker-{w}.json")
+            if os.path.exists(wpath):
+                part = json.load(open(wpath))
+                fresh = {}
+                for path in glob.glob(os.path.join(args.out, "cells", "*.json")):
+                    r = json.load(open(path))["result"]
+                    fresh[(r["cell"], r["seed"])] = r
+                part["cells"] = [fresh.get((r["cell"], r["seed"]), r) for r in part["cells"]]
+                with open(wpath, "w") as f:
+                    json.dump(part, f)
+        args.merge = True
     if args.merge:
         results, meta = [], None
         order = {c.id: i for i, c in enumerate(cells)}
@@ -837,6 +861,9 @@ def main():
                 results += part["cells"]
                 meta = meta or part["meta"]
                 meta["duration_s"] = max(meta["duration_s"], part["meta"]["duration_s"])
+        if meta is None:
+            print(f"campaign: no worker's results in {args.out}", file=sys.stderr)
+            return 1
         results.sort(key=lambda r: order.get(r["cell"], 1 << 30))
         meta.update({"cells": len(results), "workers": args.workers,
                      "machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the end"})

@@ -266,16 +266,30 @@ def percentile(xs, p):
     return xs[k]
 
 
+def blinding_faults(cell):
+    """When a fault made a server unreadable (stopped, killed, failed over):
+    a renewal it took just before cannot have been read back."""
+    return [f["start"] for f in cell["faults"]
+            if f["what"].startswith(("SIGSTOP server", "kill server", "failover"))]
+
+
 def lease_end(cell, token):
     """When the lease of a token ended on the servers: the time the last
     copy a majority needs expired (from the leases read every few tens of
-    milliseconds)."""
-    ends = {}
+    milliseconds). Where a fault made the server unreadable before the copy
+    read last expired, a renewal may have landed unseen in between: the
+    lease then ends at the latest a TTL after the fault began."""
+    ends, last = {}, {}
     for t, server, tok, pttl in cell["leases"]:
         if tok == token and pttl > 0:
             ends[server] = t + pttl / 1000
+            last[server] = t
     if not ends:
         return None
+    for server in ends:
+        for b in blinding_faults(cell):
+            if last[server] <= b <= ends[server]:
+                ends[server] = max(ends[server], b + cell.get("ttl", 0))
     need = cell["quorum"]
     xs = sorted(ends.values(), reverse=True)
     return xs[need - 1] if len(xs) >= need else xs[-1]
