@@ -400,7 +400,7 @@ local fence_text = string.format('%d', fence)
 -- in `live`, the run ids of the holders) were abandoned, and are named.
 local function started(reply, live)
   if history ~= 'run' then return reply end
-  local gone = ledger_abandon(live)
+  local gone = ledger_abandon(live, mode ~= 'exclusive')
   ledger_start(hold_id(token), host, pid, cmd, fence_text)
   if gone then
     reply[#reply + 1] = gone.host or ''

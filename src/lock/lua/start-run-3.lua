@@ -56,7 +56,7 @@ local run = hold_id(token)
 for _, v in ipairs(ledger_newest(k_ledger_scan)) do
   if v.run == run and v.outcome == 'running' then return {'started'} end
 end
-local gone = ledger_abandon(live)
+local gone = ledger_abandon(live, multi ~= nil)
 ledger_start(run, ARGV[2], ARGV[3], ARGV[4], fence)
 if gone then return {'started', gone.host or '', gone.pid or '', gone.start_ms or ''} end
 return {'started'}

@@ -33,9 +33,12 @@
 -- - ledger_bad(): nil when the ledger is absent or redlock's, else what it
 --   holds (nothing may be written to it).
 -- - ledger_start(run, host, pid, cmd, fence): a new run, 'running'.
--- - ledger_abandon(live): every running run among the newest entries whose
---   id is not a key of `live` (its lock expired with no end) recorded as
---   abandoned; returns the newest of them, or nil.
+-- - ledger_abandon(live, deep): every running run among the newest entries
+--   whose id is not a key of `live` (its lock expired with no end) recorded
+--   as abandoned; returns the newest of them, or nil. Only the newest two
+--   are read unless `deep` (a lock of several holders, whose runs overlap)
+--   or one of them is such a run: one holder at a time leaves nothing
+--   running below its own newest entry.
 -- - ledger_finish(run, outcome, exit, fallback): the run's end; when its
 --   entry is not among the newest, `fallback` (host, pid, cmd, fence,
 --   start_ms) makes one, unless `fallback` is nil.
@@ -91,12 +94,24 @@ local function ledger_entry(e)
   return v
 end
 
+-- The newest two entries, read once a call until the ledger is written:
+-- the check of its marker, a run's end and the search for abandoned runs
+-- all start there.
+local k_ledger_head = 2
+local ledger_head_page = nil
+local function ledger_head()
+  if not ledger_head_page then
+    ledger_head_page = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', k_ledger_head)
+  end
+  return ledger_head_page
+end
+
 local function ledger_bad()
   local kind = redis.call('TYPE', ledger_key)['ok']
   if kind == 'none' then return nil end
   if kind ~= 'stream' then return kind end
-  local last = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', 1)
-  if #last == 0 or not ledger_entry(last[1]) then return 'stream without redlock\'s schema field' end
+  local head = ledger_head()
+  if #head == 0 or not ledger_entry(head[1]) then return 'stream without redlock\'s schema field' end
   return nil
 end
 
@@ -115,16 +130,18 @@ local function ledger_write(v)
     fields[#fields + 1] = f
     fields[#fields + 1] = v[f] or ''
   end
+  ledger_head_page = nil
   redis.call('XADD', ledger_key, 'MAXLEN', k_ledger_cap, '*', 'schema', k_schema, unpack(fields))
   redis.call('PEXPIRE', ledger_key, k_ledger_keep_ms)
   ledgers_sync(now + k_ledger_keep_ms)
 end
 
 -- Takes entry `v` out; the ledger goes with its last entry (an empty stream
--- would read as someone else's).
-local function ledger_remove(v)
+-- would read as someone else's), unless `rewritten`: its new entry follows.
+local function ledger_remove(v, rewritten)
+  ledger_head_page = nil
   redis.call('XDEL', ledger_key, v.id)
-  if redis.call('XLEN', ledger_key) == 0 then
+  if not rewritten and redis.call('XLEN', ledger_key) == 0 then
     redis.call('DEL', ledger_key)
     ledgers_sync(nil)
   end
@@ -135,13 +152,21 @@ local function ledger_start(run, host, pid, cmd, fence)
                 start_ms = string.format('%d', now)})
 end
 
-local function ledger_abandon(live)
+local function ledger_abandon(live, deep)
   local newest = nil
-  local found = ledger_newest(k_ledger_scan)
+  local found = {}
+  for _, e in ipairs(ledger_head()) do
+    local v = ledger_entry(e)
+    if v then
+      found[#found + 1] = v
+      if v.outcome == 'running' and not live[v.run] then deep = true end
+    end
+  end
+  if deep then found = ledger_newest(k_ledger_scan) end
   for i = #found, 1, -1 do
     local v = found[i]
     if v.outcome == 'running' and not live[v.run] then
-      ledger_remove(v)
+      ledger_remove(v, true)
       v.outcome = 'abandoned'
       ledger_write(v)
       newest = v
@@ -155,8 +180,8 @@ end
 -- them (every write goes to the end), and reading and converting sixteen
 -- entries is most of what a release costs Redis; the rest only if needed.
 local function ledger_find(wanted)
-  local first = 2
-  local page = redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', first)
+  local first = k_ledger_head
+  local page = ledger_head()
   for _, e in ipairs(page) do
     local v = ledger_entry(e)
     if v and wanted(v) then return v end
@@ -174,7 +199,7 @@ end
 local function ledger_finish(run, outcome, exit, fallback)
   local v = ledger_find(function(e) return e.run == run and (e.outcome == 'running' or e.outcome == 'abandoned') end)
   if v then
-    ledger_remove(v)
+    ledger_remove(v, true)
   elseif fallback then
     v = fallback
     v.run = run
