@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
@@ -22,23 +23,23 @@
 namespace redlock::redis {
 namespace {
 
-std::string format_command(const std::vector<std::string>& argv) {
-  std::vector<const char*> ptrs;
-  std::vector<size_t> lens;
-  ptrs.reserve(argv.size());
-  lens.reserve(argv.size());
+// Appends one command to `out` in RESP, the arguments written straight from
+// where they are: a script's body (kilobytes) is copied once, into the
+// buffer that goes to the socket.
+template <typename Args>
+void append_command(std::string& out, const Args& argv) {
+  size_t size = 16;
   for (const auto& a : argv) {
-    ptrs.push_back(a.data());
-    lens.push_back(a.size());
+    size += std::string_view(a).size() + 16;
   }
-  char* buf = nullptr;
-  int n = redisFormatCommandArgv(&buf, static_cast<int>(argv.size()), ptrs.data(), lens.data());
-  if (n < 0 || buf == nullptr) {
-    throw std::bad_alloc();
+  out.reserve(out.size() + size);
+  fmt::format_to(std::back_inserter(out), "*{}\r\n", argv.size());
+  for (const auto& a : argv) {
+    const std::string_view v(a);
+    fmt::format_to(std::back_inserter(out), "${}\r\n", v.size());
+    out.append(v);
+    out += "\r\n";
   }
-  std::string out(buf, static_cast<size_t>(n));
-  redisFreeCommand(buf);
-  return out;
 }
 
 }  // namespace
@@ -170,6 +171,11 @@ bool Connection::closed_while_idle() const {
 }
 
 void Connection::queue(const std::vector<std::string>& argv) {
+  const std::vector<std::string_view> views(argv.begin(), argv.end());
+  queue(std::span<const std::string_view>(views));
+}
+
+void Connection::queue(std::span<const std::string_view> argv) {
   // A socket kept after a timeout serves only the follow-up it was kept
   // for: it may be wedged (a lost peer), and a new one is not.
   if (m_state == State::k_stale) {
@@ -200,7 +206,7 @@ void Connection::queue(const std::vector<std::string>& argv) {
   }
   // Until the connection is ready, commands wait: behind the set-up
   // commands, and, on a sentinel's master, until ROLE confirms it.
-  (m_state == State::k_ready ? m_out : m_held) += format_command(argv);
+  append_command(m_state == State::k_ready ? m_out : m_held, argv);
   ++m_awaiting;
   if (linked() && !m_deadline) {
     m_deadline = Clock::now() + m_timeouts.command;
@@ -286,17 +292,17 @@ void Connection::open_socket(std::optional<TimePoint> deadline) {
     }
     auth.push_back(*m_endpoint.password);
     keep_secret(*m_endpoint.password);  // a server's error may echo it back
-    m_out += format_command(auth);
+    append_command(m_out, auth);
     m_setup.push_back(Setup::k_auth);
   }
   if (m_endpoint.db != 0) {
-    m_out += format_command({"SELECT", std::to_string(m_endpoint.db)});
+    append_command(m_out, std::vector<std::string>{"SELECT", std::to_string(m_endpoint.db)});
     m_setup.push_back(Setup::k_select);
   }
   // A sentinel's answer may be stale (a failover it has not seen yet, or a
   // sentinel that lost track): the server itself says whether it is the master.
   if (m_sentinel) {
-    m_out += format_command({"ROLE"});
+    append_command(m_out, std::vector<std::string_view>{"ROLE"});
     m_setup.push_back(Setup::k_role);
   }
 }

@@ -4,7 +4,9 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "redis/endpoint.hpp"
@@ -49,6 +51,9 @@ class Connection {
 
   // Queues a command; connects first if needed. Never blocks.
   void queue(const std::vector<std::string>& argv);
+  // The same, with the arguments where they are (none is copied but into
+  // the outgoing buffer).
+  void queue(std::span<const std::string_view> argv);
 
   // I/O plumbing for the poll loop.
   [[nodiscard]] int fd() const { return m_fd.get(); }

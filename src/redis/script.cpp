@@ -214,13 +214,15 @@ class Run {
     if (p.ask) {
       conn.queue({"ASKING"});
     }
-    std::vector<std::string> argv{p.by_body ? "EVAL" : "EVALSHA",
-                                  std::string(p.by_body ? m_call.script->body : m_call.script->sha1)};
+    // The body and the arguments are not copied but into the socket's buffer.
+    std::vector<std::string_view> argv{p.by_body ? "EVAL" : "EVALSHA",
+                                       p.by_body ? m_call.script->body : m_call.script->sha1};
     argv.insert(argv.end(), m_call.args.begin(), m_call.args.end());
+    std::string keys;  // numkeys without the optional keys, where it changes
     if (m_call.script->optional_keys > 0 && conn.refuses_optional_keys()) {
-      drop_optional_keys(argv);
+      drop_optional_keys(argv, keys);
     }
-    conn.queue(argv);
+    conn.queue(std::span<const std::string_view>(argv));
     if (m_call.min_replicas > 0) {
       conn.queue({"WAIT", std::to_string(m_call.min_replicas),
                   std::to_string(std::max<long long>(1, m_call.timeouts.command.count() / 2))});
@@ -264,13 +266,15 @@ class Run {
 
   // EVALSHA's arguments without the script's optional keys: argv is
   // EVALSHA, the SHA-1, numkeys, the keys, then ARGV.
-  void drop_optional_keys(std::vector<std::string>& argv) const {
-    const auto keys = parse_integer(argv.size() > 2 ? argv[2] : "");
+  // `numkeys` keeps the new count that argv[2] then points at.
+  void drop_optional_keys(std::vector<std::string_view>& argv, std::string& numkeys) const {
+    const auto keys = parse_integer(argv.size() > 2 ? argv[2] : std::string_view());
     const long long optional = m_call.script->optional_keys;
     if (!keys || *keys < optional || argv.size() < static_cast<size_t>(3 + *keys)) {
       return;
     }
-    argv[2] = std::to_string(*keys - optional);
+    numkeys = std::to_string(*keys - optional);
+    argv[2] = numkeys;
     argv.erase(argv.begin() + 3 + (*keys - optional), argv.begin() + 3 + *keys);
   }
 
@@ -359,9 +363,9 @@ void queue_calls(Connection& conn, const std::vector<PipelinedCall>& calls, cons
     if (eval) {
       loaded.push_back(call.script);
     }
-    std::vector<std::string> argv{eval ? "EVAL" : "EVALSHA", std::string(eval ? call.script->body : call.script->sha1)};
+    std::vector<std::string_view> argv{eval ? "EVAL" : "EVALSHA", eval ? call.script->body : call.script->sha1};
     argv.insert(argv.end(), call.args.begin(), call.args.end());
-    conn.queue(argv);
+    conn.queue(std::span<const std::string_view>(argv));
   }
 }
 
