@@ -203,6 +203,7 @@ local function enter()
   end
   v.deadline = -1
   if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
+  line_written()
   redis.call('HSET', waiters_key, 'schema', k_schema, waiter, cjson.encode(v))
   redis.call('ZADD', line_key, v.ticket, waiter)
   if mode ~= 'shared' then redis.call('ZADD', writers_key, v.ticket, waiter) end

@@ -29,13 +29,15 @@ end
 
 -- Whether the index may be written: a sorted set with the marker, or, with
 -- `make`, absent (made now, with the marker).
+-- The marker's score answers at once for an index in use (a WRONGTYPE
+-- error for a key of another type); only without it is the type asked.
 local function index_ready(make)
+  local marker = redis.pcall('ZSCORE', index_key, k_schema)
+  if type(marker) == 'string' then return true end
+  if marker ~= false then return false end
   local kind = redis.pcall('TYPE', index_key)
-  if type(kind) ~= 'table' then return false end
-  if kind.ok == 'none' then
-    return make and type(redis.pcall('ZADD', index_key, '+inf', k_schema)) == 'number'
-  end
-  return kind.ok == 'zset' and type(redis.pcall('ZSCORE', index_key, k_schema)) == 'string'
+  if type(kind) ~= 'table' or kind.ok ~= 'none' then return false end
+  return make and type(redis.pcall('ZADD', index_key, '+inf', k_schema)) == 'number'
 end
 
 local function index_sync()

@@ -66,12 +66,14 @@ end
 -- `expires` (server ms) while it exists, nil once it is gone.
 local function ledgers_sync(expires)
   if not ledgers_key then return end
-  local kind = redis.pcall('TYPE', ledgers_key)
-  if type(kind) ~= 'table' then return end
-  if kind.ok == 'none' then
+  -- As the index of held locks (index.lua): the marker first, the type
+  -- only without it.
+  local marker = redis.pcall('ZSCORE', ledgers_key, k_schema)
+  if type(marker) ~= 'string' then
+    if marker ~= false then return end
+    local kind = redis.pcall('TYPE', ledgers_key)
+    if type(kind) ~= 'table' or kind.ok ~= 'none' then return end
     if not expires or type(redis.pcall('ZADD', ledgers_key, '+inf', k_schema)) ~= 'number' then return end
-  elseif kind.ok ~= 'zset' or type(redis.pcall('ZSCORE', ledgers_key, k_schema)) ~= 'string' then
-    return
   end
   if not expires then
     redis.pcall('ZREM', ledgers_key, ledger_key)

@@ -19,7 +19,9 @@
 -- one that died far back is gone before it could hold anyone up.
 -- The keys expire with the longest lease in them, and are deleted together
 -- when the line empties.
--- - line_bad(): nil when the line's keys are absent or redlock's, else what.
+-- - line_bad(): nil when the line's keys are absent or redlock's, else what;
+--   when they are all absent, the reads below skip the line until
+--   line_written() says the call wrote to it.
 -- - prune(), moved(): see above; drop(id) takes one entry out;
 --   waiter_left(id, entry, reason) tells that a waiter left.
 -- - walk(key, keep, most): the live waiters from the head on.
@@ -45,8 +47,18 @@ local waiters_key = KEYS[5]
 local writers_key = KEYS[6]
 local release_channel = KEYS[1] .. ':released'
 
+-- Known empty: set by line_bad() when none of the line's keys exists, and
+-- cleared by the first write to the line in the call (line_written()).
+-- Until then every read of the line is skipped: a lock nobody waits for
+-- costs the four TYPEs that find it so, not a prune and a walk as well.
+local line_none = false
+local function line_written()
+  line_none = false
+end
+
 -- nil when the line's keys are absent or redlock's, else what is there.
 local function line_bad()
+  line_none = false
   local wt = redis.call('TYPE', waiters_key)['ok']
   if wt ~= 'none' and (wt ~= 'hash' or redis.call('HGET', waiters_key, 'schema') ~= k_schema) then
     return wt .. ' at ' .. waiters_key
@@ -56,6 +68,8 @@ local function line_bad()
     -- The sorted sets exist only beside redlock's hash.
     if kt ~= 'none' and (kt ~= 'zset' or wt == 'none') then return kt .. ' at ' .. k end
   end
+  -- (with no waiters hash, any sorted set there was refused above)
+  line_none = wt == 'none'
   return nil
 end
 
@@ -65,12 +79,14 @@ local function alive(id)
 end
 
 local function entry_of_waiter(id)
+  if line_none then return nil end
   local v = redis.call('HGET', waiters_key, id)
   if v then return cjson.decode(v) end
   return nil
 end
 
 local function drop(id)
+  if line_none then return end
   redis.call('ZREM', line_key, id)
   redis.call('ZREM', beats_key, id)
   redis.call('ZREM', writers_key, id)
@@ -85,6 +101,7 @@ end
 
 -- Removes up to k_prune dead entries, those whose lease ended first.
 local function prune()
+  if line_none then return 0 end
   local dead = redis.call('ZRANGEBYSCORE', beats_key, '-inf', now, 'LIMIT', 0, k_prune)
   for _, id in ipairs(dead) do
     waiter_left(id, entry_of_waiter(id), 'dead')
@@ -96,6 +113,7 @@ end
 -- After the line moved: deletes an empty line; cuts the lease of an entry
 -- that has come within k_near of the head, and tells it.
 local function moved()
+  if line_none then return end
   if redis.call('ZCARD', line_key) == 0 then
     redis.call('DEL', line_key, beats_key, waiters_key, writers_key)
     return
@@ -116,6 +134,7 @@ end
 -- visited: a head of many dead entries costs a bounded walk. Returns true
 -- when keep() stopped it or the set ended, false when a bound did.
 local function walk(key, keep, most)
+  if line_none then return true end
   local from, skipped, seen = 0, 0, 0
   while true do
     local batch = redis.call('ZRANGE', key, from, from + 7, 'WITHSCORES')
@@ -188,5 +207,6 @@ end
 
 -- How many live waiters are in line.
 local function live_count()
+  if line_none then return 0 end
   return redis.call('ZCOUNT', beats_key, '(' .. string.format('%d', now), '+inf')
 end
