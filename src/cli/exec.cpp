@@ -10,7 +10,7 @@
 #include "cli/revoke.hpp"
 #include "cli/setup/arguments.hpp"
 #include "cli/setup/servers.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "cli/take/take.hpp"
 #include "cli/take/take_all.hpp"
 #include "exec/supervisor.hpp"

@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/setup/servers.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/output.hpp"

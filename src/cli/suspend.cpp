@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/setup/servers.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "cli/take/take.hpp"
 #include "lock/marks.hpp"
 #include "util/log.hpp"

@@ -129,10 +129,6 @@ template <typename Vote>
 [[nodiscard]] std::vector<AcquireVote> acquire_votes(const std::vector<Answer>& answers,
                                                      const std::vector<std::string>& servers, int min_replicas);
 
-// One server's answer to the raise_fence script: raised, or why not.
-struct RaiseVote {
-  std::optional<redis::Failure> failure;
-};
 // The raise_fence script: raised.
 [[nodiscard]] std::optional<RaiseVote> read_raise_answer(const redis::Reply& reply);
 

@@ -1,17 +1,10 @@
 #include "lock/locker.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <iterator>
-#include <string_view>
 
 #include "lock/answers.hpp"
 #include "lock/keys.hpp"
 #include "lock/layout.hpp"
-#include "redis/cluster.hpp"
-#include "redis/fanout.hpp"
-#include "redis/script.hpp"
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
 #include "util/text.hpp"
@@ -19,131 +12,19 @@
 
 namespace redlock::lock {
 
-Millis clock_drift(Millis ttl) {
-  return Millis(ttl.count() / 100 + 2);
-}
-
 Locker::Locker(std::vector<redis::Endpoint> endpoints, Options options, Cancel cancel)
     : m_servers(std::move(endpoints), std::move(options), cancel) {}
 
 Locker::~Locker() = default;
 
-namespace {
-
-[[noreturn]] void throw_foreign(const std::string& name, const std::string& what, const std::string& where) {
-  throw Error(ExitStatus::k_protocol, foreign_message(name, what, " on " + where));
-}
-
-// A NAME held in another mode than asked for: say what it is and how to ask.
-[[noreturn]] void throw_mismatch(const std::string& name, const Claim& claim, Claim::Mode held_mode,
-                                 const std::string& held_limit) {
-  std::string held = held_mode == Claim::Mode::k_semaphore ? fmt::format("a semaphore with --limit {}", held_limit)
-                     : held_mode == Claim::Mode::k_shared  ? std::string("shared by readers (--shared)")
-                                                           : std::string("a plain lock (--limit 1)");
-  std::string asked = claim.mode == Claim::Mode::k_semaphore ? fmt::format("--limit {}", claim.limit)
-                      : claim.mode == Claim::Mode::k_shared  ? std::string("--shared")
-                                                             : std::string("a plain lock");
-  throw UsageError(fmt::format("{} is held as {}, but {} was asked for; use the same options as its holders",
-                               escape_for_terminal(name), held, asked));
-}
-
-// What an acquire round comes to, apart from its decision.
-struct Round {
-  const std::string& name;
-  const Claim& claim;
-  std::string token;  // the token that holds the lock if granted
-  Millis ttl;
-  Millis validity;
-  TimePoint sent;
-  const std::vector<std::string>& servers;
-};
-
-// The round's result once its decision is final: a grant with what it
-// holds, a busy answer, or the error it comes to (thrown).
-AcquireOutcome acquire_outcome(const AcquireDecision& d, const std::vector<AcquireVote>& votes, const Round& r) {
-  const size_t n = votes.size();
-  switch (d.verdict) {
-    case AcquireDecision::Verdict::k_granted: {
-      Acquired got;
-      got.token = r.token;
-      got.fence = d.fence;
-      got.count = d.count;
-      got.ttl = held_lease(r.ttl, votes);
-      got.validity = r.validity;
-      got.sent = r.sent;
-      got.valid_until = r.sent + r.ttl - clock_drift(r.ttl);
-      got.voted = d.voted;
-      for (const auto& v : votes) {
-        got.busy.push_back(v.kind == AcquireVote::Kind::k_busy);
-      }
-      got.abandoned = d.abandoned;
-      return got;
-    }
-    case AcquireDecision::Verdict::k_mismatch:
-      throw_mismatch(r.name, r.claim, d.held_mode, d.held_limit);
-    case AcquireDecision::Verdict::k_upgrade:
-      throw UsageError(
-          fmt::format("{} is held by this token as a reader's share (--shared); a reader cannot "
-                      "upgrade to exclusive: release the share first, or take it with --shared",
-                      escape_for_terminal(r.name)));
-    case AcquireDecision::Verdict::k_unavailable:
-      throw quorum_failure(d.failures, n, grant_quorum(n, r.claim));
-    case AcquireDecision::Verdict::k_foreign:
-      if (n == 1) {
-        throw_foreign(r.name, d.foreign_type, r.servers[0]);
-      }
-      throw Error(ExitStatus::k_protocol,
-                  foreign_message(r.name, d.foreign_type, fmt::format(" on {} of {} servers", d.foreign, n)));
-    case AcquireDecision::Verdict::k_skipped: {
-      Busy skipped;
-      skipped.skipped = d.last_ok;
-      return skipped;
-    }
-    case AcquireDecision::Verdict::k_suspended: {
-      Busy suspended;
-      suspended.suspended = d.suspension;
-      return suspended;
-    }
-    case AcquireDecision::Verdict::k_busy:
-    case AcquireDecision::Verdict::k_lost_race:
-      break;
-  }
-  Busy busy;
-  busy.ttl_left = d.ttl_left;
-  busy.host = d.host;
-  busy.pid = d.pid;
-  busy.cmd = d.cmd;
-  busy.holders = d.holders;
-  busy.kept = d.kept;
-  busy.held = d.held;
-  busy.line_full = d.line_full;
-  busy.place = d.place;
-  busy.ahead = d.ahead;
-  busy.ticket = d.ticket;
-  busy.lost_race = d.verdict == AcquireDecision::Verdict::k_lost_race;
-  return busy;
-}
-
-}  // namespace
-
-// Redlock fencing: servers in the quorum whose counter is below the
-// quorum's maximum are raised to it before the lock counts as held; a server
-// that cannot be raised no longer counts.
-void Locker::raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
-                          std::vector<AcquireVote>& votes) {
-  const std::vector<bool> behind = fences_to_raise(votes, d);
+std::vector<RaiseVote> Locker::raise_fences(const Keys& keys, const std::string& holder, long long fence,
+                                            const std::vector<bool>& behind) {
   if (std::find(behind.begin(), behind.end(), true) == behind.end()) {
-    return;
+    return {};
   }
-  auto raised = m_servers.round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = d.fence}),
+  auto raised = m_servers.round(to_args(keys, RaiseFenceArgs{.token = holder, .fence = fence}),
                                 lock::script(ScriptName::k_raise_fence), behind);
-  const auto said = tally<RaiseVote>(raised, m_servers.names(), "raise-fence", read_raise_answer);
-  for (size_t i = 0; i < votes.size(); ++i) {
-    if (behind[i] && said[i].failure) {
-      votes[i].kind = AcquireVote::Kind::k_failed;
-      votes[i].failure = said[i].failure;
-    }
-  }
+  return tally<RaiseVote>(raised, m_servers.names(), "raise-fence", read_raise_answer);
 }
 
 void Locker::undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
@@ -199,7 +80,7 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
   };
   auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_acquire), {}, {}, true, decided);
   const size_t n = m_servers.size();
-  std::vector<AcquireVote> votes = acquire_votes(answers, m_servers.names(), m_servers.options().min_replicas);
+  const std::vector<AcquireVote> votes = acquire_votes(answers, m_servers.names(), m_servers.options().min_replicas);
   std::vector<bool> failed(n, false);
   for (size_t i = 0; i < n; ++i) {
     failed[i] = answers[i].failure.has_value();
@@ -208,39 +89,31 @@ AcquireOutcome Locker::try_acquire(const std::string& name, Millis ttl, const st
     undo_votes(name, token, reenter, votes, failed, claim.starts_run());
     throw UsageError(*why);
   }
-  AcquireDecision d = decide_acquire(votes, claim, reentering, ttl);
-
-  const bool granted = d.verdict == AcquireDecision::Verdict::k_granted;
-  if (granted && n > 1) {
-    raise_fences(keys, d.fresh ? token : reenter, d, votes);
+  // Redlock fencing: the servers of the quorum whose counter is below its
+  // largest fence are raised to it before the lock counts as held.
+  const AcquireDecision round = acquire_verdict(votes, claim, reentering, ttl);
+  const std::vector<RaiseVote> raised =
+      raise_fences(keys, round.fresh ? token : reenter, round.fence, fences_to_raise(votes, round));
+  const AcquireResult result = decide_acquire(votes, raised,
+                                              {.name = name,
+                                               .claim = claim,
+                                               .token = token,
+                                               .reenter = reenter,
+                                               .ttl = ttl,
+                                               .sent = start,
+                                               .elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start),
+                                               .servers = m_servers.names()});
+  const auto any = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
+  if (any(result.release_fresh)) {
+    undo(name, token, result.release_fresh, failed, result.announce_release, claim.starts_run());
   }
-  const auto elapsed = std::chrono::duration_cast<Millis>(Clock::now() - start);
-  const Millis validity = ttl - elapsed - clock_drift(ttl);
-  d = decide_acquire(votes, claim, reentering, validity);
-
-  if (std::find(d.release_fresh.begin(), d.release_fresh.end(), true) != d.release_fresh.end()) {
-    undo(name, token, d.release_fresh, failed, d.announce_release, claim.starts_run());
+  if (any(result.undo_reentry)) {
+    undo(name, reenter, result.undo_reentry, failed, false);
   }
-  if (std::find(d.undo_reentry.begin(), d.undo_reentry.end(), true) != d.undo_reentry.end()) {
-    undo(name, reenter, d.undo_reentry, failed, false);
+  if (result.error) {
+    throw Error(*result.error);
   }
-  if (granted && d.verdict != AcquireDecision::Verdict::k_granted && validity <= Millis(0)) {
-    // Granted, but the answers came after the lease they granted had run
-    // out: Redis is too slow for this TTL, nobody else holds the lock.
-    throw Error(ExitStatus::k_unavailable,
-                fmt::format("acquiring {} took {}, and its {} TTL had run out by then: it was given back (is "
-                            "Redis slow or far away? a longer --ttl helps)",
-                            escape_for_terminal(name), format_duration(elapsed), format_duration(ttl)),
-                true);
-  }
-  return acquire_outcome(d, votes,
-                         {.name = name,
-                          .claim = claim,
-                          .token = d.fresh ? token : reenter,
-                          .ttl = ttl,
-                          .validity = validity,
-                          .sent = start,
-                          .servers = m_servers.names()});
+  return result.outcome;
 }
 
 void Locker::undo(const std::string& name, const std::string& token, const std::vector<bool>& targets,
@@ -300,7 +173,7 @@ Servers::Decided Locker::release_round_decided() const {
 std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const std::vector<Answer>& answers) const {
   std::vector<ReleaseVote> votes = tally<ReleaseVote>(answers, m_servers.names(), "release", read_release_answer);
   if (votes.size() == 1 && votes[0].kind == ReleaseVote::Kind::k_foreign) {
-    throw_foreign(name, votes[0].foreign_type, m_servers.names()[0]);
+    throw Error(ExitStatus::k_protocol, foreign_message(name, votes[0].foreign_type, " on " + m_servers.names()[0]));
   }
   return votes;
 }

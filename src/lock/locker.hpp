@@ -1,13 +1,11 @@
 #pragma once
 
-#include <chrono>
-#include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "lock/acquire_outcome.hpp"
 #include "lock/ledger.hpp"
 #include "lock/quorum.hpp"
 #include "lock/scripts.hpp"
@@ -40,47 +38,6 @@ struct Place {
   // ticket it settled on (Busy::ticket), the same on every server.
   std::string ticket;
 };
-
-struct Acquired {
-  std::string token;
-  long long fence = 0;
-  long long count = 1;  // re-entry depth after this acquire
-  Millis ttl{0};
-  Millis validity{0};  // time left that the lock is safely ours, as the answers came in
-  TimePoint sent;      // when the acquire request went out (monotonic)
-  // Until when it is safely ours: every lease granted runs from after
-  // `sent`, so `sent` + ttl less the clock drift (not less the round's own
-  // time, which `validity` already took off).
-  TimePoint valid_until;
-  std::vector<bool> voted;  // per server: did it grant the lock
-  std::vector<bool> busy;   // per server: did it say busy (and keep a waiter in its line)
-  // A run before this one (Claim::record_run) that never ended: its
-  // redlock died and its lock expired (recorded as abandoned).
-  std::optional<RunSeen> abandoned;
-};
-
-struct Busy {
-  Millis ttl_left{0};  // the holder's remaining PTTL (smallest seen), 0 if unknown
-  std::string host;    // holder's host and pid, if any server said
-  std::string pid;
-  std::string cmd;             // ... its command (from the same server),
-  long long holders = 0;       // ... how many hold it there (a semaphore's or readers'),
-  bool kept = false;           // ... and whether only a finished holder's minimum hold keeps it
-  std::optional<Millis> held;  // ... how long it has held the lock (the longest seen), if known
-  bool line_full = false;      // not put in line: --max-waiters already wait there
-  bool lost_race = false;      // no single holder: a split vote among several contenders
-  long long place = 0;         // this waiter's place in line (1 = next), 0 if not in line
-  long long ahead = 0;         // waiters ahead of this caller
-  long long ticket = 0;        // in line over several servers: the ticket to keep (0: none)
-  // Free, but not taken: the last ok run ended within Claim::skip_ok_within
-  // (on a majority of servers). Waiting again would not change that.
-  std::optional<RunSeen> skipped;
-  // Not taken: the name is suspended (redlock suspend); nor would waiting
-  // change that. The waiter is out of line.
-  std::optional<Suspension> suspended;
-};
-
-using AcquireOutcome = std::variant<Acquired, Busy>;
 
 struct Renewed {
   Millis ttl{0};
@@ -185,10 +142,10 @@ class Locker {
   [[nodiscard]] const std::vector<redis::Endpoint>& endpoints() const { return m_servers.endpoints(); }
 
  private:
-  // Raises the fence counters of the servers behind the quorum's largest
-  // fence; a server that fails to is no longer counted in `votes`.
-  void raise_fences(const Keys& keys, const std::string& holder, const AcquireDecision& d,
-                    std::vector<AcquireVote>& votes);
+  // Raises the fence counters of the servers `behind` to `fence` under
+  // `holder`'s hold: each one's answer (none when none is behind).
+  [[nodiscard]] std::vector<RaiseVote> raise_fences(const Keys& keys, const std::string& holder, long long fence,
+                                                    const std::vector<bool>& behind);
   // Undoes every grant and re-entry in `votes` (an acquire refused after its round).
   void undo_votes(const std::string& name, const std::string& token, const std::string& reenter,
                   const std::vector<AcquireVote>& votes, const std::vector<bool>& failed, bool drop_run);
@@ -209,8 +166,5 @@ class Locker {
 
   Servers m_servers;
 };
-
-// drift = ttl * 1% + 2 ms, as in the Redlock description.
-[[nodiscard]] Millis clock_drift(Millis ttl);
 
 }  // namespace redlock::lock

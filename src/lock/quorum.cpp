@@ -1,9 +1,15 @@
 #include "lock/quorum.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <utility>
+
+#include "lock/answers.hpp"
+#include "lock/layout.hpp"
+#include "util/text.hpp"
 
 namespace redlock::lock {
 
@@ -41,10 +47,6 @@ std::pair<size_t, size_t> out_and_counted(const std::vector<std::optional<Vote>>
   return {out, counted};
 }
 
-}  // namespace
-
-namespace {
-
 using Kind = AcquireVote::Kind;
 using Verdict = AcquireDecision::Verdict;
 
@@ -67,6 +69,27 @@ void note_skipped(const AcquireVote& v, Tally& t, AcquireDecision& d) {
   }
 }
 
+// A server that said busy: what it says of the holder and of the caller's
+// place in line, as AcquireDecision::busy keeps it.
+void note_busy(const AcquireVote& v, Busy& b) {
+  if (v.ttl_left > Millis(0) && (b.ttl_left == Millis(0) || v.ttl_left < b.ttl_left)) {
+    b.ttl_left = v.ttl_left;
+  }
+  if (b.host.empty() && !v.host.empty()) {
+    b.host = v.host;
+    b.pid = v.pid;
+    b.cmd = v.cmd;
+    b.holders = v.holders;
+    b.kept = v.kept;
+  }
+  if (v.held && (!b.held || *v.held > *b.held)) {
+    b.held = v.held;
+  }
+  b.line_full = b.line_full || v.line_full;
+  b.place = std::max(b.place, v.place);
+  b.ahead = std::max(b.ahead, v.ahead);
+}
+
 Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
   Tally t;
   for (const auto& v : votes) {
@@ -79,22 +102,7 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
         break;
       case Kind::k_busy:
         ++t.busy;
-        if (v.ttl_left > Millis(0) && (d.ttl_left == Millis(0) || v.ttl_left < d.ttl_left)) {
-          d.ttl_left = v.ttl_left;
-        }
-        if (d.host.empty() && !v.host.empty()) {
-          d.host = v.host;
-          d.pid = v.pid;
-          d.cmd = v.cmd;
-          d.holders = v.holders;
-          d.kept = v.kept;
-        }
-        if (v.held && (!d.held || *v.held > *d.held)) {
-          d.held = v.held;
-        }
-        d.line_full = d.line_full || v.line_full;
-        d.place = std::max(d.place, v.place);
-        d.ahead = std::max(d.ahead, v.ahead);
+        note_busy(v, d.busy);
         if (v.ticket > 0) {
           t.tickets.push_back(v.ticket);
         }
@@ -128,7 +136,7 @@ Tally count(const std::vector<AcquireVote>& votes, AcquireDecision& d) {
   if (!t.tickets.empty()) {
     auto middle = t.tickets.begin() + static_cast<std::ptrdiff_t>((t.tickets.size() - 1) / 2);
     std::nth_element(t.tickets.begin(), middle, t.tickets.end());
-    d.ticket = *middle;
+    d.busy.ticket = *middle;
   }
   return t;
 }
@@ -143,10 +151,6 @@ void undo_beside_a_grant(const std::vector<AcquireVote>& votes, AcquireDecision&
     d.undo_reentry[i] = votes[i].taken == Kind::k_reentered;
   }
 }
-
-}  // namespace
-
-namespace {
 
 // Why a round of `n` servers (a quorum of `q`, `yes` of them for the
 // caller) did not hold the lock: d.verdict, most telling first.
@@ -177,10 +181,63 @@ void judge_not_held(const Tally& t, size_t n, size_t q, size_t yes, AcquireDecis
   }
 }
 
+// A NAME held in another mode than asked for: what it is and how to ask.
+Error mismatch(const std::string& name, const Claim& claim, const AcquireDecision& d) {
+  std::string held = d.held_mode == Claim::Mode::k_semaphore ? fmt::format("a semaphore with --limit {}", d.held_limit)
+                     : d.held_mode == Claim::Mode::k_shared  ? std::string("shared by readers (--shared)")
+                                                             : std::string("a plain lock (--limit 1)");
+  std::string asked = claim.mode == Claim::Mode::k_semaphore ? fmt::format("--limit {}", claim.limit)
+                      : claim.mode == Claim::Mode::k_shared  ? std::string("--shared")
+                                                             : std::string("a plain lock");
+  return {ExitStatus::k_usage, fmt::format("{} is held as {}, but {} was asked for; use the same options as its "
+                                           "holders",
+                                           escape_for_terminal(name), held, asked)};
+}
+
+// What a round that holds nothing comes to: busy (or a lost race, skipped,
+// suspended) to return, or an error.
+void refused(const AcquireDecision& d, const AcquireRound& r, size_t n, AcquireResult& out) {
+  Busy busy = d.busy;
+  busy.lost_race = d.verdict == Verdict::k_lost_race;
+  switch (d.verdict) {
+    case Verdict::k_mismatch:
+      out.error = mismatch(r.name, r.claim, d);
+      return;
+    case Verdict::k_upgrade:
+      out.error = Error(ExitStatus::k_usage,
+                        fmt::format("{} is held by this token as a reader's share (--shared); a reader cannot "
+                                    "upgrade to exclusive: release the share first, or take it with --shared",
+                                    escape_for_terminal(r.name)));
+      return;
+    case Verdict::k_unavailable:
+      out.error = quorum_failure(d.failures, n, grant_quorum(n, r.claim));
+      return;
+    case Verdict::k_foreign:
+      out.error =
+          Error(ExitStatus::k_protocol,
+                foreign_message(r.name, d.foreign_type,
+                                n == 1 ? " on " + r.servers[0] : fmt::format(" on {} of {} servers", d.foreign, n)));
+      return;
+    case Verdict::k_skipped:
+      busy = Busy{};
+      busy.skipped = d.last_ok;
+      break;
+    case Verdict::k_suspended:
+      busy = Busy{};
+      busy.suspended = d.suspension;
+      break;
+    case Verdict::k_granted:
+    case Verdict::k_busy:
+    case Verdict::k_lost_race:
+      break;
+  }
+  out.outcome = busy;
+}
+
 }  // namespace
 
-AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
-                               Millis validity) {
+AcquireDecision acquire_verdict(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
+                                Millis validity) {
   const size_t n = votes.size();
   const size_t q = grant_quorum(n, claim);
   AcquireDecision d;
@@ -228,6 +285,55 @@ AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Clai
   return d;
 }
 
+AcquireResult decide_acquire(const std::vector<AcquireVote>& votes, const std::vector<RaiseVote>& raised,
+                             const AcquireRound& r) {
+  const bool reentering = !r.reenter.empty();
+  const AcquireDecision round = acquire_verdict(votes, r.claim, reentering, r.ttl);
+  // A server whose fence could not be raised no longer counts.
+  std::vector<AcquireVote> after = votes;
+  const std::vector<bool> behind = fences_to_raise(votes, round);
+  for (size_t i = 0; i < std::min(behind.size(), raised.size()); ++i) {
+    if (behind[i] && raised[i].failure) {
+      after[i].kind = Kind::k_failed;
+      after[i].failure = raised[i].failure;
+    }
+  }
+  const Millis validity = r.ttl - r.elapsed - clock_drift(r.ttl);
+  const AcquireDecision d = acquire_verdict(after, r.claim, reentering, validity);
+  AcquireResult out{d.release_fresh, d.undo_reentry, d.announce_release, std::nullopt, Busy{}};
+  if (d.verdict == Verdict::k_granted) {
+    Acquired got{.token = d.fresh ? r.token : r.reenter,
+                 .fence = d.fence,
+                 .count = d.count,
+                 .ttl = held_lease(r.ttl, after),
+                 .validity = validity,
+                 .sent = r.sent,
+                 .valid_until = r.sent + r.ttl - clock_drift(r.ttl),
+                 .voted = d.voted,
+                 .busy = {},
+                 .abandoned = d.abandoned};
+    for (const auto& v : after) {
+      got.busy.push_back(v.kind == Kind::k_busy);
+    }
+    out.outcome = got;
+  } else if (round.verdict == Verdict::k_granted && validity <= Millis(0)) {
+    // Granted, but the answers came after the lease they granted had run
+    // out: Redis is too slow for this TTL, nobody else holds the lock.
+    out.error = Error(ExitStatus::k_unavailable,
+                      fmt::format("acquiring {} took {}, and its {} TTL had run out by then: it was given back (is "
+                                  "Redis slow or far away? a longer --ttl helps)",
+                                  escape_for_terminal(r.name), format_duration(r.elapsed), format_duration(r.ttl)),
+                      true);
+  } else {
+    refused(d, r, votes.size(), out);
+  }
+  return out;
+}
+
+Millis clock_drift(Millis ttl) {
+  return Millis(ttl.count() / 100 + 2);
+}
+
 bool acquire_decided(const std::vector<std::optional<AcquireVote>>& votes, const Claim& claim, bool reentering) {
   const size_t q = grant_quorum(votes.size(), claim);
   const auto is = [](Kind k) { return [k](const AcquireVote& v) { return v.kind == k; }; };
@@ -239,7 +345,7 @@ bool acquire_decided(const std::vector<std::optional<AcquireVote>>& votes, const
   if (blocked > 0) {
     return true;
   }
-  // A re-entry seen makes the round a re-entry (decide_acquire): only its
+  // A re-entry seen makes the round a re-entry (acquire_verdict): only its
   // votes count. Fresh grants on a quorum before any is seen are a lock
   // all the same, which the token's re-entries on a minority cannot share;
   // and while fresh grants can no longer make a quorum, nor can re-entries.

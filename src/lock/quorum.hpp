@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lock/acquire_outcome.hpp"
 #include "lock/claim.hpp"
 #include "lock/votes.hpp"
 #include "redis/failure.hpp"
@@ -37,7 +38,7 @@ namespace redlock::lock {
 // round nothing, and a round whose servers have all answered is decided.
 [[nodiscard]] bool round_decided(size_t yes, size_t out, size_t needed);
 
-// What an acquire round comes to.
+// What an acquire round's votes come to (acquire_verdict).
 struct AcquireDecision {
   enum class Verdict {
     k_granted,      // held: `fresh` says whether with the new token or by re-entry
@@ -60,19 +61,11 @@ struct AcquireDecision {
   std::vector<bool> release_fresh;  // release the round's new token here
   std::vector<bool> undo_reentry;   // release one level of the caller's token here
   bool announce_release = false;    // a quorum was reached, but too late: tell waiters
-  // Busy / lost race: about the holder.
-  Millis ttl_left{0};
-  std::string host, pid;           // the first server that named a holder: who, ...
-  std::string cmd;                 // ... its command,
-  long long holders = 0;           // ... how many hold it there,
-  bool kept = false;               // ... and whether only a minimum hold keeps it
-  std::optional<Millis> held;      // ... how long it has been held (longest seen), if known
-  bool line_full = false;          // some server did not put the caller in line: max_waiters wait
-  long long place = 0, ahead = 0;  // the caller's place in line, and how many are ahead (largest seen)
-  // The caller's ticket in line to keep on every server: the lower median of
-  // the tickets the servers gave it (one server's clock off by much moves it
-  // little), 0 if it is in no line.
-  long long ticket = 0;
+  // Busy / lost race: about the holder (the first server that named one),
+  // the soonest expiry, the longest hold, and the caller's place in line
+  // (the largest seen) and ticket: the lower median of the tickets the
+  // servers gave it (one server's clock off by much moves it little).
+  Busy busy;
   // Mismatch / upgrade: the mode (and limit) NAME is held in.
   Claim::Mode held_mode = Claim::Mode::k_exclusive;
   std::string held_limit;
@@ -84,13 +77,22 @@ struct AcquireDecision {
   std::optional<Suspension> suspension;  // suspended: the first server's marker
 };
 
-// Decides an acquire from every server's vote. `reentering` says whether the
-// caller offered a token to re-enter with; `validity` is what is left of the
-// lease once the round (and any fence raising) is over. A re-entry counts
-// only when the caller's token held the lock on a quorum; then it never
-// becomes a fresh token, and partial re-entries are undone.
-[[nodiscard]] AcquireDecision decide_acquire(const std::vector<AcquireVote>& votes, const Claim& claim, bool reentering,
-                                             Millis validity);
+// What an acquire round's votes come to. `reentering` says whether the
+// caller offered a token to re-enter with; `validity` is what is left of
+// the lease once the round (and any fence raising) is over. A re-entry
+// counts only when the caller's token held the lock on a quorum; then it
+// never becomes a fresh token, and partial re-entries are undone.
+[[nodiscard]] AcquireDecision acquire_verdict(const std::vector<AcquireVote>& votes, const Claim& claim,
+                                              bool reentering, Millis validity);
+
+// The end of an acquire round, which Locker::try_acquire carries out:
+// from the round's `votes` (before its fences were raised), the answers
+// of the servers whose fences were raised (`raised`, for fences_to_raise
+// of acquire_verdict at the full TTL; one that failed no longer counts),
+// and the round `r`. A quorum whose answers came after its lease had run
+// out is given back and is an error (69): Redis is too slow for the TTL.
+[[nodiscard]] AcquireResult decide_acquire(const std::vector<AcquireVote>& votes, const std::vector<RaiseVote>& raised,
+                                           const AcquireRound& r);
 
 // Whether an acquire round is decided by the votes in so far (nullopt: a
 // server still out), as round_decided says: once the votes that count
@@ -100,6 +102,9 @@ struct AcquireDecision {
 // the others say).
 [[nodiscard]] bool acquire_decided(const std::vector<std::optional<AcquireVote>>& votes, const Claim& claim,
                                    bool reentering);
+
+// drift = ttl * 1% + 2 ms, as in the Redlock description.
+[[nodiscard]] Millis clock_drift(Millis ttl);
 
 // Redlock fencing: the servers that voted but handed out a smaller fence
 // than the quorum's largest, whose counters must be raised to it before the

@@ -56,6 +56,11 @@ struct AcquireVote {
   std::string bad_fence;
 };
 
+// One server's answer to the raise_fence script: raised, or why not.
+struct RaiseVote {
+  std::optional<redis::Failure> failure;
+};
+
 // One server's answer to the release script: a release, or the end of a hold.
 struct ReleaseVote {
   enum class Kind { k_released, k_decremented, k_kept, k_floor, k_not_held, k_foreign, k_failed };

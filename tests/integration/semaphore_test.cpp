@@ -317,3 +317,43 @@ TEST(Semaphore, RevokesStillHeldLineNamesOnlyTheHoldersLeft) {
   EXPECT_EQ(leaves.wait(Seconds(20)).status, 74);
   EXPECT_EQ(stuck.wait(Seconds(20)).status, 74);
 }
+
+// The same on a readers' lock: every reader is asked, an exec gives its
+// share back, and a reader that is not an exec is broken after the grace.
+TEST(ReadersWriter, RevokeBreaksTheShareOfAReaderThatIsNotAnExec) {
+  ExecFixture f;
+  Child exec({"exec", "--shared", "--ttl", "60s", "doc", "--", "sleep", "30"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "doc")) << exec.err_so_far();
+  Result got = run({"acquire", "--shared", "--ttl", "60s", "doc"}, f.env());
+  ASSERT_EQ(got.status, 0) << got.err;
+  ASSERT_EQ(holder_count(f.redis, "doc"), 2);
+  Result r = run({"revoke", "doc", "--grace", "1s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("sleep 30"), std::string::npos) << "the exec gave its share back: " << r.out;
+  EXPECT_NE(r.out.find("broke"), std::string::npos) << r.out;
+  EXPECT_EQ(holder_count(f.redis, "doc"), 0);
+  EXPECT_EQ(run({"release", "--token", first_line(got.out), "doc"}, f.env()).status, 1) << "its share was broken";
+  Result e = exec.wait(Seconds(20));
+  EXPECT_EQ(e.status, 74) << e.err;
+  EXPECT_NE(e.err.find("revoked"), std::string::npos) << e.err;
+}
+
+TEST(ReadersWriter, RevokesStillHeldLineNamesOnlyTheReadersLeft) {
+  ExecFixture f;
+  Child stuck({"exec", "--shared", "--ttl", "60s", "doc", "--", "sleep", "40"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "doc", 1)) << stuck.err_so_far();
+  Child leaves({"exec", "--shared", "--ttl", "60s", "doc", "--", "sleep", "41"}, f.env());
+  ASSERT_TRUE(await_revoke_listeners(f.redis, "doc", 2)) << leaves.err_so_far();
+  Result got = run({"acquire", "--shared", "--ttl", "60s", "doc"}, f.env());
+  ASSERT_EQ(got.status, 0) << got.err;
+  stuck.signal(SIGSTOP);  // it listens but cannot act
+  Result r = run({"revoke", "doc", "--grace", "1s"}, f.env(), Seconds(30));
+  stuck.signal(SIGCONT);
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_NE(r.err.find("sleep 40"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("sleep 41"), std::string::npos) << "it gave its share back: " << r.err;
+  EXPECT_NE(r.err.find("broke the hold of"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"release", "--token", first_line(got.out), "doc"}, f.env()).status, 1) << "its share was broken";
+  EXPECT_EQ(leaves.wait(Seconds(20)).status, 74);
+  EXPECT_EQ(stuck.wait(Seconds(20)).status, 74);
+}

@@ -216,5 +216,60 @@ TEST(AcquireSequence, AMajorityThatCannotBeReachedIsUnavailableWithEveryGrantUnd
   EXPECT_EQ(s.sent("release"), (std::vector<Sent>{{"release", 0}, {"release", 1}, {"release", 2}}));
 }
 
+TEST(AcquireSequence, AFenceThatCannotBeRaisedTakesItsServerOutOfTheHold) {
+  // Servers 0 and 1 grant (the round is decided), server 0 with the
+  // smaller fence, and raising it fails: one grant of three is no lock,
+  // and every grant is given back.
+  ScriptedServers s(3, [](const std::string& script, size_t i) -> std::optional<Reply> {
+    if (script == "raise-fence") {
+      return std::nullopt;
+    }
+    if (script == "release") {
+      return released();
+    }
+    return i == 0 ? granted(5) : granted(9);
+  });
+  try {
+    (void)s.locker().try_acquire("job", Millis(30'000), "", Owner{});
+    FAIL() << "a server whose fence is behind does not count";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ExitStatus::k_unavailable);
+  }
+  EXPECT_EQ(s.sent("raise-fence"), (std::vector<Sent>{{"raise-fence", 0}}));
+  EXPECT_EQ(s.sent("release"), (std::vector<Sent>{{"release", 0}, {"release", 1}, {"release", 2}}));
+}
+
+TEST(AcquireSequence, AModeMismatchIsAUsageErrorOnceTheGrantsAreGivenBack) {
+  // Server 0 grants, server 1 holds the name as a semaphore: the round is
+  // decided there, and the grant (and whatever server 2 may still do) is
+  // given back before the error.
+  ScriptedServers s(3, [](const std::string& script, size_t i) -> std::optional<Reply> {
+    if (script == "release") {
+      return released();
+    }
+    return i == 0 ? granted(4) : arr({str("mismatch"), str("semaphore"), str("3")});
+  });
+  try {
+    (void)s.locker().try_acquire("job", Millis(30'000), "", Owner{});
+    FAIL() << "a name held in another mode is a usage error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), ExitStatus::k_usage);
+    EXPECT_NE(std::string(e.what()).find("--limit 3"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.sent("release"), (std::vector<Sent>{{"release", 0}, {"release", 2}}));
+}
+
+TEST(AcquireSequence, AReentryOnAMinorityGivesItsLevelBackAndTakesNoFreshToken) {
+  ScriptedServers s(3, [](const std::string& script, size_t i) -> std::optional<Reply> {
+    if (script == "release") {
+      return released();
+    }
+    return i == 0 ? arr({str("reentered"), str("old"), num(3), num(2), num(30'000)}) : busy();
+  });
+  const AcquireOutcome got = s.locker().try_acquire("job", Millis(30'000), "old", Owner{});
+  ASSERT_TRUE(std::holds_alternative<Busy>(got));
+  EXPECT_EQ(s.sent("release"), (std::vector<Sent>{{"release", 0}})) << "one level of the caller's token, and no more";
+}
+
 }  // namespace
 }  // namespace redlock::lock

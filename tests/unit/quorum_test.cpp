@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace redlock::lock {
@@ -49,6 +50,10 @@ AcquireVote vote(char c, long long fence = 10) {
     case 'S':  // skipped: an ok run ended within the window (at `fence` s)
       v.kind = Kind::k_skipped;
       v.last_ok = RunSeen{"web-" + std::to_string(fence), "42", 0, fence * 1000, 100'000};
+      break;
+    case 'P':  // the name is suspended
+      v.kind = Kind::k_suspended;
+      v.suspension = Suspension{"maintenance", "ops-1", "9", 0, -1, 0};
       break;
     case 'A':  // granted, naming a run before it that never ended
       v.kind = Kind::k_granted;
@@ -150,7 +155,7 @@ class AcquireTable : public ::testing::TestWithParam<AcquireRow> {};
 
 TEST_P(AcquireTable, DecidesAndSaysWhatToUndo) {
   const AcquireRow& r = GetParam();
-  AcquireDecision d = decide_acquire(votes(r.pattern), r.claim, r.reentering, Millis(1000));
+  AcquireDecision d = acquire_verdict(votes(r.pattern), r.claim, r.reentering, Millis(1000));
   EXPECT_EQ(d.verdict, r.verdict) << r.what;
   EXPECT_EQ(bits(d.voted), r.voted) << r.what;
   EXPECT_EQ(bits(d.release_fresh), r.release_fresh) << r.what;
@@ -162,7 +167,7 @@ const Claim k_plain{};
 TEST(Quorum, AnUnusableFenceIsNeverTheQuorumsFenceNorRaisedTo) {
   std::vector<AcquireVote> v = votes("GgG");
   v[1].fence = 9'223'372'036'854'775'807;  // what a hostile server sent, had it been kept
-  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(1000));
+  AcquireDecision d = acquire_verdict(v, Claim{}, false, Millis(1000));
   ASSERT_EQ(d.verdict, Verdict::k_granted);
   EXPECT_EQ(d.fence, 3);
   EXPECT_EQ(bits(fences_to_raise(v, d)), "100");
@@ -224,12 +229,12 @@ INSTANTIATE_TEST_SUITE_P(
                    "00000", "00000"}));
 
 TEST(Quorum, AQuorumWhoseValidityRanOutIsALostRaceThatWakesWaiters) {
-  AcquireDecision d = decide_acquire(votes("GGG"), Claim{}, false, Millis(0));
+  AcquireDecision d = acquire_verdict(votes("GGG"), Claim{}, false, Millis(0));
   EXPECT_EQ(d.verdict, Verdict::k_lost_race);
   EXPECT_EQ(bits(d.release_fresh), "111");
   EXPECT_TRUE(d.announce_release);
   // A failed attempt that never had a quorum wakes nobody.
-  AcquireDecision busy = decide_acquire(votes("GBB"), Claim{}, false, Millis(500));
+  AcquireDecision busy = acquire_verdict(votes("GBB"), Claim{}, false, Millis(500));
   EXPECT_FALSE(busy.announce_release);
 }
 
@@ -241,20 +246,20 @@ TEST(Quorum, AWaiterInLineOnSeveralServersKeepsTheMedianOfItsTickets) {
   for (size_t i = 0; i < 4; ++i) {
     v[i].ticket = tickets[i];
   }
-  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(500));
+  AcquireDecision d = acquire_verdict(v, Claim{}, false, Millis(500));
   EXPECT_EQ(d.verdict, Verdict::k_busy);
-  EXPECT_EQ(d.ticket, 1'000'015);
+  EXPECT_EQ(d.busy.ticket, 1'000'015);
   // A server that did not put the caller in line (0) has no say.
   auto w = votes("BBB");
   w[0].ticket = 7;
-  EXPECT_EQ(decide_acquire(w, Claim{}, false, Millis(500)).ticket, 7);
-  EXPECT_EQ(decide_acquire(votes("BBB"), Claim{}, false, Millis(500)).ticket, 0);
+  EXPECT_EQ(acquire_verdict(w, Claim{}, false, Millis(500)).busy.ticket, 7);
+  EXPECT_EQ(acquire_verdict(votes("BBB"), Claim{}, false, Millis(500)).busy.ticket, 0);
 }
 
 TEST(Quorum, GrantedTakesTheLargestFenceAndCount) {
   auto v = votes("GGG");
   v[1].fence = 99;
-  AcquireDecision d = decide_acquire(v, Claim{}, false, Millis(500));
+  AcquireDecision d = acquire_verdict(v, Claim{}, false, Millis(500));
   ASSERT_EQ(d.verdict, Verdict::k_granted);
   EXPECT_EQ(d.fence, 99);
   EXPECT_TRUE(d.fresh);
@@ -262,15 +267,15 @@ TEST(Quorum, GrantedTakesTheLargestFenceAndCount) {
 }
 
 TEST(Quorum, BusyReportsTheSoonestExpiryAndAHolder) {
-  AcquireDecision d = decide_acquire(votes("xBB"), Claim{}, false, Millis(500));
+  AcquireDecision d = acquire_verdict(votes("xBB"), Claim{}, false, Millis(500));
   EXPECT_EQ(d.verdict, Verdict::k_busy);
-  EXPECT_EQ(d.ttl_left, Millis(200));
-  EXPECT_EQ(d.host, "web-2");
-  EXPECT_EQ(d.pid, "42");
+  EXPECT_EQ(d.busy.ttl_left, Millis(200));
+  EXPECT_EQ(d.busy.host, "web-2");
+  EXPECT_EQ(d.busy.pid, "42");
 }
 
 TEST(Quorum, ReentryKeepsTheHoldersFenceAndDepth) {
-  AcquireDecision d = decide_acquire(votes("RRx"), Claim{}, true, Millis(500));
+  AcquireDecision d = acquire_verdict(votes("RRx"), Claim{}, true, Millis(500));
   ASSERT_EQ(d.verdict, Verdict::k_granted);
   EXPECT_FALSE(d.fresh);
   EXPECT_EQ(d.count, 2);
@@ -497,27 +502,159 @@ TEST(Quorum, SkipIsDecidedByAMajorityOfLedgers) {
       {"SSSGG", Verdict::k_skipped, "00011"}, {"SSGGG", Verdict::k_granted, "00000"},
   };
   for (const auto& r : rows) {
-    const AcquireDecision d = decide_acquire(votes(r.votes), Claim{}, false, Millis(1000));
+    const AcquireDecision d = acquire_verdict(votes(r.votes), Claim{}, false, Millis(1000));
     EXPECT_EQ(d.verdict, r.verdict) << r.votes;
     EXPECT_EQ(bits(d.release_fresh), r.release) << r.votes;
   }
 }
 
 TEST(Quorum, TheNewestOkRunNamedIsTheOneSaid) {
-  const AcquireDecision d = decide_acquire(votes("SSS"), Claim{}, false, Millis(1000));
+  const AcquireDecision d = acquire_verdict(votes("SSS"), Claim{}, false, Millis(1000));
   ASSERT_EQ(d.verdict, Verdict::k_skipped);
   EXPECT_EQ(d.last_ok.host, "web-3");
   EXPECT_EQ(d.last_ok.end_ms, 3000);
 }
 
 TEST(Quorum, AnAbandonedRunIsNamedOnlyWithAGrant) {
-  AcquireDecision d = decide_acquire(votes("AGx"), Claim{}, false, Millis(1000));
+  AcquireDecision d = acquire_verdict(votes("AGx"), Claim{}, false, Millis(1000));
   ASSERT_EQ(d.verdict, Verdict::k_granted);
   ASSERT_TRUE(d.abandoned);
   EXPECT_EQ(d.abandoned->host, "old-1");
-  d = decide_acquire(votes("ABB"), Claim{}, false, Millis(1000));
+  d = acquire_verdict(votes("ABB"), Claim{}, false, Millis(1000));
   EXPECT_EQ(d.verdict, Verdict::k_busy);
   EXPECT_FALSE(d.abandoned) << "a grant that is given back names nothing";
+}
+
+// decide_acquire: the end of a round, which Locker::try_acquire carries
+// out. Three servers or so, a TTL of 1s; each row says what is returned or
+// thrown, and what is given back first.
+struct EndRow {
+  const char* what;
+  std::string pattern;
+  bool reentering;
+  Claim claim;
+  std::string raise_failed;  // per server: '1' where the fence was not raised ("": none was raised)
+  Millis elapsed;            // the round's time (the validity is the TTL less it, less the drift)
+  std::string said;          // what comes of it (ended_with)
+  std::string release_fresh;
+  std::string undo_reentry;
+  bool announce = false;
+};
+
+// "acquired <token> <voted>", "busy", "lost race", "skipped", "suspended", or "error <status>".
+std::string ended_with(const AcquireResult& r) {
+  if (r.error) {
+    return "error " + std::to_string(to_int(r.error->status()));
+  }
+  if (const auto* got = std::get_if<Acquired>(&r.outcome)) {
+    return "acquired " + got->token + " " + bits(got->voted);
+  }
+  const Busy& busy = std::get<Busy>(r.outcome);
+  return busy.skipped ? "skipped" : busy.suspended ? "suspended" : busy.lost_race ? "lost race" : "busy";
+}
+
+AcquireRound round_of(size_t n, bool reentering, const Claim& claim, Millis elapsed) {
+  AcquireRound r{.name = "job",
+                 .claim = claim,
+                 .token = "new",
+                 .reenter = reentering ? "old" : "",
+                 .ttl = Millis(1000),
+                 .sent = TimePoint{},
+                 .elapsed = elapsed,
+                 .servers = {}};
+  for (size_t i = 0; i < n; ++i) {
+    r.servers.push_back("redis://h" + std::to_string(i + 1));
+  }
+  return r;
+}
+
+std::vector<RaiseVote> raise_votes(const std::string& failed) {
+  std::vector<RaiseVote> out(failed.size());
+  for (size_t i = 0; i < failed.size(); ++i) {
+    if (failed[i] == '1') {
+      out[i].failure = redis::Failure{ExitStatus::k_unavailable, "timed out"};
+    }
+  }
+  return out;
+}
+
+class EndTable : public ::testing::TestWithParam<EndRow> {};
+
+TEST_P(EndTable, SaysWhatToReturnOrThrowAndWhatToGiveBack) {
+  const EndRow& r = GetParam();
+  const AcquireResult got = decide_acquire(votes(r.pattern), raise_votes(r.raise_failed),
+                                           round_of(r.pattern.size(), r.reentering, r.claim, r.elapsed));
+  EXPECT_EQ(ended_with(got), r.said) << r.what;
+  EXPECT_EQ(bits(got.release_fresh), r.release_fresh) << r.what;
+  EXPECT_EQ(bits(got.undo_reentry), r.undo_reentry) << r.what;
+  EXPECT_EQ(got.announce_release, r.announce) << r.what;
+}
+
+const Millis k_quick{10};
+
+INSTANTIATE_TEST_SUITE_P(
+    Ends, EndTable,
+    ::testing::Values(
+        EndRow{"a quorum of grants", "GGB", false, k_plain, "", k_quick, "acquired new 110", "000", "000"},
+        EndRow{"a re-entry on a quorum keeps the caller's token", "RRG", true, k_plain, "", k_quick, "acquired old 110",
+               "001", "000"},
+        EndRow{"busy", "GBB", false, k_plain, "", k_quick, "busy", "100", "000"},
+        EndRow{"no holder has a quorum", "GGxFF", false, k_plain, "", k_quick, "lost race", "11100", "00000"},
+        EndRow{"a majority of ledgers say the period's run is done", "SSG", false, k_plain, "", k_quick, "skipped",
+               "001", "000"},
+        EndRow{"suspended", "PBB", false, k_plain, "", k_quick, "suspended", "000", "000"},
+        EndRow{"held in another mode: a usage error", "GGM", false, k_plain, "", k_quick, "error 64", "110", "000"},
+        EndRow{"a reader's share cannot become exclusive: a usage error", "URR", true, k_plain, "", k_quick, "error 64",
+               "000", "011"},
+        EndRow{"a foreign key on a majority", "FFG", false, k_plain, "", k_quick, "error 76", "001", "000"},
+        EndRow{"too few answers", "Gxx", false, k_plain, "", k_quick, "error 69", "111", "000"},
+        EndRow{"a quorum whose answers came after its TTL ran out: Redis is too slow", "GGG", false, k_plain, "",
+               Millis(2000), "error 69", "111", "000", true},
+        EndRow{"a quorum with no validity left by a hair", "GGG", false, k_plain, "", Millis(988), "error 69", "111",
+               "000", true},
+        EndRow{"a quorum with a millisecond left holds", "GGG", false, k_plain, "", Millis(987), "acquired new 111",
+               "000", "000"},
+        EndRow{"a fence not raised takes its server out of the hold", "GGG", false, k_plain, "100", k_quick,
+               "acquired new 011", "000", "000"},
+        EndRow{"a fence not raised can cost the quorum: every grant is given back", "GGx", false, k_plain, "100",
+               k_quick, "error 69", "111", "000"},
+        EndRow{"a semaphore of 2 on 3 servers, all grant", "GGG", false, semaphore(2), "", k_quick, "acquired new 111",
+               "000", "000"}));
+
+TEST(Quorum, AGrantSaysWhatItHoldsAndUntilWhen) {
+  std::vector<AcquireVote> v = votes("AGB");
+  v[0].lease = Millis(5000);
+  v[1].lease = Millis(3000);
+  AcquireRound r = round_of(3, false, Claim{}, Millis(100));
+  r.sent = TimePoint(Millis(7000));
+  const AcquireResult got = decide_acquire(v, {}, r);
+  ASSERT_TRUE(std::holds_alternative<Acquired>(got.outcome)) << ended_with(got);
+  const auto& a = std::get<Acquired>(got.outcome);
+  EXPECT_EQ(a.token, "new");
+  EXPECT_EQ(a.fence, 2);
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(a.ttl, Millis(3000)) << "the shortest lease that counted, never shorter than asked";
+  EXPECT_EQ(a.validity, Millis(1000 - 100 - 12));
+  EXPECT_EQ(a.valid_until, TimePoint(Millis(7000 + 1000 - 12)));
+  EXPECT_EQ(bits(a.busy), "001");
+  ASSERT_TRUE(a.abandoned);
+  EXPECT_EQ(a.abandoned->host, "old-1");
+}
+
+TEST(Quorum, TheErrorsOfARoundSayWhatHappened) {
+  const auto message = [](const std::string& pattern, Millis elapsed) {
+    const AcquireResult got = decide_acquire(votes(pattern), {}, round_of(pattern.size(), false, Claim{}, elapsed));
+    return got.error ? std::string(got.error->what()) : "no error: " + ended_with(got);
+  };
+  EXPECT_NE(message("GGG", Millis(1500)).find("acquiring job took 1.5s, and its 1s TTL had run out"), std::string::npos)
+      << message("GGG", Millis(1500));
+  EXPECT_NE(message("M", k_quick).find("job is held as a semaphore with --limit 3, but a plain lock was asked for"),
+            std::string::npos)
+      << message("M", k_quick);
+  EXPECT_NE(message("F", k_quick).find("on redis://h1"), std::string::npos) << message("F", k_quick);
+  EXPECT_NE(message("FFG", k_quick).find("on 2 of 3 servers"), std::string::npos) << message("FFG", k_quick);
+  EXPECT_NE(message("Bxx", k_quick).find("only 1 of 3 Redis servers answered (a quorum is 2)"), std::string::npos)
+      << message("Bxx", k_quick);
 }
 
 }  // namespace

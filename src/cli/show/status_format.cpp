@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "cli/show/status_parts.hpp"
 #include "lock/layout.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "cli/show/status_format.hpp"
 #include "cli/show/status_parts.hpp"
 #include "lock/layout.hpp"

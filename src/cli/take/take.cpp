@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "cli/setup/arguments.hpp"
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 #include "cli/take/wait_report.hpp"
 #include "lock/wait_loop.hpp"
 #include "util/log.hpp"

@@ -1,4 +1,4 @@
-#include "cli/show/runs.hpp"
+#include "cli/show/history_format.hpp"
 
 #include <fmt/format.h>
 
