@@ -173,9 +173,9 @@ Revoked revoke_holders(lock::Locker& locker, const std::string& name, const lock
       locker.break_runs(name, unheard, by).decision.verdict == lock::BreakDecision::Verdict::k_broken) {
     broke = describe_all(asked_among(asked, unheard));
   }
-  // Who holds it now, of those asked: not who held it when the grace began.
-  const std::vector<std::string> still =
-      unheard.size() == left.size() ? std::vector<std::string>{} : still_holding(locker, name, runs);
+  // Who holds it now, of those asked: not who held it when the grace began,
+  // and read again after a break rather than assumed gone (a 0 says free).
+  const std::vector<std::string> still = broke.empty() && unheard.empty() ? left : still_holding(locker, name, runs);
   if (still.empty()) {
     std::vector<std::string> gone;
     for (const auto& a : asked.holders) {
