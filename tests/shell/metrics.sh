@@ -126,9 +126,9 @@ assert alerts(now + 27 * 3600) == {"nightly-backup"}, "does not fire a day and m
 held = [s for s in samples if s.name == "redlock_lock_held" and s.labels["name"] == "nightly-backup"]
 assert [s.value for s in held] == [0], held
 PY
-# Every metric is documented in redlock(1).
+# Every metric is documented in redlock-status(1).
 for m in $(grep -o '^redlock_[a-z_]*' "$tmp/metrics" | sort -u); do
-  grep -qw -- "$m" "$src/man/redlock.1" || fail "metric $m is not documented in redlock(1)"
+  grep -qw -- "$m" "$src/man/redlock-status.1" || fail "metric $m is not documented in redlock-status(1)"
 done
 if ((failures)); then
   exit 1
