@@ -57,10 +57,19 @@ for lib in $needed; do
     *) fail "the binary loads $lib at run time; only the C library should be: $(tr '\n' ' ' <<<"$needed")" ;;
   esac
 done
-# The newest glibc symbol version it needs is the one the README names.
+# The oldest glibc that runs it is the one the README names: the newest
+# symbol version it needs (objdump -T), or 2.36 when it needs
+# GLIBC_ABI_DT_RELR (relative relocations stored packed, -z
+# pack-relative-relocs), which no earlier glibc provides: its loader refuses
+# the binary, whatever its symbols.
 newest=$(objdump -T "$exe" | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+# (grep reads objdump's whole output: `| grep -q` under pipefail fails when
+# grep stops early and objdump gets SIGPIPE.)
+if grep -qw GLIBC_ABI_DT_RELR <<<"$(objdump -p "$exe")"; then
+  newest=$(printf '%s\n' "$newest" 2.36 | sort -V | tail -1)
+fi
 grep -q "glibc $newest or later" "$src/README.md" ||
-  fail "the binary needs glibc $newest (objdump -T); README.md does not say 'glibc $newest or later'"
+  fail "the binary needs glibc $newest (objdump -T, -p); README.md does not say 'glibc $newest or later'"
 
 out=$("$exe" --version 2>&1) || fail "redlock --version failed: $out"
 grep -qx "redlock $version" <<<"$out" || fail "--version lacks 'redlock $version': $out"
