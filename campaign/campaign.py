@@ -116,8 +116,8 @@ def plan():
 
 
 def promise(cell, dep):
-    """Whether README.md ("What each deployment promises") promises one
-    holder at a time for this cell, and in which words."""
+    """Whether redlock-safety(7) ("What each deployment promises") promises
+    one holder at a time for this cell, and in which words."""
     n, L = cell.nemesis, cell.length or 0
     if n == "kill-restart" and not dep.persistent and not dep.multi and L <= 1:
         return False, "none: a restart without persistence held out for no longer than the TTL"

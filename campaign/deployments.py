@@ -71,7 +71,7 @@ class Server:
 
 class Deployment:
     """name, the data servers, how clients address them, how a restart
-    treats data, and what the README promises for it."""
+    treats data, and what redlock-safety(7) promises for it."""
     persistent = False
     sentinel = False
     cluster = False

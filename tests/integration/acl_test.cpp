@@ -14,7 +14,7 @@ using namespace redlock::test;
 
 namespace {
 
-// The man page's ACL SETUSER line for a user of the default prefix, minus
+// redlock-safety(7)'s ACL SETUSER line for a user of the default prefix, minus
 // `what` (a rule to leave out).
 std::vector<std::string> minimal_acl(const std::string& user, const std::string& leave_out = "") {
   std::vector<std::string> rules = {

@@ -1,7 +1,7 @@
 // Acquire, release, renew, re-entry and fences on one real redis-server,
 // driven through the built binary: one behaviour per test, asserted on exit
-// status, output and the keys in Redis (man redlock: EXIT STATUS, KEYS,
-// SAFETY).
+// status, output and the keys in Redis (redlock-acquire(1), EXIT STATUS;
+// redlock-safety(7), KEYS and SAFETY).
 
 #include <gtest/gtest.h>
 

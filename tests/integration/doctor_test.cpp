@@ -140,7 +140,7 @@ TEST(Doctor, AUserWithoutTheRightsFailsWithoutALockTaken) {
 }
 
 TEST(Doctor, WhatTheUserMayNotReadIsAWarningNotACrash) {
-  // The least ACL redlock(1) gives: no INFO, no CONFIG, no ACL commands.
+  // The least ACL redlock-safety(7) gives: no INFO, no CONFIG, no ACL commands.
   RedisServer redis;
   ASSERT_EQ(redis
                 .cmd({"ACL",           "SETUSER",    "locker",  "on",     ">pw",      "resetkeys",  "~redlock:*",

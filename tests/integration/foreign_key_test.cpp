@@ -1,5 +1,5 @@
 // Keys redlock did not write: every subcommand exits 76 and leaves them
-// alone (man redlock: KEYS, EXIT STATUS).
+// alone (redlock-safety(7), KEYS; redlock(1), EXIT STATUS).
 
 #include <gtest/gtest.h>
 

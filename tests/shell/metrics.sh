@@ -93,22 +93,22 @@ from prometheus_client.parser import text_string_to_metric_families
 up = [s for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples if s.name == "redlock_up"]
 assert [(s.labels["server"], s.value) for s in up] == [(sys.argv[2], 0)], up
 PY
-# The README's alerting rule, as pasted, against the metrics of every lock:
+# The alerting rule of docs/recipes.md, as pasted, against the metrics of every lock:
 # an ok run of the job, its lock free (nearly always, and exactly when the
 # rule must fire), has the series the rule reads; the rule stays quiet now
 # and fires 27 hours on.
 "$bin" exec nightly-backup -- true || fail "could not run the job"
 "$bin" status --format prometheus >"$tmp/jobs" 2>"$tmp/err-jobs"
 [ "$?" -eq 0 ] || fail "status --format prometheus (every lock) failed: $(cat "$tmp/err-jobs")"
-"$py" - "$tmp/jobs" "$src/README.md" <<'PY' || fail "the README's alerting rule does not work on: $(cat "$tmp/jobs")"
+"$py" - "$tmp/jobs" "$src/docs/recipes.md" <<'PY' || fail "the alerting rule of docs/recipes.md does not work on: $(cat "$tmp/jobs")"
 import re, sys, time
 from prometheus_client.parser import text_string_to_metric_families
 samples = [s for f in text_string_to_metric_families(open(sys.argv[1]).read()) for s in f.samples]
-readme = open(sys.argv[2]).read()
-rules = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "alert:" in b]
-assert len(rules) == 1, "one alerting rule in the README"
+doc = open(sys.argv[2]).read()
+rules = [b for b in re.findall(r"```yaml\n(.*?)```", doc, re.S) if "alert:" in b]
+assert len(rules) == 1, "one alerting rule in docs/recipes.md"
 expr = re.search(r"^\s*expr: (.*)$", rules[0], re.M).group(1)
-# The one shape of rule the README gives: time() - max by (L) (M{K="V",...}) > N.
+# The one shape of rule docs/recipes.md gives: time() - max by (L) (M{K="V",...}) > N.
 m = re.fullmatch(r'time\(\) - max by \((\w+)\) \((\w+)\{(.*)\}\) > ([0-9 *]+)', expr)
 assert m, "a rule of another shape: " + expr
 by, metric, matchers, threshold = m.group(1), m.group(2), m.group(3), eval(m.group(4))
@@ -126,9 +126,9 @@ assert alerts(now + 27 * 3600) == {"nightly-backup"}, "does not fire a day and m
 held = [s for s in samples if s.name == "redlock_lock_held" and s.labels["name"] == "nightly-backup"]
 assert [s.value for s in held] == [0], held
 PY
-# Every metric is documented in redlock(1).
+# Every metric is documented in redlock-status(1).
 for m in $(grep -o '^redlock_[a-z_]*' "$tmp/metrics" | sort -u); do
-  grep -qw -- "$m" "$src/man/redlock.1" || fail "metric $m is not documented in redlock(1)"
+  grep -qw -- "$m" "$src/man/redlock-status.1" || fail "metric $m is not documented in redlock-status(1)"
 done
 if ((failures)); then
   exit 1

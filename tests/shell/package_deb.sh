@@ -14,14 +14,19 @@ src=$2 build=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
+source "$src/tests/shell/lib/man.bash"
 
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
 [ -n "$version" ] || { echo "FAIL: no CMAKE_PROJECT_VERSION in $build/CMakeCache.txt" >&2; exit 1; }
 
-# Where each file must land, relative to the root of the installed system.
+# Where each file must land, relative to the root of the installed system:
+# every man page in the directory of its section, and a link for each other
+# name its NAME line gives (man_links: "LINK TARGET").
+mapfile -t man_pages < <(man_install_list "$src" | grep -v ' ' | sed 's|^|usr/|')
+mapfile -t man_links < <(man_install_list "$src" | grep ' ' | sed 's|^|usr/|')
 expected_files=(
   usr/bin/redlock
-  usr/share/man/man1/redlock.1.gz
+  "${man_pages[@]}"
   usr/share/doc/redlock/copyright
   usr/share/doc/redlock/changelog.gz
   usr/share/bash-completion/completions/redlock
@@ -31,13 +36,20 @@ expected_files=(
 # check_tree ROOT WHAT: the files are there, the binary runs, the data files
 # are the source tree's.
 check_tree() {
-  local root=$1 what=$2 f out
+  local root=$1 what=$2 f out link target
   for f in "${expected_files[@]}"; do
     [ -f "$root/$f" ] || fail "$what: no /$f"
   done
   [ -x "$root/usr/bin/redlock" ] || fail "$what: /usr/bin/redlock is not executable"
-  cmp -s <(gzip -dc "$root/usr/share/man/man1/redlock.1.gz") "$src/man/redlock.1" ||
-    fail "$what: the man page differs from man/redlock.1"
+  for f in "${man_pages[@]}"; do
+    [ -f "$root/$f" ] || continue
+    cmp -s <(gzip -dc "$root/$f") "$src/man/$(basename "$f" .gz)" ||
+      fail "$what: /$f differs from man/$(basename "$f" .gz)"
+  done
+  for f in "${man_links[@]}"; do
+    read -r link target <<<"$f"
+    [ -L "$root/$link" ] && [ "$(readlink "$root/$link")" = "$target" ] || fail "$what: /$link is not a link to $target"
+  done
   cmp -s "$root/usr/share/doc/redlock/copyright" "$src/packaging/copyright" ||
     fail "$what: the copyright file differs from packaging/copyright"
   cmp -s "$root/usr/share/bash-completion/completions/redlock" "$src/completions/redlock.bash" ||
@@ -58,6 +70,14 @@ check_tree() {
 # --- cmake --install ------------------------------------------------------------
 if DESTDIR="$tmp/destdir" cmake --install "$build" --prefix /usr >"$tmp/install.log" 2>&1; then
   check_tree "$tmp/destdir" "cmake --install"
+  # man(1) finds a command's page by the command's name, also one that
+  # shares a page (renew, in redlock-acquire(1)).
+  if command -v man >/dev/null; then
+    for name in redlock redlock-exec redlock-renew redlock.conf redlock-safety; do
+      MANPATH=$tmp/destdir/usr/share/man man -w "$name" >/dev/null 2>&1 ||
+        fail "cmake --install: man -w $name finds no page under /usr/share/man"
+    done
+  fi
 else
   fail "cmake --install failed:"$'\n'"$(cat "$tmp/install.log")"
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the README's examples against a redis-server this script starts
-# (REDLOCK_URL points at it) and asserts each command's exit status.
+# Runs the examples of the README and of docs/*.md against a redis-server
+# this script starts (REDLOCK_URL points at it) and asserts each command's
+# exit status.
 #
-# The README marks the blocks it means with an HTML comment on the line just
+# A document marks the blocks it means with an HTML comment on the line just
 # before the ```sh fence:
 #   <!-- readme-test: each line… -->  every line is a command, run in order in
 #                                      one shell; a trailing `# exit N` is its
@@ -37,6 +38,10 @@ done
 # a paragraph (which would render the rest as text).
 env_tables=$(sed -n '/^## Environment$/,/^## /p' "$readme" | awk '/^\|/ && !in_table { n++ } { in_table = /^\|/ } END { print n + 0 }')
 [ "$env_tables" -eq 1 ] || fail "README.md's Environment section has $env_tables tables, not one"
+# The README is the front door: what redlock is, how to install it, the
+# first steps and recipes; the rest is in docs/ and the man pages.
+lines=$(wc -l <"$readme")
+[ "$lines" -le 350 ] || fail "README.md has $lines lines, more than 350: move detail to docs/ or the man pages"
 first_steps_line=$(grep -n '^## First steps$' "$readme" | cut -d: -f1)
 block_line=$(grep -n '^\./scripts/demo$' "$readme" | head -1 | cut -d: -f1)
 [ "${block_line:-0}" -lt "${first_steps_line:-0}" ] || fail "README.md's First steps come before the set-up commands"
@@ -48,19 +53,25 @@ export PATH="$tmp/bin:$PATH"
 start_redis "$tmp" || exit 1
 export REDLOCK_URL=$REDIS_URL
 
-# Split the README into the marked blocks: $tmp/block-N.{mode,sh,line}.
-awk -v dir="$tmp" '
-  /^<!-- readme-test: / { mode = ($3 == "script") ? "script" : "lines"; marked = NR; next }
-  /^```sh$/ && marked && marked == NR - 1 {
-    n++; inblock = 1
-    print mode > (dir "/block-" n ".mode")
-    print NR + 1 > (dir "/block-" n ".line")
-    printf "" > (dir "/block-" n ".sh")
-    next
-  }
-  /^```/ && inblock { inblock = 0; next }
-  inblock { print > (dir "/block-" n ".sh") }
-' "$readme"
+# Split the documents into the marked blocks: $tmp/block-N.{mode,sh,line},
+# where .line is FILE:LINE of the block's first line.
+n=0
+for doc in "$readme" "$src"/docs/*.md; do
+  [ -e "$doc" ] || continue
+  n=$(awk -v dir="$tmp" -v n="$n" -v doc="${doc#"$src/"}" '
+    /^<!-- readme-test: / { mode = ($3 == "script") ? "script" : "lines"; marked = FNR; next }
+    /^```sh$/ && marked && marked == FNR - 1 {
+      n++; inblock = 1
+      print mode > (dir "/block-" n ".mode")
+      print doc ":" FNR + 1 > (dir "/block-" n ".line")
+      printf "" > (dir "/block-" n ".sh")
+      next
+    }
+    /^```/ && inblock { inblock = 0; next }
+    inblock { print > (dir "/block-" n ".sh") }
+    END { print n }
+  ' "$doc")
+done
 
 blocks=0 commands=0
 all_commands=''
@@ -69,7 +80,8 @@ for mode_file in "$tmp"/block-*.mode; do
   n=${mode_file##*/block-}
   n=${n%.mode}
   mode=$(cat "$mode_file")
-  first_line=$(cat "$tmp/block-$n.line")
+  where=$(cat "$tmp/block-$n.line")  # FILE:LINE
+  doc=${where%:*} first_line=${where##*:}
   block=$tmp/block-$n.sh
   log=$tmp/block-$n.log
   blocks=$((blocks + 1))
@@ -80,10 +92,10 @@ for mode_file in "$tmp"/block-*.mode; do
     commands=$((commands + 1))
     (cd "$tmp/work" && sh "$block") >"$log" 2>&1
     status=$?
-    [ "$status" -eq 0 ] || fail "README.md:$first_line: the script exited $status:"$'\n'"$(cat "$log")"
+    [ "$status" -eq 0 ] || fail "$where: the script exited $status:"$'\n'"$(cat "$log")"
     # Its EXIT trap gave every lock back.
     if locks=$(redlock status --json 2>/dev/null) && [ "$(tr -d ' \n' <<<"$locks")" != '[]' ]; then
-      fail "README.md:$first_line: the script left locks behind: $locks"
+      fail "$where: the script left locks behind: $locks"
     fi
     continue
   fi
@@ -105,8 +117,8 @@ for mode_file in "$tmp"/block-*.mode; do
         printf 'echo "$ "%q\n' "$line"
         printf '{ %s\n} </dev/null\n' "$line"
         printf '__status=$?; if [ "$__status" -ne %d ]; then ' "$expected"
-        printf 'printf "FAIL: README.md:%d: %%s exited %%s, expected %d\\n" %q "$__status" >&3; __failed=1; fi\n' \
-          "$lineno" "$expected" "$line"
+        printf 'printf "FAIL: %s:%d: %%s exited %%s, expected %d\\n" %q "$__status" >&3; __failed=1; fi\n' \
+          "$doc" "$lineno" "$expected" "$line"
       fi
       lineno=$((lineno + 1))
     done <"$block"
@@ -114,17 +126,18 @@ for mode_file in "$tmp"/block-*.mode; do
   } >"$runner"
   if ! bash "$runner" "$tmp/work" >"$log" 2>&1 3>"$tmp/block-$n.failures"; then
     while IFS= read -r msg; do fail "${msg#FAIL: }"; done <"$tmp/block-$n.failures"
-    echo "--- output of the block at README.md:$first_line:" >&2
+    echo "--- output of the block at $where:" >&2
     cat "$log" >&2
   fi
 done
 
-# The markers must not get lost: the README's tested examples cover every
-# subcommand, and exec's command saw the fence.
-((blocks >= 3)) || fail "only $blocks marked example blocks found in README.md"
-((commands >= 10)) || fail "only $commands example commands found in README.md"
+# The markers must not get lost: the tested examples cover every
+# subcommand, the README has its own, and exec's command saw the fence.
+((blocks >= 3)) || fail "only $blocks marked example blocks found in README.md and docs/"
+((commands >= 10)) || fail "only $commands example commands found in README.md and docs/"
+grep -qx 'README.md:[0-9]*' "$tmp"/block-*.line || fail "README.md has no marked example block"
 for sub in acquire renew release status exec; do
-  grep -qE "(^|[ (])redlock $sub " <<<"$all_commands" || fail "no tested README example runs 'redlock $sub'"
+  grep -qE "(^|[ (])redlock $sub " <<<"$all_commands" || fail "no tested example runs 'redlock $sub'"
 done
 # (grep reads the logs itself: `cat | grep -q` under pipefail fails when
 # grep stops early and cat gets SIGPIPE.)
@@ -136,4 +149,4 @@ grep -qhx 'migrating indexes' "$tmp"/block-*.log 2>/dev/null ||
 if ((failures)); then
   exit 1
 fi
-echo "README: $commands example commands in $blocks blocks behaved as documented"
+echo "README and docs: $commands example commands in $blocks blocks behaved as documented"

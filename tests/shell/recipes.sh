@@ -7,7 +7,12 @@
 # against what the scheduler counts as success, for the host that runs the
 # job and for the one that finds it busy. The systemd units are checked with
 # `systemd-analyze verify` where systemd is installed, and the YAML parsed
-# with python3-yaml where it is.
+# with python3-yaml where it is. Each finds redlock where the install puts
+# it: a crontab's PATH (cron's own is /usr/bin:/bin) holds /usr/local/bin,
+# or its line names redlock by its full path; a unit's ExecStart names
+# /usr/local/bin/redlock (./scripts/install, the tarball) or /usr/bin/redlock
+# (the .deb); the Kubernetes image's Dockerfile copies the binary from this
+# version's tarball into /usr/local/bin, which a container's PATH holds.
 # Usage: recipes.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 bin=$1 src=$2
@@ -18,6 +23,7 @@ tmp=$(mktemp -d)
 trap 'stop_redis; rm -rf "$tmp"' EXIT
 source "$src/tests/shell/lib/check.bash"
 
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "${3:-}/CMakeCache.txt" 2>/dev/null)
 mkdir -p "$tmp/bin" "$tmp/units"
 ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/redlock"
 unset REDLOCK_PREFIX REDLOCK_PASSWORD REDLOCK_SENTINEL_PASSWORD REDLOCK_TOKEN REDLOCK_NAME REDLOCK_FENCE
@@ -38,7 +44,7 @@ awk -v dir="$tmp" '
 ' "$readme"
 
 count() { ls "$tmp"/recipe-*.kind 2>/dev/null | xargs -r grep -lx "$1" | wc -l; }
-for kind in cron systemd kubernetes ci; do
+for kind in cron systemd kubernetes dockerfile ci; do
   [ "$(count "$kind")" -gt 0 ] || fail "README.md has no recipe marked '<!-- recipe: $kind -->'"
 done
 
@@ -79,12 +85,21 @@ for kindfile in "$tmp"/recipe-*.kind; do
     cron)
       # Variables first (cron's own assignment lines), then schedule lines.
       grep -qE '^REDLOCK_URL=redis://' "$text" || fail "cron recipe: no REDLOCK_URL= line in the crontab"
+      cron_path=$(sed -n 's/^PATH=//p' "$text")
+      cron_path=${cron_path:-/usr/bin:/bin}
       while read -r m h dom mon dow line; do
         [[ $m == *=* || -z $m ]] && continue
         [[ $line == *redlock* ]] || continue
         eval "set -- $line"
         busy=75
         [ "$1" = chronic ] && shift
+        if [[ $1 == /* ]]; then
+          [[ $1 == /usr/local/bin/redlock || $1 == /usr/bin/redlock ]] ||
+            fail "cron recipe '$line': $1 is not where redlock is installed"
+          set -- redlock "${@:2}"  # this build's binary, as the PATH below finds it
+        elif [[ ":$cron_path:" != *:/usr/local/bin:* ]]; then
+          fail "cron recipe '$line': cron's PATH ($cron_path) lacks /usr/local/bin, where ./scripts/install and the tarball put redlock"
+        fi
         [[ " $* " == *" --conflict-exit-code 0 "* ]] && busy=0
         [[ " $* " == *" --hold-at-least "* ]] || fail "cron recipe '$line': no --hold-at-least"
         run_twice "cron '$line'" "$busy" "$@"
@@ -93,8 +108,10 @@ for kindfile in "$tmp"/recipe-*.kind; do
     systemd)
       [ -n "$file" ] || fail "a systemd recipe names no unit file"
       # The unit as installed, with this binary and a job that exists.
-      sed -e "s#/usr/bin/redlock#$tmp/bin/redlock#" -e 's#/opt/report.sh#/bin/true#' "$text" >"$tmp/units/$file"
+      sed -E -e "s#/usr/(local/)?bin/redlock#$tmp/bin/redlock#" -e 's#/opt/report.sh#/bin/true#' "$text" >"$tmp/units/$file"
       if [[ $file == *.service ]]; then
+        grep -qE '^ExecStart=/usr/(local/)?bin/redlock ' "$text" ||
+          fail "$file: ExecStart does not name /usr/local/bin/redlock or /usr/bin/redlock"
         grep -qx 'Type=oneshot' "$text" || fail "$file: not Type=oneshot"
         grep -qx 'SuccessExitStatus=75' "$text" || fail "$file: no SuccessExitStatus=75"
         grep -q '^Environment=REDLOCK_URL=' "$text" || fail "$file: no Environment=REDLOCK_URL="
@@ -102,6 +119,15 @@ for kindfile in "$tmp"/recipe-*.kind; do
         eval "set -- $line"
         run_twice "$file" 75 "$@"
       fi
+      ;;
+    dockerfile)
+      # The image gets the binary of this version's tarball
+      # (redlock-VERSION-linux-ARCH/bin/redlock) into /usr/local/bin.
+      top=$(sed -n 's/^ARG REDLOCK=//p' "$text")
+      [[ $top =~ ^redlock-${version:-[0-9.]+}-linux-[a-z0-9_]+$ ]] ||
+        fail "dockerfile recipe: ARG REDLOCK=$top is not the top directory of the ${version:-current} tarball"
+      grep -qxF 'COPY ${REDLOCK}/bin/redlock /usr/local/bin/redlock' "$text" ||
+        fail "dockerfile recipe: no COPY of \${REDLOCK}/bin/redlock to /usr/local/bin/redlock"
       ;;
     kubernetes | ci)
       if ! python3 -c 'import yaml' 2>/dev/null; then

@@ -44,7 +44,7 @@ export REDLOCK_URL=$REDIS_URL
 # status of either version lists the other's locks. The old one scans; a
 # new one reads the index of held locks, which only new versions write:
 # where there is none yet it scans too, and --scan finds the old holders
-# once there is one (man redlock: Upgrading).
+# once there is one (redlock-safety(7), UPGRADING).
 otok=$("$old" acquire --ttl 30s O) || fail "$old could not take O"
 "$bin" status --json >"$dir/st" || fail "the new status failed: $(cat "$dir/st")"
 grep -q '"name": "O"' "$dir/st" || fail "the new status (no index yet) does not list the old holder's O"

@@ -175,7 +175,7 @@ inline void sleep_for(double seconds) {
   nanosleep(&ts, nullptr);
 }
 
-// The key of lock `name` (man redlock: KEYS): the only place the tests
+// The key of lock `name` (redlock-safety(7), KEYS): the only place the tests
 // spell it.
 inline std::string lock_key(const std::string& name, const std::string& prefix = "redlock:") {
   return lock::lock_key(prefix, name);

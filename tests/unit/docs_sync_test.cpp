@@ -1,12 +1,23 @@
-// The man page and the three shell completions must know every option the
+// The man pages and the three shell completions must know every option the
 // program accepts. These tests read the command-line definition itself
 // (build_app) so they fail the moment an option is added without its docs.
+// The manual is redlock(1), the overview, and a page per command or group
+// of commands (redlock-exec(1), redlock-acquire(1) for acquire, renew and
+// release, ...), each naming its commands in its NAME line; they also check
+// that redlock(1) lists every page and stays short, and that every page
+// fits 80 columns as man(1) shows it.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -29,19 +40,42 @@ std::string read_source_file(const std::string& relative) {
   return ss.str();
 }
 
-// The man page as plain text: roff's escaped hyphen-minus `\-` becomes `-`.
-std::string man_page_text() {
-  std::string roff = read_source_file("man/redlock.1");
+// A man page (`page` is its file name in man/, such as "redlock-exec.1") as
+// plain roff: the escaped hyphen-minus `\-` becomes `-`, and `\%` (no
+// hyphenation here) goes.
+std::string man_page_text(const std::string& page = "redlock.1") {
+  std::string roff = read_source_file("man/" + page);
   std::string out;
   for (size_t i = 0; i < roff.size(); ++i) {
     if (roff[i] == '\\' && i + 1 < roff.size() && roff[i + 1] == '-') {
       out += '-';
+      ++i;
+    } else if (roff[i] == '\\' && i + 1 < roff.size() && roff[i + 1] == '%') {
       ++i;
     } else {
       out += roff[i];
     }
   }
   return out;
+}
+
+// The file names of every page in man/, sorted: "redlock-acquire.1", ...
+std::vector<std::string> man_pages() {
+  std::vector<std::string> pages;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(REDLOCK_SOURCE_DIR) + "/man")) {
+    if (std::regex_match(entry.path().filename().string(), std::regex(R"([a-z.-]+\.[1-8])"))) {
+      pages.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(pages.begin(), pages.end());
+  return pages;
+}
+
+// "redlock-exec.1" as a reference reads "redlock-exec (1)" in roff
+// (`.BR redlock\-exec (1)`).
+std::string reference(const std::string& page) {
+  const size_t dot = page.rfind('.');
+  return page.substr(0, dot) + " (" + page.substr(dot + 1) + ")";
 }
 
 // The text from the line that starts with `start` up to (not including) the
@@ -87,6 +121,95 @@ std::string man_item_headings(const std::string& text) {
     after_tp = line == ".TP";
   }
   return out;
+}
+
+// The commands a page covers, from its NAME line: "redlock-acquire,
+// redlock-renew, redlock-release - take, ..." covers acquire, renew and
+// release; redlock(1) and the pages of sections 5 and 7 cover none.
+std::vector<std::string> commands_of_page(const std::string& page) {
+  if (page.size() < 2 || page.compare(page.size() - 2, 2, ".1") != 0) {
+    return {};
+  }
+  std::string name = section(man_page_text(page), ".SH NAME", ".SH ");
+  name = name.substr(name.find('\n') + 1);
+  std::replace(name.begin(), name.end(), '\n', ' ');
+  name = name.substr(0, name.find(" - "));
+  std::vector<std::string> commands;
+  const std::regex word(R"((^|[ ,])redlock-([a-z]+))");
+  for (auto it = std::sregex_iterator(name.begin(), name.end(), word); it != std::sregex_iterator(); ++it) {
+    commands.push_back((*it)[2]);
+  }
+  return commands;
+}
+
+// The page whose NAME line names `command`, or "" when none does.
+std::string page_of(const std::string& command) {
+  for (const auto& page : man_pages()) {
+    const auto commands = commands_of_page(page);
+    if (std::find(commands.begin(), commands.end(), command) != commands.end()) {
+      return page;
+    }
+  }
+  return {};
+}
+
+// The rows of the first table (.TS to .TE) in `text`, each split into its
+// cells at `@` (the pages' tab(@)); the format lines are left out.
+std::vector<std::vector<std::string>> table_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(section(text, ".TS", ".TE"));
+  std::string line;
+  bool format_done = false;
+  std::getline(in, line);  // .TS
+  while (std::getline(in, line)) {
+    if (!format_done) {
+      format_done = !line.empty() && line.back() == '.';
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, '@');) {
+      cells.push_back(cell);
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+// A page as `MANWIDTH=80 man -l` shows it, one string a line: man-db runs
+// groff with tbl and a line length of 78 ens at that width, and squeezes
+// runs of empty lines into one. nullopt when groff cannot be run here
+// (scripts/setup installs groff-base).
+std::optional<std::vector<std::string>> rendered(const std::string& page) {
+  const std::string command = "groff -t -man -Tutf8 -rLL=78n -rLT=78n -P-cbou '" + std::string(REDLOCK_SOURCE_DIR) +
+                              "/man/" + page + "' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    return std::nullopt;
+  }
+  std::string text;
+  std::array<char, 4096> buffer{};
+  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) {
+    text.append(buffer.data(), n);
+  }
+  const int status = pclose(pipe);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
+    return std::nullopt;
+  }
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!(line.empty() && !lines.empty() && lines.back().empty())) {
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+// The characters of a line of UTF-8 (what a terminal's columns hold).
+size_t characters(const std::string& line) {
+  return static_cast<size_t>(
+      std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // `word` appears in a zsh _arguments spec as an option being specified
@@ -200,25 +323,137 @@ TEST(DocsSync, ManPageDocumentsEveryGlobalOptionUnderGlobalOptions) {
   }
 }
 
-TEST(DocsSync, ManPageDocumentsEverySubcommandOptionInItsOwnSubsection) {
+TEST(DocsSync, EveryCommandHasThePageItsNameLineNames) {
   Cli cli;
-  const std::string man = man_page_text();
-  const std::string options = section(man, ".SH OPTIONS", ".SH ");
-  const std::string synopsis = section(man, ".SH SYNOPSIS", ".SH ");
+  std::map<std::string, std::string> page;
+  for (const auto& p : man_pages()) {
+    for (const auto& command : commands_of_page(p)) {
+      EXPECT_TRUE(page.emplace(command, p).second) << command << " is named by both " << page[command] << " and " << p;
+    }
+  }
+  for (CLI::App* sub : cli.subcommands()) {
+    EXPECT_NE(page.count(sub->get_name()), 0u)
+        << "no page in man/ names redlock-" << sub->get_name() << " in its NAME line";
+    page.erase(sub->get_name());
+  }
+  for (const auto& [command, p] : page) {
+    ADD_FAILURE() << p << " names redlock-" << command << ", but redlock has no such command";
+  }
+}
+
+TEST(DocsSync, EveryCommandPageDocumentsEachOptionOfItsCommands) {
+  Cli cli;
   for (CLI::App* sub : cli.subcommands()) {
     const std::string name = sub->get_name();
-    const std::string own = man_item_headings(section(options, ".SS \"" + name + " ", ".SS "));
-    ASSERT_FALSE(own.empty()) << "no .SS \"" << name << " …\" subsection with .TP items in OPTIONS of man/redlock.1";
-    EXPECT_TRUE(has_word(synopsis, name)) << name << " is missing from the SYNOPSIS";
+    const std::string page = page_of(name);
+    ASSERT_FALSE(page.empty()) << "no page for " << name;
+    const std::string man = man_page_text(page);
+    const std::string options = section(man, ".SH OPTIONS", ".SH ");
+    const std::string synopsis = section(man, ".SH SYNOPSIS", ".SH ");
+    // A page of several commands has a subsection for each; a page of one
+    // documents its options in OPTIONS itself.
+    std::string own = section(options, ".SS \"" + name + " ", ".SS ");
+    if (own.empty() && commands_of_page(page).size() == 1) {
+      own = options;
+    }
+    own = man_item_headings(own);
+    ASSERT_FALSE(own.empty()) << "no .SS \"" << name << " …\" subsection with .TP items in OPTIONS of man/" << page;
+    EXPECT_TRUE(has_word(synopsis, name)) << name << " is missing from the SYNOPSIS of man/" << page;
     for (const auto& word : option_words(*sub)) {
       if (word == "--help" || word == "-h") {
         continue;  // documented once, with the global options
       }
-      EXPECT_TRUE(has_word(own, word)) << name << " " << word
-                                       << " is not documented in its subsection of man/redlock.1";
-      EXPECT_TRUE(has_word(synopsis, word)) << name << " " << word << " is missing from the SYNOPSIS";
+      EXPECT_TRUE(has_word(own, word)) << name << " " << word << " is not documented in OPTIONS of man/" << page;
+      EXPECT_TRUE(has_word(synopsis, word)) << name << " " << word << " is missing from the SYNOPSIS of man/" << page;
     }
   }
+}
+
+TEST(DocsSync, RedlockOneListsEveryCommandWithItsPage) {
+  Cli cli;
+  const std::string man = man_page_text();
+  const auto rows = table_rows(section(man, ".SH COMMANDS", ".SH "));
+  ASSERT_FALSE(rows.empty()) << "no table in the COMMANDS section of man/redlock.1";
+  // A row names its command, and its page unless the row above's page
+  // covers it too.
+  std::map<std::string, std::string> listed;
+  std::string current;
+  for (const auto& row : rows) {
+    ASSERT_GE(row.size(), 3u) << "a row of COMMANDS without three cells: " << row.at(0);
+    current = row[1].empty() ? current : row[1];
+    listed[row[0]] = current;
+  }
+  for (CLI::App* sub : cli.subcommands()) {
+    const std::string name = sub->get_name();
+    ASSERT_NE(listed.count(name), 0u) << name << " is not in the COMMANDS table of man/redlock.1";
+    const std::string page = page_of(name);
+    std::string cited = reference(page);  // as text, not roff: "redlock-exec(1)"
+    cited.erase(cited.find(' '), 1);
+    EXPECT_EQ(listed[name], cited) << "the COMMANDS table of man/redlock.1 sends " << name
+                                   << " to another page than man/" << page;
+    listed.erase(name);
+  }
+  listed.erase("help");
+  for (const auto& [command, p] : listed) {
+    ADD_FAILURE() << "the COMMANDS table of man/redlock.1 lists " << command << ", which redlock does not have";
+  }
+}
+
+TEST(DocsSync, RedlockOneNamesEveryPageInSeeAlsoAndEveryPageNamesIt) {
+  const std::string see_also = section(man_page_text(), ".SH SEE ALSO", ".SH ");
+  ASSERT_FALSE(see_also.empty()) << "no SEE ALSO in man/redlock.1";
+  const auto pages = man_pages();
+  EXPECT_GE(pages.size(), 11u) << "the pages of man/ are not all found";
+  for (const auto& page : pages) {
+    if (page == "redlock.1") {
+      continue;
+    }
+    EXPECT_NE(see_also.find(reference(page)), std::string::npos)
+        << reference(page) << " is missing from the SEE ALSO of man/redlock.1";
+    EXPECT_NE(section(man_page_text(page), ".SH SEE ALSO", ".SH ").find(".BR redlock (1)"), std::string::npos)
+        << "man/" << page << " does not name redlock(1) in its SEE ALSO";
+  }
+}
+
+TEST(DocsSync, TheConfigurationFileKeysAreGlobalOptions) {
+  Cli cli;
+  const auto global = option_words(*cli.app);
+  const std::string settings = man_item_headings(section(man_page_text("redlock.conf.5"), ".SH SETTINGS", ".SH "));
+  ASSERT_FALSE(settings.empty()) << "no SETTINGS with .TP items in man/redlock.conf.5";
+  const std::regex key(R"([a-z][a-z-]+)");
+  size_t keys = 0;
+  for (auto it = std::sregex_iterator(settings.begin(), settings.end(), key); it != std::sregex_iterator(); ++it) {
+    ++keys;
+    EXPECT_NE(std::find(global.begin(), global.end(), "--" + it->str()), global.end())
+        << "redlock.conf(5) names the key " << it->str() << ", which is no global option --" << it->str();
+  }
+  EXPECT_GE(keys, 14u);
+}
+
+TEST(DocsSync, EveryPageFitsEightyColumns) {
+  for (const auto& page : man_pages()) {
+    const auto lines = rendered(page);
+    if (!lines) {
+      GTEST_SKIP() << "groff cannot be run here (scripts/setup installs groff-base)";
+    }
+    EXPECT_GT(lines->size(), 20u) << "man/" << page << " renders to almost nothing";
+    for (size_t i = 0; i < lines->size(); ++i) {
+      EXPECT_LE(characters((*lines)[i]), 80u)
+          << "man/" << page << ", rendered line " << i + 1 << " is wider than 80 columns: " << (*lines)[i];
+    }
+  }
+}
+
+TEST(DocsSync, RedlockOneIsShortWithItsExamplesEarly) {
+  const auto lines = rendered("redlock.1");
+  if (!lines) {
+    GTEST_SKIP() << "groff cannot be run here (scripts/setup installs groff-base)";
+  }
+  EXPECT_LE(lines->size(), 600u) << "redlock(1) is the overview: at most 600 lines at 80 columns; move detail "
+                                    "to the command's page";
+  const auto examples = std::find(lines->begin(), lines->end(), "EXAMPLES");
+  ASSERT_NE(examples, lines->end()) << "redlock(1) has no EXAMPLES";
+  EXPECT_LT(examples - lines->begin() + 1, 300) << "redlock(1)'s EXAMPLES start after its first 300 lines";
 }
 
 TEST(DocsSync, BashCompletionOffersEveryOptionForItsSubcommand) {
