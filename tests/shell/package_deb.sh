@@ -126,6 +126,10 @@ if grep -q 'not found' <<<"$(ldd "$tmp/root/usr/bin/redlock")"; then
 fi
 grep -q 'not stripped' <<<"$(file "$tmp/root/usr/bin/redlock")" && fail "the packaged binary is not stripped"
 needed=$(readelf -d "$tmp/root/usr/bin/redlock" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+# Packed relocations (DT_RELR) need glibc 2.36, which no symbol version says.
+if readelf -d "$tmp/root/usr/bin/redlock" | grep -q RELR; then
+  grep -qF "libc6 (>= 2.36)" <<<"$depends" || fail "packed relocations need libc6 (>= 2.36): $depends"
+fi
 for lib in $needed; do
   case $lib in
     libc.so.* | libm.so.* | ld-linux*) ;;
