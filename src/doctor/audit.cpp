@@ -47,8 +47,12 @@ bool moved(const Reply& r) {
 constexpr const char* k_config[] = {"maxmemory", "maxmemory-policy",      "appendonly", "appendfsync",
                                     "save",      "min-replicas-to-write", "maxclients"};
 
+// A server's error, on one line and without the space Redis leaves after
+// "with args beginning with:".
 std::string server_words(const Reply& r) {
-  return one_line(mask_secrets(r.str));
+  std::string words = one_line(mask_secrets(r.str));
+  words.erase(words.find_last_not_of(' ') + 1);
+  return words;
 }
 
 // Drives `conns` (those not failed yet) until each has its replies; a
@@ -247,7 +251,9 @@ void ask(std::vector<std::unique_ptr<Connection>>& conns, std::vector<ServerFact
       f.failure = redis::Failure{ExitStatus::k_protocol, fmt::format("Redis at {} sent too few replies", f.server)};
       continue;
     }
-    if (!replies[0].is_error()) {
+    if (replies[0].is_error()) {
+      f.info_error = fmt::format("INFO answered: {}", server_words(replies[0]));
+    } else {
       f.info = parse_info(replies[0].str);
     }
     read_config(replies, 1, f);

@@ -54,10 +54,24 @@ std::string config_why(const ServerFacts& s) {
   return s.config_error.empty() ? "not answered" : fmt::format("refused: {}", s.config_error);
 }
 
+// Why INFO said nothing of a field: "refused: <its error>", or "not in INFO".
+std::string info_why(const ServerFacts& s) {
+  return s.info_error.empty() ? "not in INFO" : fmt::format("refused: {}", s.info_error);
+}
+
 // What could not be read from CONFIG (nor INFO), as a warning of `check`.
 void config_unread(const Report& r, const char* check, const ServerFacts& s, const char* what) {
-  r.add(check, Level::k_warn, fmt::format("could not read {}: unknown ({})", what, config_why(s)),
-        fmt::format("CONFIG may be renamed or refused on managed Redis: check {} in its console", what));
+  const std::string info = s.info_error.empty() ? "" : fmt::format("; {}", s.info_error);
+  r.add(check, Level::k_warn, fmt::format("could not read {}: unknown ({}{})", what, config_why(s), info),
+        fmt::format("CONFIG{} may be renamed or refused on managed Redis: check {} in its console",
+                    s.info_error.empty() ? "" : " and INFO", what));
+}
+
+// What could not be read from INFO, as a warning of `check`: `what` is
+// unknown, and `where` says what to check in the service's console.
+void info_unread(const Report& r, const char* check, const ServerFacts& s, const char* what, const char* where) {
+  r.add(check, Level::k_warn, fmt::format("could not read {}: unknown ({})", what, info_why(s)),
+        fmt::format("INFO may be renamed or refused on managed Redis: {}", where));
 }
 
 // major * 100 + minor of "7.0.15", or nullopt.
@@ -76,8 +90,8 @@ void check_version(const Report& r, const ServerFacts& s) {
   const std::string version = field(s.info, "redis_version");
   const auto n = version_number(version);
   if (!n) {
-    r.add("version", Level::k_warn, "could not read the Redis version from INFO",
-          "INFO may be renamed or refused: redlock needs Redis 5.0 or later, 7.0 for every check");
+    info_unread(r, "version", s, "the Redis version",
+                "check the version in its console: redlock needs Redis 5.0 or later, 7.0 for every check");
   } else if (*n < 500) {
     r.add("version", Level::k_fail, fmt::format("Redis {}: the run ledger needs streams (Redis 5.0)", version),
           "upgrade to Redis 7");
@@ -195,8 +209,7 @@ void check_persistence(const Report& r, const ServerFacts& s, const Expectations
 void check_replicas(const Report& r, const ServerFacts& s, const Expectations& e) {
   const std::string role = field(s.info, "role");
   if (role.empty()) {
-    r.add("replicas", Level::k_warn, "could not read the replication role from INFO",
-          "INFO may be refused: check with INFO replication that it is a master");
+    info_unread(r, "replicas", s, "the replication role", "check in its console that this is the master");
     return;
   }
   if (role != "master") {
@@ -284,8 +297,7 @@ void check_clients(const Report& r, const ServerFacts& s) {
     most = number(field(s.info, "maxclients"));  // INFO clients, where CONFIG is refused (Redis 6.2)
   }
   if (!connected) {
-    r.add("clients", Level::k_warn, "could not read connected_clients from INFO",
-          "INFO may be refused: check with INFO clients that maxclients leaves room");
+    info_unread(r, "clients", s, "connected_clients", "check in its console that maxclients leaves room");
     return;
   }
   if (!most || *most <= 0) {

@@ -49,6 +49,7 @@ struct ServerFacts {
   std::optional<std::chrono::microseconds> rtt;  // the shortest of a few round trips
   std::optional<Millis> clock_offset;            // server TIME less this host's clock, mid round trip
   std::map<std::string, std::string> info;       // INFO fields (redis_version, run_id, role, ...)
+  std::string info_error;                        // why INFO could not be read ("" if it was)
   std::map<std::string, std::string> config;     // CONFIG GET values that could be read
   std::string config_error;                      // why CONFIG GET could not be read ("" if it was)
   std::optional<std::vector<Refusal>> refused;   // nullopt: the rights could not be checked

@@ -107,6 +107,18 @@ long long Cluster::errors(size_t i, const std::string& prefix) {
   return at == std::string::npos ? 0 : std::stoll(info.substr(at + needle.size()));
 }
 
+size_t Cluster::split_answered_by(size_t from, size_t to) {
+  if (m_version == 0) {
+    const std::string info = m_nodes.at(0)->cmd({"INFO", "server"}).str;
+    const size_t at = info.find("redis_version:");
+    if (at != std::string::npos) {
+      const size_t dot = info.find('.', at);
+      m_version = std::stoi(info.substr(at + 14, dot - at - 14)) * 100 + std::stoi(info.substr(dot + 1));
+    }
+  }
+  return m_version >= 700 ? from : to;
+}
+
 void Cluster::begin_migration(int slot, size_t from, size_t to) {
   const std::string s = std::to_string(slot);
   ASSERT_EQ(m_nodes[to]->cmd({"CLUSTER", "SETSLOT", s, "IMPORTING", m_ids[from]}).str, "OK");

@@ -35,6 +35,16 @@ class Cluster {
   // How many error replies starting with `prefix` (ASK, TRYAGAIN, MOVED)
   // node i has sent since it started (INFO errorstats).
   [[nodiscard]] long long errors(size_t i, const std::string& prefix);
+  // The node of a migration from `from` to `to` that answers TRYAGAIN to a
+  // script of several keys when the source still holds some of them but not
+  // all. From Redis 7.0 the source does (redis/redis#9526: cluster.c's
+  // getNodeByQuery answers TRYAGAIN when it has `existing_keys` and
+  // `missing_keys`); before, it answers ASK for any key it lacks (6.2.16's
+  // `if (migrating_slot && missing_keys)`), and the target, asked with
+  // ASKING, answers TRYAGAIN as it lacks the keys the source kept
+  // (`multiple_keys && missing_keys`: CLUSTER_REDIR_UNSTABLE). Either way
+  // the script runs nowhere until its keys meet.
+  [[nodiscard]] size_t split_answered_by(size_t from, size_t to);
 
   // A slot migration, as redis-cli --cluster reshard does it:
   // begin (IMPORTING on the target, MIGRATING on the source), move keys
@@ -52,6 +62,7 @@ class Cluster {
  private:
   std::vector<std::unique_ptr<RedisServer>> m_nodes;
   std::vector<std::string> m_ids;
+  int m_version = 0;  // major*100+minor of redis_version (Valkey: the Redis it matches)
 };
 
 // The cluster of this test binary.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -115,13 +116,29 @@ void expect_wait_named(const RedisServer& redis, const Env& env, int status) {
            {"acquire", "--min-replicas", "1", "repl"}, {"exec", "--min-replicas", "1", "repl", "--", "true"}}) {
     Result r = run(args, env);
     EXPECT_EQ(r.status, status) << r.err;
-    EXPECT_NE(r.err.find("refused WAIT"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("refused WAIT, which --min-replicas 1 needs to confirm the lock"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("drop --min-replicas"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_FALSE(key_exists(redis, lock_key("repl"))) << "the unconfirmed lock was released";
   }
 }
 
 const std::vector<std::string> k_admin = {"CONFIG", "DEBUG", "MONITOR", "SAVE", "WAIT"};
+
+// The line of doctor's report about `check` ("" when there is none).
+std::string doctor_line(const std::string& report, const std::string& check) {
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string level;
+    std::string name;
+    words >> level >> name;
+    if (name == check) {
+      return line;
+    }
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -150,6 +167,114 @@ TEST(Managed, DoctorReadsFromInfoWhatConfigDoesNotSay) {
   EXPECT_NE(r.out.find("appendonly no (INFO)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("unknown (refused: CONFIG GET answered"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("console"), std::string::npos) << r.out;
+}
+
+// The same under a user whose ACL leaves CONFIG out (as ElastiCache's,
+// Azure's and Aiven's do): what INFO carries is read there, what it does not
+// (the snapshot schedule, and maxclients before 6.2) is "unknown (refused:"
+// with CONFIG's answer and the console to check. Warnings, not failures:
+// doctor exits 0.
+TEST(Managed, DoctorUnderAUserWithoutConfigReadsInfo) {
+  RedisServer redis;
+  const auto env = acl_user(redis, "managed", {"CONFIG"});
+  if (!env) {
+    GTEST_SKIP() << "no ACL before Redis 6.0";
+  }
+  Result r = run({"doctor"}, *env);
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(doctor_line(r.out, "eviction").find("maxmemory-policy noeviction"), std::string::npos)
+      << "from INFO memory\n"
+      << r.out;
+  const std::string persistence = doctor_line(r.out, "persistence");
+  EXPECT_NE(persistence.find("appendonly no (INFO)"), std::string::npos) << r.out;
+  EXPECT_NE(persistence.find("save unknown (refused: CONFIG GET answered: NOPERM"), std::string::npos) << r.out;
+  EXPECT_NE(persistence.find("check the snapshot schedule in the service's console"), std::string::npos) << r.out;
+  const std::string clients = doctor_line(r.out, "clients");
+  if (version_of(redis) >= 602) {
+    EXPECT_NE(clients.find("of maxclients"), std::string::npos) << "from INFO clients\n" << r.out;
+  } else {
+    EXPECT_NE(clients.find("maxclients: unknown (refused: CONFIG GET answered: NOPERM"), std::string::npos) << r.out;
+    EXPECT_NE(clients.find("in its console"), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(r.out.find("managed-pw"), std::string::npos);
+}
+
+// INFO renamed away: the version, the replication role and the clients
+// connected, which only INFO says, are unknown because INFO was refused,
+// each with what to check in the console; CONFIG still says the rest. With
+// CONFIG renamed away too, eviction and persistence are unknown, naming both
+// refusals. Warnings only, no crash: doctor exits 0.
+TEST(Managed, DoctorWithInfoRefusedSaysWhatItCouldNotRead) {
+  {
+    RedisServer redis(renamed({"INFO"}));
+    Result r = run({"doctor"}, {{"REDLOCK_URL", redis.url()}});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const std::string version = doctor_line(r.out, "version");
+    EXPECT_NE(version.find("could not read the Redis version: unknown (refused: INFO answered: ERR unknown command"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(version.find("check the version in its console"), std::string::npos) << r.out;
+    const std::string replicas = doctor_line(r.out, "replicas");
+    EXPECT_NE(replicas.find("the replication role: unknown (refused: INFO answered"), std::string::npos) << r.out;
+    EXPECT_NE(replicas.find("check in its console that this is the master"), std::string::npos) << r.out;
+    EXPECT_NE(doctor_line(r.out, "clients").find("unknown (refused: INFO answered"), std::string::npos) << r.out;
+    EXPECT_EQ(doctor_line(r.out, "persistence").find("unknown"), std::string::npos) << "CONFIG says it\n" << r.out;
+  }
+  RedisServer redis(renamed({"INFO", "CONFIG"}));
+  Result r = run({"doctor"}, {{"REDLOCK_URL", redis.url()}});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  for (const char* check : {"eviction", "persistence"}) {
+    const std::string line = doctor_line(r.out, check);
+    EXPECT_NE(line.find("unknown (refused: CONFIG GET answered: ERR unknown command"), std::string::npos) << r.out;
+    EXPECT_NE(line.find("; INFO answered: ERR unknown command"), std::string::npos) << r.out;
+    EXPECT_NE(line.find("CONFIG and INFO may be renamed or refused on managed Redis"), std::string::npos) << r.out;
+    EXPECT_NE(line.find("in its console"), std::string::npos) << r.out;
+  }
+}
+
+// What was refused, named in the line: where scripts are refused (EVAL and
+// EVALSHA renamed away, or left out of the user's ACL) status and acquire
+// fail with the server's words, which name the command: 76 for an unknown
+// command, 77 for an ACL. SCRIPT refused alone is not needed (EVALSHA, then
+// EVAL on NOSCRIPT) and nothing is said of it.
+TEST(Managed, ARefusedScriptCommandIsNamed) {
+  {
+    RedisServer redis(renamed({"SCRIPT"}));
+    const Env env{{"REDLOCK_URL", redis.url()}};
+    ASSERT_EQ(run({"acquire", "--ttl", "1m", "held"}, env).status, 0);
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"status"}, {"status", "held"}}) {
+      Result r = run(args, env);
+      EXPECT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(r.err, "") << "SCRIPT is not needed: nothing to say of it";
+    }
+  }
+  {
+    RedisServer redis(renamed({"EVAL", "EVALSHA"}));
+    const Env env{{"REDLOCK_URL", redis.url()}};
+    Result st = run({"status", "held"}, env);
+    EXPECT_EQ(st.status, 76) << st.err;
+    EXPECT_NE(st.err.find("answered inspect: ERR unknown command"), std::string::npos) << st.err;
+    EXPECT_NE(st.err.find("EVAL"), std::string::npos) << st.err;
+    Result ex = run({"exec", "job", "--", "true"}, env);
+    EXPECT_EQ(ex.status, 76) << ex.err;
+    EXPECT_NE(ex.err.find("answered acquire: ERR unknown command"), std::string::npos) << ex.err;
+    EXPECT_NE(ex.err.find("EVALSHA"), std::string::npos) << ex.err;
+    EXPECT_EQ(ex.out, "") << "the command did not run";
+  }
+  RedisServer redis;
+  ASSERT_EQ(run({"acquire", "--ttl", "1m", "held"}, {{"REDLOCK_URL", redis.url()}}).status, 0);
+  const auto env = acl_user(redis, "managed", {"EVAL", "EVALSHA"});
+  if (!env) {
+    return;  // no ACL before Redis 6.0
+  }
+  Result st = run({"status"}, *env);
+  EXPECT_EQ(st.status, 77) << st.err;
+  EXPECT_NE(st.err.find("NOPERM"), std::string::npos) << st.err;
+  EXPECT_NE(st.err.find("'eval'"), std::string::npos) << st.err;
+  Result acquired = run({"acquire", "job"}, *env);
+  EXPECT_EQ(acquired.status, 77) << acquired.err;
+  EXPECT_NE(acquired.err.find("'evalsha'"), std::string::npos) << acquired.err;
+  EXPECT_FALSE(key_exists(redis, lock_key("job")));
 }
 
 // SCRIPT, ROLE, CLUSTER and INFO, each refused alone: none is needed to

@@ -314,6 +314,47 @@ TEST(Checks, WhereConfigIsRefusedInfoIsReadAndTheRestIsUnknown) {
   EXPECT_NE(detail(findings, "eviction").find("in its console"), std::string::npos);
 }
 
+// A managed Redis refuses INFO: what only INFO says (the version, the
+// role, the clients connected) is unknown because INFO was refused, with what
+// to check in the console; CONFIG still says the rest. With CONFIG refused as
+// well, persistence names both refusals.
+TEST(Checks, WhereInfoIsRefusedItsFactsAreUnknownAndSaySo) {
+  const auto detail = [](const std::vector<Finding>& findings, const std::string& check) {
+    for (const auto& f : findings) {
+      if (f.check == check) {
+        return f.detail + " / " + f.advice;
+      }
+    }
+    return std::string();
+  };
+  ServerFacts s = healthy();
+  s.info.clear();
+  s.info_error = "INFO answered: ERR unknown command 'INFO'";
+  auto findings = diagnose({s}, {});
+  EXPECT_EQ(worst(findings), Level::k_warn);
+  for (const char* check : {"version", "replicas", "clients"}) {
+    EXPECT_EQ(level_of(findings, check), Level::k_warn) << check;
+    EXPECT_NE(detail(findings, check).find("unknown (refused: INFO answered: ERR unknown command 'INFO')"),
+              std::string::npos)
+        << detail(findings, check);
+    EXPECT_NE(detail(findings, check).find("in its console"), std::string::npos) << detail(findings, check);
+  }
+  EXPECT_NE(detail(findings, "version").find("could not read the Redis version"), std::string::npos);
+  EXPECT_EQ(level_of(findings, "persistence"), Level::k_ok) << "CONFIG says it";
+  EXPECT_EQ(level_of(findings, "eviction"), Level::k_ok);
+
+  s.config.clear();
+  s.config_error = "CONFIG GET answered: ERR unknown command 'CONFIG'";
+  findings = diagnose({s}, {});
+  EXPECT_EQ(level_of(findings, "persistence"), Level::k_warn);
+  EXPECT_NE(detail(findings, "persistence")
+                .find("appendonly and appendfsync: unknown (refused: CONFIG GET answered: "
+                      "ERR unknown command 'CONFIG'; INFO answered: ERR unknown command"),
+            std::string::npos)
+      << detail(findings, "persistence");
+  EXPECT_NE(detail(findings, "persistence").find("CONFIG and INFO may be renamed"), std::string::npos);
+}
+
 TEST(Checks, AServerThatCannotBeReachedGetsNoOtherCheck) {
   ServerFacts s = healthy();
   s.failure = redis::Failure{ExitStatus::k_unavailable, "Connection refused"};

@@ -1,0 +1,3 @@
+-- A key taken from ARGV instead of KEYS.
+redis.call('EXISTS', KEYS[1])
+return redis.call('DEL', ARGV[1])
