@@ -312,9 +312,8 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
       block = fmt::format("redlock: {}\n", one_line(e.what()));
     }
     if (terminal) {
-      const std::time_t clock = std::time(nullptr);
-      char when[64] = {};
-      std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&clock));
+      const std::string when =
+          format_time(std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count());
       std::string what = "redlock status";
       for (const auto& name : o.names) {
         what += ' ';

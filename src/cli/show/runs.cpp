@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "util/duration.hpp"
@@ -23,16 +22,6 @@ std::string ago(long long then_ms, long long now_ms) {
 }
 
 }  // namespace
-
-std::string local_time(long long ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  char out[32] = {};
-  if (localtime_r(&t, &tm) == nullptr || std::strftime(out, sizeof(out), "%Y-%m-%d %H:%M:%S", &tm) == 0) {
-    return "?";
-  }
-  return out;
-}
 
 std::string outcome_text(const lock::Run& run) {
   // Running in the ledger, but its hold is gone from the lock: its redlock
@@ -81,7 +70,7 @@ std::string history_table(const std::vector<lock::Run>& runs, long long now_ms) 
     } else if (r.outcome == lock::Outcome::k_running && r.held != false && r.start_ms) {
       took = format_duration(Millis(std::max(0LL, now_ms - *r.start_ms))) + "+";
     }
-    rows.push_back({r.start_ms ? local_time(*r.start_ms) : "-", escape_for_terminal(r.host),
+    rows.push_back({r.start_ms ? format_time(*r.start_ms) : "-", escape_for_terminal(r.host),
                     r.pid > 0 ? std::to_string(r.pid) : "-", took, outcome_text(r), escape_command(r.cmd)});
   }
   std::vector<size_t> width(rows.front().size(), 0);
@@ -145,7 +134,7 @@ std::string overdue_line(const std::string& name, const ledger::Overdue& d, Mill
   const lock::Run& r = *d.last_ok;
   const std::string when =
       fmt::format("its last ok run ended {} ago on {} (pid {}, {})", format_duration(d.age),
-                  escape_for_terminal(r.host), r.pid, r.end_ms ? local_time(*r.end_ms) : std::string("?"));
+                  escape_for_terminal(r.host), r.pid, r.end_ms ? format_time(*r.end_ms) : std::string("?"));
   if (d.overdue) {
     return fmt::format("{} is overdue: {}, more than --max-age {}", shown, when, format_duration(max_age));
   }

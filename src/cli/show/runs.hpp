@@ -14,9 +14,6 @@
 
 namespace redlock::cli {
 
-// A server time (ms since the epoch) in local time: "2025-01-02 03:04:05".
-[[nodiscard]] std::string local_time(long long ms);
-
 // How a run ended, in words: "ok", "failed (exit 3)", "signalled (9)",
 // "lost (74)", "running", "abandoned", "timed-out", "revoked".
 [[nodiscard]] std::string outcome_text(const lock::Run& run);

@@ -55,9 +55,9 @@ std::string state_label(const Verdict& v) {
 // revoke pending for a holder, and what holders noted (--note).
 void add_mark_rows(const Verdict& v, std::vector<Row>& rows) {
   if (const auto& s = v.suspension) {
-    const std::string until = s->until_ms > 0 ? fmt::format("until {}", local_time(s->until_ms)) : "until resumed";
+    const std::string until = s->until_ms > 0 ? fmt::format("until {}", format_time(s->until_ms)) : "until resumed";
     rows.push_back({"  SUSPENDED", fmt::format("by {} pid {} at {}, {}{}", escape_for_terminal(s->host),
-                                               escape_for_terminal(s->pid), local_time(s->since_ms), until,
+                                               escape_for_terminal(s->pid), format_time(s->since_ms), until,
                                                s->reason.empty() ? "" : ": " + escape_for_terminal(s->reason))});
   }
   for (const auto& h : v.holders) {
