@@ -52,7 +52,8 @@ ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Canc
                 escape_for_terminal(o.name));
     return ExitStatus::k_no;
   }
-  return print(history_table(h.runs, h.now_ms));
+  // A terminal gets a table that fits it; a pipe or a file every column whole.
+  return print(history_table(h.runs, h.now_ms, stdout_screen().columns));
 }
 
 ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop) {

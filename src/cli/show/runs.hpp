@@ -23,8 +23,11 @@ namespace redlock::cli {
 [[nodiscard]] std::string run_summary(const lock::Run& run, long long now_ms);
 
 // history's table: a header and one line per run, newest first (host and
-// command escaped for a terminal).
-[[nodiscard]] std::string history_table(const std::vector<lock::Run>& runs, long long now_ms);
+// command escaped for a terminal), each started at format_time. With a
+// `width` (a terminal's), it fits: CMD is cut with "…" first, then left
+// out, then PID and TOOK, and HOST is cut last; 0 (a pipe) keeps every
+// column whole.
+[[nodiscard]] std::string history_table(const std::vector<lock::Run>& runs, long long now_ms, size_t width = 0);
 
 // A run as JSON (documented field by field in the README, checked by
 // tests/shell/json_fields.sh).
