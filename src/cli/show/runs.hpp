@@ -1,8 +1,8 @@
 #pragma once
 
-// What `history`, `overdue`, exec and `status` say of a lock's runs (the
-// run ledger, lock/ledger.hpp), as pure functions: no I/O, and no clock but
-// the server's, which the caller passes.
+// What `history` (and `history --max-age`, once `overdue`), exec and
+// `status` say of a lock's runs (the run ledger, lock/ledger.hpp), as pure
+// functions: no I/O, and no clock but the server's, which the caller passes.
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
