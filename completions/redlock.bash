@@ -8,7 +8,10 @@
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 
-_redlock_subcommands='acquire release renew status break exec history overdue revoke suspend resume doctor events help'
+_redlock_subcommands='acquire release renew status break exec history suspend resume doctor events help'
+# Older spellings (of break --grace and history --max-age): not offered, but
+# their options and names are completed once typed.
+_redlock_older_subcommands='overdue revoke'
 _redlock_global_opts='-r --redis --prefix --connect-timeout --redis-timeout --tls-ca --tls-cert --tls-key --tls-server-name --insecure --password-file --min-replicas -q --quiet --silent -v --verbose --log-format --syslog --syslog-facility -h --help'
 # Every option that takes a value (so that its value is never taken for the
 # subcommand or a lock name).
@@ -21,9 +24,9 @@ _redlock_subcommand_opts() {
         release) echo '--token --hold-at-least' ;;
         renew) echo '--token --ttl --json' ;;
         status) echo '--json --format --watch --interval --sort --wide -o --columns --scan' ;;
-        break) echo '--json' ;;
+        break) echo '--json --grace' ;;
         exec) echo '--ttl -w --wait --timeout -n --nonblock --token --limit -s --shared -x --exclusive --on-lost --kill-after --hold-at-least --max-runtime --warn-after -E --conflict-exit-code --unfair --jitter --max-waiters --stale-after --skip-if-ok-within --no-history --note --on-busy -c' ;;
-        history) echo '--limit --json' ;;
+        history) echo '--limit --max-age --json' ;;
         overdue) echo '--max-age --json' ;;
         revoke) echo '--grace' ;;
         suspend) echo '--for --reason' ;;
@@ -135,7 +138,7 @@ _redlock() {
             -*) _redlock_takes_value "$w" && ((i++)) ;;
             *)
                 if [[ -z $sub ]]; then
-                    [[ " $_redlock_subcommands " == *" $w "* ]] && sub=$w
+                    [[ " $_redlock_subcommands $_redlock_older_subcommands " == *" $w "* ]] && sub=$w
                 else
                     ((npos++))
                 fi

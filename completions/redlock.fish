@@ -132,14 +132,12 @@ complete -c redlock -n __redlock_no_subcommand -a status -d 'show who holds whic
 complete -c redlock -n __redlock_no_subcommand -a break -d 'free a lock whoever holds it, and wake its waiters'
 complete -c redlock -n __redlock_no_subcommand -a exec -d 'run a command while holding the lock'
 complete -c redlock -n __redlock_no_subcommand -a history -d 'show the last runs of a name across hosts'
-complete -c redlock -n __redlock_no_subcommand -a overdue -d 'exit 1 when the last ok run of a name is older than --max-age'
-complete -c redlock -n __redlock_no_subcommand -a revoke -d 'ask the holder to stop its command and give the lock back'
 complete -c redlock -n __redlock_no_subcommand -a suspend -d 'make new acquires and execs of a name busy until resumed'
 complete -c redlock -n __redlock_no_subcommand -a resume -d 'lift a suspension'
 complete -c redlock -n __redlock_no_subcommand -a doctor -d 'check the servers before trusting them'
 complete -c redlock -n __redlock_no_subcommand -a events -d 'follow what happens to locks, one line each'
 complete -c redlock -n __redlock_no_subcommand -a help -d 'show the help of redlock or of a subcommand'
-complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history overdue revoke suspend resume doctor events' -d 'subcommand'
+complete -c redlock -n '__redlock_using help; and test (count (__redlock_parse)) -eq 1' -a 'acquire release renew status break exec history suspend resume doctor events' -d 'subcommand'
 
 # Global options: before or after the subcommand, never after `--`
 complete -c redlock -n 'not __redlock_after_dashdash' -s r -l redis -x -d 'Redis URL; repeat for Redlock over N masters'
@@ -210,6 +208,7 @@ complete -c redlock -n '__redlock_using status' -l scan -d 'find the locks by SC
 
 # break NAME...
 complete -c redlock -n '__redlock_using break' -l json -d 'print a JSON array of what was broken'
+complete -c redlock -n '__redlock_using break' -l grace -x -d 'ask the holder to give it back first; break it after this long'
 
 # exec NAME -- CMD [ARG...]
 complete -c redlock -n '__redlock_using exec' -l ttl -x -d 'the time to live, renewed every ttl/3'
@@ -229,7 +228,7 @@ complete -c redlock -n '__redlock_using exec' -l jitter -x -d 'sleep a random ti
 complete -c redlock -n '__redlock_using exec' -l max-waiters -x -d 'busy at once when this many wait in line'
 complete -c redlock -n '__redlock_using exec' -l stale-after -x -d 'when busy, say so even with -q if held longer than this'
 complete -c redlock -n '__redlock_using exec' -l note -x -d 'keep this text with the lock for status'
-complete -c redlock -n '__redlock_using exec' -l on-busy -x -a 'fail\t"busy, or wait within --wait" replace\t"revoke the holder, then wait"' -d 'what to do when the lock is busy'
+complete -c redlock -n '__redlock_using exec' -l on-busy -x -a 'fail\t"busy, or wait within --wait" replace\t"ask the holder to give it back as break --grace does, then wait"' -d 'what to do when the lock is busy'
 complete -c redlock -n '__redlock_using exec' -l max-runtime -x -d 'end the command when it has run this long (exit 124)'
 complete -c redlock -n '__redlock_using exec' -l warn-after -x -d 'say so when the command still runs after this long'
 complete -c redlock -n '__redlock_using exec' -l skip-if-ok-within -x -d 'do not run when the last ok run ended within this long'
@@ -238,13 +237,16 @@ complete -c redlock -n '__redlock_using exec' -s c -x -d 'run STRING with $SHELL
 
 # history NAME
 complete -c redlock -n '__redlock_using history' -l limit -x -d 'show at most N runs'
-complete -c redlock -n '__redlock_using history' -l json -d 'print a JSON array of runs'
+complete -c redlock -n '__redlock_using history' -l max-age -x -d 'exit 1 when the last ok run ended longer ago than this'
+complete -c redlock -n '__redlock_using history' -l json -d 'print a JSON array of runs, or the --max-age decision'
 
-# overdue NAME --max-age D
+# overdue NAME --max-age D: the older spelling of history --max-age (not
+# offered, completed once typed)
 complete -c redlock -n '__redlock_using overdue' -l max-age -x -d 'how long ago the last ok run may have ended'
 complete -c redlock -n '__redlock_using overdue' -l json -d 'print the decision as JSON'
 
-# revoke NAME, suspend NAME, resume NAME
+# revoke NAME (the older spelling of break --grace, not offered, completed
+# once typed), suspend NAME, resume NAME
 complete -c redlock -n '__redlock_using revoke' -l grace -x -d 'SIGKILL the command this long after SIGTERM, and wait that long'
 complete -c redlock -n '__redlock_using suspend' -l for -x -d 'lift the suspension by itself after this long'
 complete -c redlock -n '__redlock_using suspend' -l reason -x -d 'why, shown to every run it stops'

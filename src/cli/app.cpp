@@ -50,6 +50,9 @@ constexpr const char* k_by_hand = "Script by hand";
 constexpr const char* k_look = "Look at locks and runs";
 constexpr const char* k_operate = "Operate on anyone's lock";
 constexpr const char* k_check = "Check the deployment";
+// Older spellings, kept for the scripts that use them: out of --help's
+// groups (its footer names them), still run and completed.
+constexpr const char* k_older = "";
 
 constexpr SubcommandDef k_subcommands[] = {
     {"exec", k_run, Subcommand::k_exec, add_exec,
@@ -64,20 +67,20 @@ constexpr SubcommandDef k_subcommands[] = {
      [](const AllOptions& o, const Cancel& c) { return run_status(o.status, o.global, c); }},
     {"history", k_look, Subcommand::k_history, add_history,
      [](const AllOptions& o, const Cancel& c) { return run_history(o.history, o.global, c); }},
-    {"overdue", k_look, Subcommand::k_overdue, add_overdue,
-     [](const AllOptions& o, const Cancel& c) { return run_overdue(o.overdue, o.global, c); }},
     {"events", k_look, Subcommand::k_events, add_events,
      [](const AllOptions& o, const Cancel& c) { return run_events(o.events, o.global, c); }},
     {"break", k_operate, Subcommand::k_break, add_break,
      [](const AllOptions& o, const Cancel& c) { return run_break(o.brk, o.global, c); }},
-    {"revoke", k_operate, Subcommand::k_revoke, add_revoke,
-     [](const AllOptions& o, const Cancel& c) { return run_revoke(o.revoke, o.global, c); }},
     {"suspend", k_operate, Subcommand::k_suspend, add_suspend,
      [](const AllOptions& o, const Cancel& c) { return run_suspend(o.suspend, o.global, c); }},
     {"resume", k_operate, Subcommand::k_resume, add_resume,
      [](const AllOptions& o, const Cancel& c) { return run_resume(o.resume, o.global, c); }},
     {"doctor", k_check, Subcommand::k_doctor, add_doctor,
      [](const AllOptions& o, const Cancel& c) { return run_doctor(o.doctor, o.global, c); }},
+    {"revoke", k_older, Subcommand::k_revoke, add_revoke,
+     [](const AllOptions& o, const Cancel& c) { return run_revoke(o.revoke, o.global, c); }},
+    {"overdue", k_older, Subcommand::k_overdue, add_overdue,
+     [](const AllOptions& o, const Cancel& c) { return run_overdue(o.overdue, o.global, c); }},
 };
 
 std::span<const SubcommandDef> subcommand_defs() {
@@ -94,7 +97,9 @@ ExitCode run_subcommand(std::optional<Subcommand> which, const AllOptions& o, co
   }
   std::string names;
   for (const SubcommandDef& s : k_subcommands) {
-    names += (names.empty() ? "" : ", ") + std::string(s.name);
+    if (*s.group != '\0') {
+      names += (names.empty() ? "" : ", ") + std::string(s.name);
+    }
   }
   throw UsageError("no subcommand given (" + names + ")");
 }

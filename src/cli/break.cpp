@@ -111,6 +111,17 @@ std::string not_broken_message(const std::vector<std::pair<std::string, std::str
 
 ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& stop) {
   const std::vector<std::string> names = named_locks(o.names);
+  if (o.grace) {
+    // A graceful break is what revoke did, line for line and status for
+    // status: one verb for freeing a lock, with or without asking first.
+    if (names.size() != 1) {
+      throw UsageError("break --grace frees one lock at a time: give it one NAME");
+    }
+    if (o.json) {
+      throw UsageError("--json does not go with --grace: a graceful break says how it ended in one line");
+    }
+    return run_revoke(RevokeOptions{names.front(), o.grace}, g, stop);
+  }
   Resolved r = resolve(g);
   lock::Locker locker(r.endpoints, r.options, stop);
   const std::vector<std::string> urls = locker.endpoint_names();

@@ -112,6 +112,9 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
 struct BreakOptions {
   std::vector<std::string> names;
   bool json = false;
+  // --grace: break gracefully, as revoke did: ask the holder's exec to stop
+  // and give the lock back, and break it after this if it did not (one name).
+  std::optional<Millis> grace;
 };
 ExitCode run_break(const BreakOptions& o, const GlobalOptions& g, const Cancel& stop);
 
@@ -135,11 +138,15 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
 
 struct HistoryOptions {
   std::string name;
-  long long limit = 20;
+  std::optional<long long> limit;  // none: 20
   bool json = false;
+  // --max-age: whether the last ok run ended within it, as overdue said
+  // (0 fresh, 1 overdue or never), instead of the runs.
+  std::optional<Millis> max_age;
 };
 ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Cancel& stop);
 
+// overdue NAME --max-age D: the older spelling of history --max-age.
 struct OverdueOptions {
   std::string name;
   std::optional<Millis> max_age;  // required
@@ -154,6 +161,7 @@ struct SuspendOptions {
 };
 ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Cancel& stop);
 
+// revoke NAME [--grace D]: the older spelling of break --grace.
 struct RevokeOptions {
   std::string name;
   std::optional<Millis> grace;  // --grace: how long the holder has (default: its own --kill-after)

@@ -328,7 +328,7 @@ void report_abandoned(const std::string& name, const lock::Acquired& got) {
         "the previous run of {} on {} (pid {}, started {}) never finished: its redlock ended without "
         "releasing the lock, which expired",
         escape_for_terminal(name), escape_for_terminal(a->host), escape_for_terminal(a->pid),
-        a->start_ms > 0 ? local_time(a->start_ms) : std::string("at a time not known"));
+        a->start_ms > 0 ? format_time(a->start_ms) : std::string("at a time not known"));
   }
 }
 

@@ -1,5 +1,6 @@
-// history NAME and overdue NAME: what the run ledger of a name says
-// (lock/ledger.hpp), across every server.
+// history NAME and history NAME --max-age D (overdue NAME, its older
+// spelling): what the run ledger of a name says (lock/ledger.hpp), across
+// every server.
 
 #include "ledger/history.hpp"
 
@@ -21,6 +22,8 @@ namespace {
 
 // The ledger keeps this many runs: overdue reads them all.
 constexpr long long k_whole_ledger = 200;
+// history shows this many without --limit.
+constexpr long long k_shown_runs = 20;
 
 // Prints `text`; a reader that went away (`history NAME | head -1`) ends
 // the command quietly, as it ends `status`.
@@ -38,10 +41,18 @@ ExitCode print(const std::string& text) {
 }  // namespace
 
 ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Cancel& stop) {
+  if (o.max_age) {
+    // Whether the last ok run is recent enough is a question about the
+    // runs: history answers it, as overdue did.
+    if (o.limit) {
+      throw UsageError("--limit does not go with --max-age: the decision reads the whole history");
+    }
+    return run_overdue(OverdueOptions{o.name, o.max_age, o.json}, g, stop);
+  }
   validate_name(o.name);
   Resolved r = resolve(g);
   lock::Servers servers(r.endpoints, r.options, stop);
-  const ledger::History h = ledger::history(servers, o.name, o.limit);
+  const ledger::History h = ledger::history(servers, o.name, o.limit.value_or(k_shown_runs));
   say_held_warnings();
   if (o.json) {
     const ExitCode printed = print(history_json(h.runs));
@@ -52,7 +63,8 @@ ExitCode run_history(const HistoryOptions& o, const GlobalOptions& g, const Canc
                 escape_for_terminal(o.name));
     return ExitStatus::k_no;
   }
-  return print(history_table(h.runs, h.now_ms));
+  // A terminal gets a table that fits it; a pipe or a file every column whole.
+  return print(history_table(h.runs, h.now_ms, stdout_screen().columns));
 }
 
 ExitCode run_overdue(const OverdueOptions& o, const GlobalOptions& g, const Cancel& stop) {

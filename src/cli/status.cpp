@@ -1,12 +1,9 @@
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <ctime>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -43,34 +40,6 @@ Format format_of(const StatusOptions& o) {
                                  *o.format == Format::k_table ? "table" : "prometheus"));
   }
   return *o.format;
-}
-
-// What standard output is: a terminal of `columns` by `rows` (COLUMNS and
-// LINES when set, as ps(1) reads them, else the terminal's own size, else
-// 80 by 24), or not a terminal (0 by 0).
-struct Screen {
-  size_t columns = 0;
-  size_t rows = 0;
-};
-
-size_t size_from_environment(const char* variable, size_t fallback) {
-  const char* text = std::getenv(variable);
-  if (text == nullptr || *text == '\0') {
-    return fallback;
-  }
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text, &end, 10);
-  return *end == '\0' && value > 0 && value <= 100'000 ? value : fallback;
-}
-
-Screen screen() {
-  if (::isatty(STDOUT_FILENO) != 1) {
-    return {};
-  }
-  winsize size{};
-  const bool known = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0;
-  return {size_from_environment("COLUMNS", known && size.ws_col > 0 ? size.ws_col : 80),
-          size_from_environment("LINES", known && size.ws_row > 0 ? size.ws_row : 24)};
 }
 
 // The locks to show, and the globs that matched no held lock.
@@ -294,7 +263,7 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
   SignalFd stops({SIGINT, SIGTERM, SIGHUP});
   StoppableStdout out;
   for (bool first = true;; first = false) {
-    const Screen now = screen();
+    const Screen now = stdout_screen();
     const bool terminal = now.columns > 0;
     std::string block;
     try {
@@ -312,9 +281,8 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
       block = fmt::format("redlock: {}\n", one_line(e.what()));
     }
     if (terminal) {
-      const std::time_t clock = std::time(nullptr);
-      char when[64] = {};
-      std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", std::localtime(&clock));
+      const std::string when =
+          format_time(std::chrono::duration_cast<Millis>(std::chrono::system_clock::now().time_since_epoch()).count());
       std::string what = "redlock status";
       for (const auto& name : o.names) {
         what += ' ';
@@ -418,7 +386,7 @@ ExitCode run_status(const StatusOptions& o, const GlobalOptions& g, const Cancel
     return prometheus(o, names, r, locker, stop);
   }
   Snapshot snap = snapshot(locker, names, o.scan, !names.names.empty() || format != Format::k_table);
-  const Screen terminal = screen();
+  const Screen terminal = stdout_screen();
   // A terminal gets a table that fits it (unless --wide); a pipe or a file
   // every column, whole.
   // -o names the columns wherever it goes.

@@ -39,7 +39,7 @@ ExitCode run_suspend(const SuspendOptions& o, const GlobalOptions& g, const Canc
   const lock::SuspendedUntil s = lock::suspend(locker.servers(), o.name, reason, by, o.lapse_after.value_or(Millis(0)));
   say_held_warnings();
   const std::string until =
-      s.until_ms > 0 ? fmt::format("until {} (for {})", local_time(s.until_ms), format_duration(*o.lapse_after))
+      s.until_ms > 0 ? fmt::format("until {} (for {})", format_time(s.until_ms), format_duration(*o.lapse_after))
                      : fmt::format("until redlock resume {}", escape_for_terminal(o.name));
   return said(fmt::format("suspended {} {}: new acquires and execs of it are busy (75); a running holder goes on\n",
                           escape_for_terminal(o.name), until));

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
+#include <utility>
 
 #include "util/exit_status.hpp"
 
@@ -287,6 +289,42 @@ std::string url_host(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : percent_encode(host);
 }
 
+// `url` with the password of a user part (before the last '@') hidden, as a
+// complaint about it may echo it.
+std::string without_password(std::string_view url) {
+  const size_t at = url.rfind('@');
+  return at == std::string_view::npos ? std::string(url) : "***@" + std::string(url.substr(at + 1));
+}
+
+// A URL whose scheme lacks its "://" ("redis//host", "rediss//host",
+// "redis:/host", "redis:host"): the scheme and what follows it. A colon
+// before a port alone ("redis:6379", "redis:6379/2") is a host named redis,
+// not a typo. nullopt when `url` is none of these.
+std::optional<std::pair<std::string_view, std::string_view>> mistyped_scheme(std::string_view url) {
+  // The longer scheme first: "rediss" begins with "redis".
+  for (const std::string_view scheme : {"redis+sentinel", "rediss", "redis"}) {
+    if (url.rfind(scheme, 0) != 0) {
+      continue;
+    }
+    std::string_view rest = url.substr(scheme.size());
+    for (const std::string_view sep : {"//", ":/"}) {
+      if (rest.rfind(sep, 0) == 0 && rest.rfind("://", 0) != 0) {
+        return std::pair{scheme, rest.substr(sep.size())};
+      }
+    }
+    if (rest.size() > 1 && rest[0] == ':' && rest[1] != '/') {
+      const std::string_view after = rest.substr(1);
+      const size_t digits = after.find_first_not_of("0123456789");
+      const bool port = digits != 0 && (digits == std::string_view::npos || after[digits] == '/');
+      if (!port) {
+        return std::pair{scheme, after};
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Endpoint parse_endpoint(std::string_view url) {
@@ -303,16 +341,24 @@ Endpoint parse_endpoint(std::string_view url) {
       bad("it contains spaces or control characters");
     }
   }
+  // "redis//host": echo it (a password blanked) with the "://" it lacks.
+  // Before looking for "://": a password may hold one.
+  if (const auto typo = mistyped_scheme(url)) {
+    const auto [scheme, rest] = *typo;
+    const std::string_view sep = url.substr(scheme.size(), url.size() - scheme.size() - rest.size());
+    bad(fmt::format("'{}{}{}' lacks the '://' after {}: write {}://{}", scheme, sep, without_password(rest), scheme,
+                    scheme, without_password(rest)));
+  }
   size_t sep = url.find("://");
   if (sep == std::string_view::npos) {
     // "localhost:6379": echo it (a password before '@' blanked) with the
     // scheme it most likely lacks. Guessing redis:// could send a password
-    // in the clear to a server meant to be rediss://.
-    const size_t at = url.rfind('@');
-    const std::string shown =
-        at == std::string_view::npos ? std::string(url) : "***@" + std::string(url.substr(at + 1));
+    // in the clear to a server meant to be rediss://. "//host" lacks only
+    // the scheme's name.
+    const std::string shown = without_password(url);
+    const std::string_view host = url.rfind("//", 0) == 0 ? url.substr(2) : url;
     bad(fmt::format("'{}' has no scheme: write redis://{} (or rediss://, unix:///path, redis+sentinel://)", shown,
-                    shown));
+                    without_password(host)));
   }
   std::string_view scheme = url.substr(0, sep);
   std::string_view rest = url.substr(sep + 3);

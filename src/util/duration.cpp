@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <ctime>
 #include <string>
 
 #include "util/exit_status.hpp"
@@ -139,6 +140,18 @@ std::string format_duration(Millis d) {
     return m % 60 ? fmt::format("{}{}h{}m", sign, m / 60, m % 60) : fmt::format("{}{}h", sign, m / 60);
   }
   return fmt::format("{}{}d{}h", sign, m / 1440, (m / 60) % 24);
+}
+
+std::string format_time(long long ms) {
+  // Floor division: a moment before the epoch still names its own second.
+  const long long secs = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  const auto t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  char out[32] = {};
+  if (gmtime_r(&t, &tm) == nullptr || std::strftime(out, sizeof(out), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+    return "?";
+  }
+  return out;
 }
 
 }  // namespace redlock

@@ -20,4 +20,10 @@ using Millis = std::chrono::milliseconds;
 // Renders a duration for people: "850ms", "12.5s", "2m3s", "1h2m".
 [[nodiscard]] std::string format_duration(Millis d);
 
+// A moment (milliseconds since the epoch, a server's TIME) as every text
+// line of redlock's shows one: RFC 3339 in UTC to the second,
+// "2026-12-05T02:33:39Z". The same for every host that reads it, whatever
+// its zone, and sortable as text.
+[[nodiscard]] std::string format_time(long long ms);
+
 }  // namespace redlock

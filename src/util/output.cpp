@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,10 +10,35 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 #include "util/log.hpp"
 
 namespace redlock {
+
+namespace {
+
+size_t size_from_environment(const char* variable, size_t fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') {
+    return fallback;
+  }
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  return *end == '\0' && value > 0 && value <= 100'000 ? value : fallback;
+}
+
+}  // namespace
+
+Screen stdout_screen() {
+  if (::isatty(STDOUT_FILENO) != 1) {
+    return {};
+  }
+  winsize size{};
+  const bool known = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0;
+  return {size_from_environment("COLUMNS", known && size.ws_col > 0 ? size.ws_col : 80),
+          size_from_environment("LINES", known && size.ws_row > 0 ? size.ws_row : 24)};
+}
 
 ExitCode reader_gone() {
   return sigpipe_ignored_at_start() ? ExitCode(ExitStatus::k_ok) : ExitCode::for_signal(SIGPIPE);

@@ -1,7 +1,9 @@
 #pragma once
 
-// Standard output that a stop signal can interrupt.
+// Standard output that a stop signal can interrupt, and its size when it
+// is a terminal.
 
+#include <cstddef>
 #include <string_view>
 
 #include "util/cancel.hpp"
@@ -21,6 +23,15 @@ namespace redlock {
 // a write that failed with EPIPE): quietly, as ls(1) ends, by SIGPIPE, or
 // with 0 when redlock was started with SIGPIPE ignored.
 [[nodiscard]] ExitCode reader_gone();
+
+// What standard output is: a terminal of `columns` by `rows` (COLUMNS and
+// LINES when set, as ps(1) reads them, else the terminal's own size, else
+// 80 by 24), or not a terminal (0 by 0).
+struct Screen {
+  size_t columns = 0;
+  size_t rows = 0;
+};
+[[nodiscard]] Screen stdout_screen();
 
 class StoppableStdout {
  public:

@@ -231,4 +231,69 @@ std::string truncate_utf8(std::string_view s, size_t max_bytes) {
   return std::string(s.substr(0, cut));
 }
 
+namespace {
+
+bool opens_character(char c) {
+  return (static_cast<unsigned char>(c) & 0xc0) != 0x80;
+}
+
+}  // namespace
+
+size_t text_columns(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), opens_character));
+}
+
+std::string fit_columns(std::string_view s, size_t columns) {
+  if (columns == 0 || text_columns(s) <= columns) {
+    return std::string(s);
+  }
+  // The first columns - 1 characters, and the ellipsis.
+  size_t kept = 0;
+  size_t end = 0;
+  for (; end < s.size(); ++end) {
+    if (opens_character(s[end]) && kept++ == columns - 1) {
+      break;
+    }
+  }
+  return std::string(s.substr(0, end)) + std::string(k_cut_mark);
+}
+
+std::string wrap_words(std::string_view text, size_t columns, std::string_view indent) {
+  if (columns == 0) {
+    return std::string(text) + "\n";
+  }
+  std::string out;
+  std::string line;
+  size_t used = 0;  // columns of `line`
+  const auto end_line = [&] {
+    out += line + "\n";
+    line = std::string(indent);
+    used = text_columns(indent);
+  };
+  bool line_empty = true;  // nothing but the indent on `line` yet
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t word_end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, word_end - at);
+    at = word_end + 1;
+    if (word.empty()) {
+      continue;
+    }
+    const size_t width = text_columns(word);
+    if (!line_empty && used + 1 + width > columns) {
+      end_line();
+      line_empty = true;
+    }
+    if (!line_empty) {
+      line += ' ';
+      ++used;
+    }
+    line += word;
+    used += width;
+    line_empty = false;
+  }
+  out += line + "\n";
+  return out;
+}
+
 }  // namespace redlock

@@ -77,6 +77,20 @@ inline constexpr const char* k_redacted = "***";
 // UTF-8 character in two.
 [[nodiscard]] std::string truncate_utf8(std::string_view s, size_t max_bytes);
 
+// How many columns `s` takes on a terminal: one per character (a UTF-8
+// sequence counts once, its continuation bytes not at all).
+[[nodiscard]] size_t text_columns(std::string_view s);
+
+// `s` cut to at most `columns` characters (UTF-8 sequences kept whole),
+// ending with "…" when cut; whole when `columns` is 0.
+[[nodiscard]] std::string fit_columns(std::string_view s, size_t columns);
+
+// `text` as lines of at most `columns` characters, broken at blanks, each
+// line after the first starting with `indent` (which counts in the width);
+// a word longer than a line stays whole on its own line. With a newline
+// after each line; whole on one line when `columns` is 0.
+[[nodiscard]] std::string wrap_words(std::string_view text, size_t columns, std::string_view indent);
+
 // The most a recorded command takes. Redis keeps a hash in its compact
 // encoding (a listpack) only while every value in it is at most 64 bytes
 // (hash-max-listpack-value): one longer command took a held lock from about

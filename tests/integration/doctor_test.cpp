@@ -37,6 +37,17 @@ std::string line_of(const std::string& out, const std::string& level, const std:
   return "";
 }
 
+// The part of the report under "server URL": that server's checks.
+std::string section_of(const std::string& out, const std::string& url) {
+  const std::string header = "server " + url + "\n";
+  const size_t at = out.find(header);
+  if (at == std::string::npos) {
+    return "";
+  }
+  const size_t end = out.find("\n\n", at);
+  return out.substr(at + header.size(), end == std::string::npos ? std::string::npos : end + 1 - at - header.size());
+}
+
 // A port nothing listens on (a server started, then stopped).
 int dead_port() {
   RedisServer gone;
@@ -57,6 +68,10 @@ TEST(Doctor, AHealthyServerPassesWithOnlyWarnings) {
   // The test servers keep nothing: a restart forgets every lock.
   EXPECT_NE(line_of(r.out, "warn", "persistence").find("restart"), std::string::npos) << r.out;
   EXPECT_EQ(r.err, "");
+  // The one server is named once, above its checks.
+  const std::string header = "server " + redis.url() + "\n";
+  EXPECT_EQ(r.out.rfind(header, 0), 0U) << r.out;
+  EXPECT_EQ(r.out.find(redis.url(), header.size()), std::string::npos) << r.out;
 }
 
 TEST(Doctor, AnEvictingPolicyWithAMemoryLimitFails) {
@@ -107,7 +122,8 @@ TEST(Doctor, AMasterAndItsReplicaAreNotARedlock) {
   Result r = run({"doctor", "-r", s[0].url(), "-r", s[1].url()});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(line_of(r.out, "fail", "independence"), "") << r.out;
-  EXPECT_NE(line_of(r.out, "fail", "replicas").find(s[1].url()), std::string::npos) << r.out;
+  EXPECT_NE(line_of(section_of(r.out, s[1].url()), "fail", "replicas"), "") << r.out;
+  EXPECT_EQ(line_of(section_of(r.out, s[0].url()), "fail", "replicas"), "") << r.out;
 }
 
 TEST(Doctor, OneServerUnderTwoNamesIsNotARedlock) {

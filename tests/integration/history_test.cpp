@@ -1,11 +1,13 @@
 // The run ledger through the real binary: what exec records for each
-// outcome, `history`, `overdue`, `exec --skip-if-ok-within`, the abandoned
-// run named, the cap and the TTL, foreign ledgers, and several servers.
+// outcome, `history`, `history --max-age` (and `overdue`, its older
+// spelling), `exec --skip-if-ok-within`, the abandoned run named, the cap
+// and the TTL, foreign ledgers, and several servers.
 
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "harness.hpp"
 #include "servers.hpp"
@@ -229,6 +231,38 @@ TEST(History, OverdueSaysWhetherTheLastOkRunIsRecentEnough) {
   EXPECT_EQ(j["overdue"], true);
   EXPECT_EQ(j["last_ok"]["outcome"], "ok");
   EXPECT_GE(j["age_ms"].get<long long>(), 100);
+}
+
+TEST(History, MaxAgeSaysWhetherTheLastOkRunIsRecentEnoughAsOverdueDid) {
+  RedisServer redis;
+  const Env env = env_of(redis);
+  Result never = run({"history", "backup", "--max-age", "1h"}, env);
+  EXPECT_EQ(never.status, 1);
+  EXPECT_EQ(never.out, "backup is overdue: no ok run in its history\n");
+  EXPECT_EQ(run({"exec", "backup", "--", "true"}, env).status, 0);
+  Result fresh = run({"history", "backup", "--max-age", "1h"}, env);
+  EXPECT_EQ(fresh.status, 0) << fresh.err;
+  EXPECT_EQ(fresh.out.rfind("backup is on time: its last ok run ended ", 0), 0U) << fresh.out;
+  EXPECT_TRUE(std::regex_search(fresh.out, std::regex(R"(\(pid \d+, \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\))")))
+      << "the end in UTC, as every text line writes a time: " << fresh.out;
+  Result older = run({"overdue", "backup", "--max-age", "1h"}, env);
+  EXPECT_EQ(older.status, 0);
+  // overdue, the older spelling, says the same (but for how long ago).
+  const std::regex ago("ended [^ ]+ ago");
+  EXPECT_EQ(std::regex_replace(older.out, ago, "ended ? ago"), std::regex_replace(fresh.out, ago, "ended ? ago"));
+  sleep_for(0.3);
+  Result stale = run({"history", "backup", "--max-age", "100ms", "--json"}, env);
+  EXPECT_EQ(stale.status, 1);
+  const json j = json::parse(stale.out);
+  EXPECT_EQ(j["overdue"], true);
+  EXPECT_EQ(j["max_age_ms"], 100);
+  EXPECT_EQ(j["last_ok"]["outcome"], "ok");
+  EXPECT_GE(j["age_ms"].get<long long>(), 100);
+  const json older_json = json::parse(run({"overdue", "backup", "--max-age", "100ms", "--json"}, env).out);
+  for (const auto& [key, value] : j.items()) {
+    EXPECT_TRUE(older_json.contains(key)) << key;
+  }
+  EXPECT_EQ(older_json.size(), j.size());
 }
 
 TEST(History, HistoryCostsExecNoCommandOfItsOwn) {

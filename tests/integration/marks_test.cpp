@@ -1,6 +1,7 @@
-// Operators' marks on a name, against real servers and processes: revoke
-// (the holder's exec hears it at once, a script's hold is broken after the
-// grace), exec --on-busy replace, suspend and resume, and --note.
+// Operators' marks on a name, against real servers and processes: break
+// --grace and its older spelling revoke (the holder's exec hears it at
+// once, a script's hold is broken after the grace), exec --on-busy
+// replace, suspend and resume, and --note.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -174,6 +175,58 @@ TEST(Revoke, AHolderOnThreeServersIsRevoked) {
   Result h = holder.wait(Seconds(20));
   EXPECT_EQ(h.status, 74) << h.err;
   EXPECT_EQ(s.holders("job"), 0);
+}
+
+TEST(BreakGrace, AsksTheHoldersExecToStopAndExitsZeroOnceItIsGivenBack) {
+  Fixture f;
+  Child holder({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << holder.err_so_far();
+  Result r = run({"break", "job", "--grace", "5s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(r.seconds, 4.0) << "heard at once, not at the next renewal";
+  EXPECT_TRUE(has(r.out, "revoked job: ")) << "revoke's own line: " << r.out;
+  Result h = holder.wait(Seconds(20));
+  EXPECT_EQ(h.status, 74) << h.err;
+  EXPECT_TRUE(file_exists(f.path("term"))) << "the command got SIGTERM";
+  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
+}
+
+TEST(BreakGrace, AScriptsHoldIsBrokenOnlyAfterTheGrace) {
+  Fixture f;
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "scripted"}, f.env()).status, 0);
+  Result r = run({"break", "scripted", "--grace", "1s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_GE(r.seconds, 1.0) << "the grace comes first";
+  EXPECT_TRUE(has(r.out, "broke it")) << r.out;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("scripted")));
+}
+
+TEST(BreakGrace, AnExecStillHoldingAfterTheGraceIs75AndALockNobodyHoldsIs1) {
+  Fixture f;
+  Result free = run({"break", "free", "--grace", "1s"}, f.env());
+  EXPECT_EQ(free.status, 1) << free.err;
+  EXPECT_EQ(free.err, run({"revoke", "free", "--grace", "1s"}, f.env()).err) << "the same line as revoke's";
+  Child holder({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
+  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
+  ASSERT_TRUE(await_listener(f.redis, "job")) << holder.err_so_far();
+  holder.signal(SIGSTOP);
+  Result r = run({"break", "job", "--grace", "1s"}, f.env(), Seconds(30));
+  holder.signal(SIGCONT);
+  EXPECT_EQ(r.status, 75) << r.err;
+  EXPECT_TRUE(has(r.err, "is still held by")) << r.err;
+  EXPECT_TRUE(has(r.err, "redlock break job frees it")) << r.err;
+  EXPECT_EQ(holder.wait(Seconds(20)).status, 74);
+}
+
+TEST(BreakGrace, WithoutItBreakIsAsItWas) {
+  Fixture f;
+  ASSERT_EQ(run({"acquire", "--ttl", "60s", "held"}, f.env()).status, 0);
+  Result r = run({"break", "held", "free"}, f.env());
+  EXPECT_EQ(r.status, 1) << "one was free: " << r.err;
+  EXPECT_LT(r.seconds, 3.0) << "no grace to wait";
+  EXPECT_TRUE(has(r.out, "broke held: took it from")) << r.out;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("held")));
 }
 
 TEST(OnBusy, ReplaceRevokesTheHolderAndRuns) {

@@ -9,8 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "exec/wait_status.hpp"
 #include "lock_support.hpp"
@@ -91,6 +94,13 @@ Screen on_a_terminal(const std::vector<std::string>& args, const Env& env, doubl
   return s;
 }
 
+// The columns `line` takes on a terminal: its characters (an ellipsis
+// that cut a value is three bytes, one column).
+size_t columns_of(const std::string& line) {
+  return static_cast<size_t>(
+      std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
 }  // namespace
 
 TEST_F(StatusForPeople, AGlobShowsTheHeldLocksItMatchesAndNamesStillWorkBesideIt) {
@@ -164,7 +174,7 @@ TEST_F(StatusForPeople, OnATerminalTheTableFitsItsWidthAndThroughAPipeItIsUnchan
   const auto lines = split_lines(narrow.text);
   ASSERT_GE(lines.size(), 2U) << narrow.text;
   for (const auto& line : lines) {
-    EXPECT_LE(line.size(), 60U) << line;
+    EXPECT_LE(columns_of(line), 60U) << line;
   }
   EXPECT_EQ(lines[0].find("FENCE"), std::string::npos) << narrow.text;
   EXPECT_EQ(lines[0].find("COUNT"), std::string::npos) << narrow.text;
@@ -179,6 +189,48 @@ TEST_F(StatusForPeople, OnATerminalTheTableFitsItsWidthAndThroughAPipeItIsUnchan
   EXPECT_NE(piped.out.find("FENCE"), std::string::npos) << piped.out;
   EXPECT_NE(piped.out.find("COUNT"), std::string::npos) << piped.out;
   EXPECT_NE(piped.out.find("./deploy.sh --env production\n"), std::string::npos) << piped.out;
+}
+
+TEST_F(StatusForPeople, ALongNameIsCutBeforeAnyOtherValueAt80Columns) {
+  const std::string name = "nightly-report-for-the-accounting-department-eu-1";
+  ASSERT_EQ(name.size(), 49U);
+  take(name, {"--ttl", "60s"});
+  const Screen s = on_a_terminal({"status"}, env({{"COLUMNS", "80"}}));
+  EXPECT_EQ(s.status, 0) << s.text;
+  const auto lines = split_lines(s.text);
+  ASSERT_EQ(lines.size(), 2U) << s.text;
+  for (const auto& line : lines) {
+    EXPECT_LE(columns_of(line), 80U) << line;
+  }
+  EXPECT_NE(lines[0].find("TTL"), std::string::npos) << s.text;
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0 && std::strlen(host) <= 16) {
+    // With a longer host name, WAITING would be the next column to go.
+    EXPECT_NE(lines[0].find("WAITING"), std::string::npos) << s.text;
+  }
+  EXPECT_EQ(lines[1].rfind("nightly-rep\xe2\x80\xa6  held  ", 0), 0U) << s.text;
+  // TTL whole: 59s, 59.9s or 1m (never "5" or "59." cut short).
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(  (59(\.\d)?s|1m)  )"))) << s.text;
+  Result piped = rl({"status"});
+  EXPECT_NE(piped.out.find(name + "  held"), std::string::npos) << "a pipe gets the name whole: " << piped.out;
+}
+
+TEST_F(StatusForPeople, HistoryOnATerminalFitsItsWidthAndThroughAPipeItIsWhole) {
+  // Recorded whole (under 64 bytes), and past 80 columns with the rest.
+  const std::string command = "echo 0123456789012345678901234567890123456789";
+  ASSERT_EQ(rl({"exec", "ran", "--", "sh", "-c", command}).status, 0);
+  const Screen s = on_a_terminal({"history", "ran"}, env({{"COLUMNS", "80"}}));
+  EXPECT_EQ(s.status, 0) << s.text;
+  const auto lines = split_lines(s.text);
+  ASSERT_EQ(lines.size(), 2U) << s.text;
+  for (const auto& line : lines) {
+    EXPECT_LE(columns_of(line), 80U) << line;
+  }
+  EXPECT_TRUE(std::regex_search(lines[1], std::regex(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  )"))) << s.text;
+  EXPECT_NE(lines[1].find("  ok  "), std::string::npos) << s.text;
+  EXPECT_NE(lines[1].find("\xe2\x80\xa6"), std::string::npos) << "CMD cut: " << s.text;
+  Result piped = rl({"history", "ran"});
+  EXPECT_NE(piped.out.find("  sh -c " + command + "\n"), std::string::npos) << piped.out;
 }
 
 TEST_F(StatusForPeople, DashOPicksTheColumnsAndTheirOrderOnATerminalAndThroughAPipe) {
@@ -226,7 +278,7 @@ TEST_F(StatusForPeople, WatchOnATerminalKeepsItsHeaderAndClipsToTheScreen) {
     EXPECT_EQ(lines[0].rfind("Every 200ms: redlock status", 0), 0U) << frame;
     EXPECT_LE(std::count(frame.begin(), frame.end(), '\n'), 7) << "the header must stay on the screen: " << frame;
     for (const auto& line : lines) {
-      EXPECT_LE(line.size(), 40U) << line;
+      EXPECT_LE(columns_of(line), 40U) << line;
     }
     at = next;
   }

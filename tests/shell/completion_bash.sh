@@ -99,13 +99,15 @@ help_options() {
 }
 
 # --- subcommands ----------------------------------------------------------
-expect_exactly "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor events help
-expect_exactly "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor events
+expect_exactly "redlock " acquire release renew status break exec history suspend resume doctor events help
+expect_exactly "redlock help " acquire release renew status break exec history suspend resume doctor events
 expect_exactly "redlock help exec " # one subcommand only
-expect_exactly "redlock re" release renew revoke resume
+# revoke and overdue, the older spellings of break --grace and history
+# --max-age, are not offered; typed, they are completed (below).
+expect_exactly "redlock re" release renew resume
 expect_exactly "redlock -q st" status
 # The value of an option is not the subcommand: `status` here is a prefix.
-expect_exactly "redlock --prefix status " acquire release renew status break exec history overdue revoke suspend resume doctor events help
+expect_exactly "redlock --prefix status " acquire release renew status break exec history suspend resume doctor events help
 expect_exactly "redlock --redis-timeout 2s a" acquire
 
 # --- options: everything --help lists, at the top and for each subcommand ---
@@ -127,6 +129,10 @@ expect_includes "redlock exec -" -c
 expect_exactly "redlock acquire --w" --wait --while-pid
 expect_excludes "redlock release --" --ttl --json --wait
 expect_excludes "redlock status --" --token --ttl
+expect_includes "redlock break --" --grace --json
+expect_includes "redlock history --" --max-age --limit --json
+expect_exactly "redlock revoke --g" --grace
+expect_exactly "redlock overdue --m" --max-age --min-replicas
 
 # --- option values ----------------------------------------------------------
 expect_exactly "redlock exec --on-lost " term kill ignore

@@ -122,12 +122,14 @@ shells=(fish zsh)
 for sh in "${shells[@]}"; do
   expect "$sh" "redlock ac" acquire
   expect_not "$sh" "redlock ac" release status
-  expect "$sh" "redlock " acquire release renew status break exec history overdue revoke suspend resume doctor events help
-  expect "$sh" "redlock help " acquire release renew status break exec history overdue revoke suspend resume doctor events
+  expect "$sh" "redlock " acquire release renew status break exec history suspend resume doctor events help
+  expect "$sh" "redlock help " acquire release renew status break exec history suspend resume doctor events
+  # The older spellings of break --grace and history --max-age: not offered.
+  expect_not "$sh" "redlock " overdue revoke
   expect "$sh" "redlock --" --version --redis
   # shellcheck disable=SC2046
   expect "$sh" "redlock --" $(help_options)
-  for sub in acquire release renew status break exec history overdue; do
+  for sub in acquire release renew status break exec history overdue revoke; do
     # shellcheck disable=SC2046
     expect "$sh" "redlock $sub --" $(help_options "$sub")
     expect "$sh" "redlock $sub --" --redis --prefix --redis-timeout

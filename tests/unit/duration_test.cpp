@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ctime>
 #include <limits>
 #include <string>
 #include <utility>
@@ -196,4 +198,22 @@ TEST(FormatDuration, HandlesNegativeAndExtremeValues) {
   EXPECT_EQ(format_duration(Millis(-999)), "-999ms");
   EXPECT_EQ(format_duration(Millis(std::numeric_limits<long long>::min())).front(), '-');
   EXPECT_EQ(format_duration(Millis(std::numeric_limits<long long>::max())).back(), 'h');
+}
+
+TEST(FormatTime, IsRfc3339InUtcToTheSecondWhateverTheZone) {
+  // 2024-12-02T13:35:01.999Z: the second it is in, not the nearest.
+  EXPECT_EQ(redlock::format_time(1'733'146'501'999), "2024-12-02T13:35:01Z");
+  EXPECT_EQ(redlock::format_time(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(redlock::format_time(-1), "1969-12-31T23:59:59Z");
+  const char* zone = std::getenv("TZ");
+  const std::string was = zone == nullptr ? "" : zone;
+  setenv("TZ", "Pacific/Auckland", 1);
+  tzset();
+  EXPECT_EQ(redlock::format_time(1'733'146'501'123), "2024-12-02T13:35:01Z") << "never the local time";
+  if (zone == nullptr) {
+    unsetenv("TZ");
+  } else {
+    setenv("TZ", was.c_str(), 1);
+  }
+  tzset();
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/exit_status.hpp"
@@ -199,6 +200,40 @@ TEST(ParseEndpoint, RejectsAUrlWithoutAScheme) {
   rejection("localhost:6379");
   rejection("127.0.0.1");
   rejection("//localhost");
+}
+
+TEST(ParseEndpoint, ASchemeWithoutItsColonSlashSlashIsCorrectedNotDoubled) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"redis//host", "write redis://host"},
+      {"rediss//host:6380", "write rediss://host:6380"},
+      {"redis:/host", "write redis://host"},
+      {"redis:host", "write redis://host"},
+      {"rediss:host/2", "write rediss://host/2"},
+      {"redis+sentinel//s1,s2/mymaster", "write redis+sentinel://s1,s2/mymaster"},
+      {"//host", "write redis://host "},
+  };
+  for (const auto& [url, expected] : cases) {
+    SCOPED_TRACE(url);
+    const std::string msg = rejection(url);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("redis://redis"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("redis:///"), std::string::npos) << msg;
+  }
+}
+
+TEST(ParseEndpoint, AHostNamedRedisWithAPortStillLacksOnlyTheScheme) {
+  // docker compose's "redis:6379" is the host redis, not a mistyped scheme.
+  EXPECT_NE(rejection("redis:6379").find("write redis://redis:6379 "), std::string::npos);
+  EXPECT_NE(rejection("redis:6379/2").find("write redis://redis:6379/2 "), std::string::npos);
+}
+
+TEST(ParseEndpoint, AMistypedSchemeNeverEchoesThePassword) {
+  for (const char* url : {"redis//:hunter2pw@h", "redis:u:hunter2pw@h:1", "rediss:/u:hunter2pw://x@h"}) {
+    SCOPED_TRACE(url);
+    const std::string msg = rejection(url);
+    EXPECT_EQ(msg.find("hunter2"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("://***@h"), std::string::npos) << msg;
+  }
 }
 
 TEST(ParseEndpoint, RejectsUnknownSchemes) {

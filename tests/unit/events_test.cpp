@@ -216,8 +216,9 @@ TEST(EventMerger, AGrantOfAMinorityIsNotShown) {
 TEST(EventFormat, ALineSaysWhenWhatAndWhoWithNoToken) {
   const std::string line = cli::event_line(acquired("a9993e364706816a", "7"));
   EXPECT_EQ(line,
-            "2024-12-02T13:35:01.123Z acquired deploy host=web-3 pid=4411 fence=7 cmd=\"./deploy.sh prod\" "
-            "ttl_ms=1000\n");
+            "2024-12-02T13:35:01Z acquired deploy host=web-3 pid=4411 fence=7 cmd=\"./deploy.sh prod\" "
+            "ttl_ms=1000\n")
+      << "the time as status and history write one (format_time); --json keeps the milliseconds";
 }
 
 TEST(EventFormat, NothingFromTheChannelCanStartALine) {

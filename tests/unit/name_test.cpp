@@ -277,3 +277,40 @@ TEST(SpokenList, ReadsAsASentenceAndStopsAfterAFew) {
   EXPECT_EQ(spoken_list({"a", "b", "c", "d", "e", "f", "g"}), "a, b, c, d, e and 2 more");
   EXPECT_EQ(spoken_list({"a", "b", "c"}, 2), "a, b and 1 more");
 }
+
+TEST(TextColumns, CountsCharactersNotBytes) {
+  EXPECT_EQ(redlock::text_columns(""), 0U);
+  EXPECT_EQ(redlock::text_columns("deploy"), 6U);
+  EXPECT_EQ(redlock::text_columns("d\xc3\xa9ploy\xe2\x80\xa6"), 7U);
+}
+
+TEST(FitColumns, CutsToTheWidthWithAnEllipsisAndNeverHalfACharacter) {
+  EXPECT_EQ(redlock::fit_columns("abcdef", 0), "abcdef");
+  EXPECT_EQ(redlock::fit_columns("abcdef", 6), "abcdef");
+  EXPECT_EQ(redlock::fit_columns("abcdef", 4), "abc\xe2\x80\xa6");
+  EXPECT_EQ(redlock::fit_columns("\xc3\xa9t\xc3\xa9 long", 4), "\xc3\xa9t\xc3\xa9\xe2\x80\xa6");
+  EXPECT_EQ(redlock::text_columns(redlock::fit_columns(std::string(100, 'x'), 12)), 12U);
+}
+
+TEST(WrapWords, BreaksAtBlanksUnderTheIndentAndKeepsALongWordWhole) {
+  EXPECT_EQ(redlock::wrap_words("one two three four", 9, ""), "one two\nthree\nfour\n");
+  EXPECT_EQ(redlock::wrap_words("one two three four", 10, "  "), "one two\n  three\n  four\n");
+  EXPECT_EQ(redlock::wrap_words("a verylongword b", 5, ""), "a\nverylongword\nb\n");
+  EXPECT_EQ(redlock::wrap_words("one two", 0, "  "), "one two\n") << "0: one line";
+  for (const size_t width : {20U, 33U, 60U}) {
+    const std::string text =
+        "no persistence: a restart forgets every lock; set appendonly yes and appendfsync always, or keep a "
+        "restarted server out for longer than the longest TTL (30s here)";
+    const std::string wrapped = redlock::wrap_words(text, width, "    ");
+    size_t at = 0;
+    std::string words;
+    while (at < wrapped.size()) {
+      const size_t end = wrapped.find('\n', at);
+      const std::string line = wrapped.substr(at, end - at);
+      EXPECT_LE(line.size(), width) << line;
+      words += (words.empty() ? "" : " ") + line.substr(line.find_first_not_of(' '));
+      at = end + 1;
+    }
+    EXPECT_EQ(words, text) << "every word kept, in order";
+  }
+}

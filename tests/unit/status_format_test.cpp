@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/line/option_values.hpp"
 #include "lock/claim.hpp"
+#include "util/text.hpp"
 
 namespace redlock::cli {
 namespace {
@@ -434,7 +435,7 @@ TEST(StatusPrometheus, EveryServerHasRedlockUpAndTheFindingsWhereKnown) {
   EXPECT_NE(out.find("# TYPE redlock_server_restart_forgets_locks gauge\n"), std::string::npos) << out;
 }
 
-TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) {
+TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndCutsTheCommandToTheWidth) {
   const std::vector<Verdict> locks = {
       held("deploy", holder("web-3", 4411, "./deploy.sh --env production --really", 12'300, 17'700, 42))};
   EXPECT_EQ(status_table(locks, false, false, TableLayout{false, 0, {}}),
@@ -443,7 +444,7 @@ TEST(StatusTable, ANarrowTableLeavesOutFenceAndCountAndClipsEachLineToTheWidth) 
   const std::string clipped = status_table(locks, false, false, TableLayout{false, 70, {}});
   EXPECT_EQ(clipped,
             "NAME    STATE  HOST   PID   AGE    TTL    WAITING  COMMAND\n"
-            "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env p\n");
+            "deploy  held   web-3  4411  12.3s  17.7s  0        ./deploy.sh --env \xe2\x80\xa6\n");
   EXPECT_EQ(status_table(locks, false, false, TableLayout{true, 0, {}}), status_table(locks, false, false))
       << "wide and unclipped is what a pipe gets";
 }
@@ -487,6 +488,112 @@ TEST(StatusColumns, AnUnknownOrEmptyColumnIsAUsageErrorNamingTheKnownOnes) {
           << what;
     }
   }
+}
+
+// Every line of `text`, without its newline.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = text.find('\n', at);
+    out.push_back(text.substr(at, end - at));
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
+// The words of a table's line (its cells, split at runs of two blanks).
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < line.size()) {
+    size_t end = line.find("  ", at);
+    end = end == std::string::npos ? line.size() : end;
+    out.push_back(line.substr(at, end - at));
+    at = line.find_first_not_of(' ', end);
+    at = at == std::string::npos ? line.size() : at;
+  }
+  return out;
+}
+
+// A lock whose name is 49 characters long, held by a long command, with a
+// waiter whose command is longer still: what used to push TTL and WAITING
+// off an 80-column terminal.
+Verdict long_named() {
+  Verdict v =
+      held("nightly-report-for-the-accounting-department-eu-1",
+           holder("web-3", 4411, "/opt/reports/bin/nightly-report --region eu-west-1 --all", 78'100, 54'000, 42));
+  v.waiting = 2;
+  v.waiters = {waiter("web-4", 900, "/opt/reports/bin/nightly-report --region eu-west-1 --all --again", "exclusive",
+                      3'000, 27'000)};
+  return v;
+}
+
+TEST(StatusTable, OnATerminalNameIsCutFirstThenCommandAndNoOtherValueEver) {
+  const std::vector<Verdict> locks = {long_named(), held("deploy", holder("web-1", 7, "./deploy.sh", 500, 29'000, 3))};
+  ASSERT_EQ(locks[0].name.size(), 49U);
+  for (const size_t width : {80U, 60U}) {
+    SCOPED_TRACE(width);
+    const std::string table = status_table(locks, false, true, TableLayout{false, width, {}});
+    const std::vector<std::string> lines = lines_of(table);
+    for (const auto& line : lines) {
+      EXPECT_LE(text_columns(line), width) << line;
+    }
+    // The header names the columns shown; every value of them is whole.
+    const std::vector<std::string> header = cells_of(lines.at(0));
+    const std::vector<std::string> first = cells_of(lines.at(1));
+    const std::vector<std::string> second = cells_of(lines.at(3));  // after the waiter's line
+    ASSERT_EQ(first.size(), header.size()) << table;
+    ASSERT_EQ(second.size(), header.size()) << table;
+    for (size_t c = 0; c < header.size(); ++c) {
+      if (header[c] == "NAME") {
+        EXPECT_EQ(first[c], "nightly-rep\xe2\x80\xa6") << "cut first, to 12, with an ellipsis";
+        EXPECT_EQ(second[c], "deploy");
+      } else if (header[c] == "COMMAND") {
+        EXPECT_EQ(first[c].rfind("/opt/reports/bin/", 0), 0U) << first[c];
+        EXPECT_NE(first[c].find("\xe2\x80\xa6"), std::string::npos) << "cut second, with an ellipsis";
+        EXPECT_EQ(second[c], "./deploy.sh");
+      } else {
+        EXPECT_EQ(first[c].find("\xe2\x80\xa6"), std::string::npos) << header[c] << " is never cut";
+      }
+    }
+    // WAITING and TTL stay, whole; COMMAND goes before them.
+    const auto column = [&header](const std::string& name) {
+      return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    ASSERT_LT(column("TTL"), header.size()) << table;
+    ASSERT_LT(column("WAITING"), header.size()) << table;
+    EXPECT_EQ(first[column("TTL")], "54s");
+    EXPECT_EQ(first[column("AGE")], "1m18s");
+    EXPECT_EQ(first[column("WAITING")], "2");
+    EXPECT_EQ(column("COMMAND") < header.size(), width == 80) << table;
+    // The waiter's line is cut to the width, and says so.
+    EXPECT_EQ(lines.at(2).rfind("  waiting 1  web-4 pid 900 for 3s, gives up in 27s: ", 0), 0U) << lines.at(2);
+    EXPECT_EQ(text_columns(lines.at(2)), width);
+    EXPECT_EQ(lines.at(2).substr(lines.at(2).size() - 3), "\xe2\x80\xa6");
+  }
+}
+
+TEST(StatusTable, APipeGetsEveryColumnAndEveryValueWhole) {
+  const std::string table = status_table({long_named()}, false, true, TableLayout{true, 0, {}});
+  EXPECT_NE(table.find("nightly-report-for-the-accounting-department-eu-1  held"), std::string::npos) << table;
+  EXPECT_NE(table.find("/opt/reports/bin/nightly-report --region eu-west-1 --all\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("--region eu-west-1 --all --again\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("\xe2\x80\xa6"), std::string::npos) << table;
+}
+
+TEST(StatusTable, AWideNameOfManyBytesIsCutByItsCharacters) {
+  // 30 characters, 60 bytes: the widths count characters.
+  std::string name;
+  for (int i = 0; i < 30; ++i) {
+    name += "\xc3\xa9";
+  }
+  const std::string table = status_table({held(name, holder("web-3", 4411, "./x", 1'000, 2'000, 1))}, false, false,
+                                         TableLayout{false, 50, {}});
+  for (const auto& line : lines_of(table)) {
+    EXPECT_LE(text_columns(line), 50U) << line;
+  }
+  EXPECT_NE(table.find("\xc3\xa9\xe2\x80\xa6  held"), std::string::npos) << table;
 }
 
 TEST(StatusTable, ClippingCountsCharactersAndNeverCutsOneInHalf) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "util/log.hpp"
+#include "util/text.hpp"
 
 namespace redlock::cli {
 namespace {

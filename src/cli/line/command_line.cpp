@@ -215,11 +215,13 @@ std::string meant_option(CLI::App& app, CLI::App* sub, const std::string& typed)
   return near ? fmt::format(" (did you mean {}?)", *near) : "";
 }
 
-// The subcommands' names, comma-separated.
+// The subcommands' names, comma-separated (not the older spellings).
 std::string subcommand_list() {
   std::vector<std::string> names;
   for (const SubcommandDef& d : subcommand_defs()) {
-    names.emplace_back(d.name);
+    if (*d.group != '\0') {
+      names.emplace_back(d.name);
+    }
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -334,12 +336,18 @@ int report_usage_error(CLI::App& app, const CLI::ParseError& e, const Prescan& p
     what = std::move(*early);
     sub = named_later;
   } else if (!named.empty() && sub == nullptr) {
+    // A typo may be of an older spelling; the list names only today's.
     std::vector<std::string> names;
-    std::string listed;
-    const std::span<const SubcommandDef> defs = subcommand_defs();
-    for (const auto& s : defs) {
+    std::vector<std::string> current;
+    for (const auto& s : subcommand_defs()) {
       names.emplace_back(s.name);
-      listed += (listed.empty() ? "" : &s == &defs.back() ? " or " : ", ") + names.back();
+      if (*s.group != '\0') {
+        current.emplace_back(s.name);
+      }
+    }
+    std::string listed;
+    for (size_t i = 0; i < current.size(); ++i) {
+      listed += (i == 0 ? "" : i + 1 == current.size() ? " or " : ", ") + current[i];
     }
     const std::optional<std::string> near = nearest_word(named, names);
     what = near ? fmt::format("unknown subcommand '{}' (did you mean {}?)", named, *near)

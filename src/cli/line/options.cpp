@@ -243,14 +243,24 @@ CLI::App* add_status(CLI::App& app, StatusOptions& o) {
   return sub;
 }
 
-// break NAME...
+// break NAME..., and break NAME --grace D (a graceful break, once revoke).
 CLI::App* add_break(CLI::App& app, BreakOptions& o) {
-  auto* sub = app.add_subcommand("break", "free a lock whoever holds it, and wake its waiters (for operators)");
-  sub->add_option("NAME", o.names, "the locks to break")->required();
+  auto* sub = app.add_subcommand(
+      "break",
+      "free a lock whoever holds it, and wake its waiters; with --grace, ask the holder to stop and give it back "
+      "first (for operators)");
+  sub->add_option("NAME", o.names, "the locks to break (one with --grace)")->required();
   sub->add_flag("--json", o.json, "print a JSON array of what was broken");
+  add_parsed_option(
+      *sub, "--grace", [&o](const std::string& v) { o.grace = parse_bound(v, "--grace"); },
+      "ask the holder's exec to stop its command and give the lock back: SIGTERM, SIGKILL D later; break the "
+      "holders that did not leave after D")
+      ->type_name("D");
   sub->footer(
       "The holder finds out at its next renewal (exec ends with 74); until then it may still run.\n"
-      "Example:\n  redlock break deploy");
+      "Exit status with --grace: 0 once the lock is given back (a holder that is not an exec is broken after the\n"
+      "grace), 75 if it is still held after the grace, 1 if it was not held.\n"
+      "Example:\n  redlock break deploy\n  redlock break nightly-report --grace 30s");
   return sub;
 }
 
@@ -289,7 +299,8 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
       ->type_name("D");
   add_parsed_option(
       *sub, "--on-busy", [&o](const std::string& v) { o.replace = parse_on_busy(v); },
-      "when the lock is busy: fail (the default) or replace (revoke the holder, then wait for the lock)")
+      "when the lock is busy: fail (the default) or replace (ask the holder to give it back, as break --grace "
+      "does, then wait for the lock)")
       ->type_name("POLICY")
       ->group(k_more_options);
   sub->add_flag("--no-history", o.no_history, "keep this run out of NAME's history (names unique per run)")
@@ -302,35 +313,50 @@ CLI::App* add_exec(CLI::App& app, ExecOptions& o) {
   return sub;
 }
 
-// history NAME and overdue NAME --max-age D: the run ledger.
+// The help of --max-age, history's and its older spelling overdue's.
+constexpr const char* k_max_age_help = "how long ago the last ok run may have ended";
+
+// history NAME, and history NAME --max-age D (once overdue): the run ledger.
 CLI::App* add_history(CLI::App& app, HistoryOptions& o) {
-  auto* sub = app.add_subcommand("history", "show the last runs of a name across hosts, newest first");
+  auto* sub = app.add_subcommand(
+      "history",
+      "show the last runs of a name across hosts, newest first; with --max-age, exit 1 when the last ok run ended "
+      "longer ago");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   add_parsed_option(
       *sub, "--limit", [&o](const std::string& v) { o.limit = parse_whole_number(v, "--limit", 1, 1000); },
       "show at most N runs (default 20)")
       ->type_name("N");
-  sub->add_flag("--json", o.json, "print a JSON array of runs");
-  sub->footer("Exit status: 0 with runs to show, 1 with none.\nExample:\n  redlock history nightly-report --limit 5");
+  add_parsed_option(
+      *sub, "--max-age", [&o](const std::string& v) { o.max_age = parse_bound(v, "--max-age"); },
+      std::string(k_max_age_help) + ": say whether it did instead of showing the runs (a dead man's switch)")
+      ->type_name("D");
+  sub->add_flag("--json", o.json, "print a JSON array of runs (with --max-age: the decision)");
+  sub->footer(
+      "Exit status: 0 with runs to show, 1 with none; with --max-age, 0 when the last ok run ended within it,\n"
+      "1 when longer ago or never.\n"
+      "Example:\n  redlock history nightly-report --limit 5\n  redlock history nightly-backup --max-age 26h || alert");
   return sub;
 }
 
+// overdue NAME --max-age D: the older spelling of history --max-age.
 CLI::App* add_overdue(CLI::App& app, OverdueOptions& o) {
-  auto* sub = app.add_subcommand("overdue", "exit 1 when the last ok run of a name ended longer ago than --max-age");
+  auto* sub = app.add_subcommand(
+      "overdue", "older spelling of history --max-age: exit 1 when the last ok run of a name ended longer ago");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   add_parsed_option(
       *sub, "--max-age", [&o](const std::string& v) { o.max_age = parse_bound(v, "--max-age"); },
-      "how long ago the last ok run may have ended (required)")
+      std::string(k_max_age_help) + " (required)")
       ->type_name("D");
   sub->add_flag("--json", o.json, "print the decision as JSON");
   sub->footer("Example:\n  redlock overdue nightly-backup --max-age 26h || alert");
   return sub;
 }
 
-// revoke NAME: a graceful break.
+// revoke NAME: the older spelling of break --grace.
 CLI::App* add_revoke(CLI::App& app, RevokeOptions& o) {
   auto* sub = app.add_subcommand(
-      "revoke", "ask the holder to stop its command and give the lock back (a graceful break, for operators)");
+      "revoke", "older spelling of break --grace: ask the holder to stop its command and give the lock back");
   sub->add_option("NAME", o.name, "the lock's name")->required();
   add_parsed_option(
       *sub, "--grace", [&o](const std::string& v) { o.grace = parse_bound(v, "--grace"); },
@@ -446,6 +472,7 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
       "  tok=$(redlock acquire --ttl 60s migrate)\n"
       "  redlock release --token \"$tok\" migrate\n"
       "  redlock status\n"
+      "Older spellings: revoke (break --grace), overdue (history --max-age)\n"
       "See redlock(1) for exit statuses and safety notes.\n"
       "Exit: 0 ok, 1 no, 64 usage, 69 no Redis, 74 lost, 75 busy, 76 error, 77 refused");
   return app;

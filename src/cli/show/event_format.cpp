@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/duration.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
@@ -73,7 +74,7 @@ std::string utc_time(long long ms) {
 }
 
 std::string event_line(const events::Event& e) {
-  std::string out = fmt::format("{} {} {}", utc_time(e.time_ms), escape_for_terminal(e.kind), shown_value(e.name));
+  std::string out = fmt::format("{} {} {}", format_time(e.time_ms), escape_for_terminal(e.kind), shown_value(e.name));
   in_order(e, [&](const std::string& key, const std::string& value) {
     if (key == "holder" || value.empty()) {
       return;  // the holder's id is for programs (--json)

@@ -9,8 +9,9 @@
 
 namespace redlock::cli {
 
-// "2026-12-02T13:45:01.123Z acquired deploy host=web-3 pid=4411 fence=17...
-// ...": the server's time (UTC), the kind, the name, then the fields (host,
+// "2026-12-02T13:45:01Z acquired deploy host=web-3 pid=4411 fence=17...
+// ...": the server's time (format_time: UTC, to the second, as status and
+// history write a time), the kind, the name, then the fields (host,
 // pid and fence first), each escaped so that no value can start a line or
 // drive the terminal; a value with spaces or quotes is quoted. With a
 // newline.
@@ -21,7 +22,8 @@ namespace redlock::cli {
 // replaced.
 [[nodiscard]] std::string event_json(const events::Event& e);
 
-// The server's time `ms` (since the epoch) as 2026-12-02T13:45:01.123Z.
+// The server's time `ms` (since the epoch) as 2026-12-02T13:45:01.123Z:
+// the "time" of --json, to the millisecond.
 [[nodiscard]] std::string utc_time(long long ms);
 
 }  // namespace redlock::cli

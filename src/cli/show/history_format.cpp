@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "cli/show/table.hpp"
 #include "util/duration.hpp"
 #include "util/text.hpp"
 
@@ -23,16 +23,6 @@ std::string ago(long long then_ms, long long now_ms) {
 }
 
 }  // namespace
-
-std::string local_time(long long ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  char out[32] = {};
-  if (localtime_r(&t, &tm) == nullptr || std::strftime(out, sizeof(out), "%Y-%m-%d %H:%M:%S", &tm) == 0) {
-    return "?";
-  }
-  return out;
-}
 
 std::string outcome_text(const lock::Run& run) {
   // Running in the ledger, but its hold is gone from the lock: its redlock
@@ -72,8 +62,8 @@ std::string run_summary(const lock::Run& run, long long now_ms) {
   return out;
 }
 
-std::string history_table(const std::vector<lock::Run>& runs, long long now_ms) {
-  std::vector<std::vector<std::string>> rows = {{"STARTED", "HOST", "PID", "TOOK", "OUTCOME", "CMD"}};
+std::string history_table(const std::vector<lock::Run>& runs, long long now_ms, size_t width) {
+  std::vector<Cells> rows = {{"STARTED", "HOST", "PID", "TOOK", "OUTCOME", "CMD"}};
   for (const lock::Run& r : runs) {
     std::string took = "-";
     if (const auto d = r.duration()) {
@@ -81,25 +71,17 @@ std::string history_table(const std::vector<lock::Run>& runs, long long now_ms) 
     } else if (r.outcome == lock::Outcome::k_running && r.held != false && r.start_ms) {
       took = format_duration(Millis(std::max(0LL, now_ms - *r.start_ms))) + "+";
     }
-    rows.push_back({r.start_ms ? local_time(*r.start_ms) : "-", escape_for_terminal(r.host),
+    rows.push_back({r.start_ms ? format_time(*r.start_ms) : "-", escape_for_terminal(r.host),
                     r.pid > 0 ? std::to_string(r.pid) : "-", took, outcome_text(r), escape_command(r.cmd)});
   }
-  std::vector<size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      width[c] = std::max(width[c], row[c].size());
-    }
-  }
+  // On a narrow terminal CMD is cut first, then left out, then PID and
+  // TOOK; HOST is cut last. STARTED and OUTCOME are never cut.
+  enum : size_t { k_started, k_host, k_pid, k_took, k_outcome, k_cmd };
+  const ColumnWidths widths =
+      column_widths(rows, width, {{k_cmd, 8}, {k_cmd, 0}, {k_pid, 0}, {k_took, 0}, {k_host, 8}, {k_host, 0}});
   std::string out;
   for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
-    }
-    while (!line.empty() && line.back() == ' ') {
-      line.pop_back();
-    }
-    out += line + "\n";
+    out += table_line(row, widths);
   }
   return out;
 }
@@ -145,7 +127,7 @@ std::string overdue_line(const std::string& name, const ledger::Overdue& d, Mill
   const lock::Run& r = *d.last_ok;
   const std::string when =
       fmt::format("its last ok run ended {} ago on {} (pid {}, {})", format_duration(d.age),
-                  escape_for_terminal(r.host), r.pid, r.end_ms ? local_time(*r.end_ms) : std::string("?"));
+                  escape_for_terminal(r.host), r.pid, r.end_ms ? format_time(*r.end_ms) : std::string("?"));
   if (d.overdue) {
     return fmt::format("{} is overdue: {}, more than --max-age {}", shown, when, format_duration(max_age));
   }

@@ -1,8 +1,8 @@
 #pragma once
 
-// What `history`, `overdue`, exec and `status` say of a lock's runs (the
-// run ledger, lock/ledger.hpp), as pure functions: no I/O, and no clock but
-// the server's, which the caller passes.
+// What `history` (and `history --max-age`, once `overdue`), exec and
+// `status` say of a lock's runs (the run ledger, lock/ledger.hpp), as pure
+// functions: no I/O, and no clock but the server's, which the caller passes.
 
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -14,9 +14,6 @@
 
 namespace redlock::cli {
 
-// A server time (ms since the epoch) in local time: "2025-01-02 03:04:05".
-[[nodiscard]] std::string local_time(long long ms);
-
 // How a run ended, in words: "ok", "failed (exit 3)", "signalled (9)",
 // "lost (74)", "running", "abandoned", "timed-out", "revoked".
 [[nodiscard]] std::string outcome_text(const lock::Run& run);
@@ -26,8 +23,11 @@ namespace redlock::cli {
 [[nodiscard]] std::string run_summary(const lock::Run& run, long long now_ms);
 
 // history's table: a header and one line per run, newest first (host and
-// command escaped for a terminal).
-[[nodiscard]] std::string history_table(const std::vector<lock::Run>& runs, long long now_ms);
+// command escaped for a terminal), each started at format_time. With a
+// `width` (a terminal's), it fits: CMD is cut with "…" first, then left
+// out, then PID and TOOK, and HOST is cut last; 0 (a pipe) keeps every
+// column whole.
+[[nodiscard]] std::string history_table(const std::vector<lock::Run>& runs, long long now_ms, size_t width = 0);
 
 // A run as JSON (documented field by field in the README, checked by
 // tests/shell/json_fields.sh).

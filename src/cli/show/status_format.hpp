@@ -17,9 +17,11 @@ namespace redlock::cli {
 
 // How the table is laid out. The default is what a pipe or a file gets
 // (scripts read it): every column, each line as long as it needs. On a
-// terminal FENCE and COUNT are left out unless `wide`, and each line is
-// clipped to `width` columns (COMMAND, the last, goes first). `columns`
-// (status -o) names the columns to show instead, as ps -o does.
+// terminal FENCE and COUNT are left out unless `wide`, and the table fits
+// `width` columns: NAME is cut first (its values ending with "…"), then
+// COMMAND, then whole columns are left out (COMMAND first); no other value
+// is ever cut, and a detail line is cut with "…". `columns` (status -o)
+// names the columns to show instead, as ps -o does.
 struct TableLayout {
   bool wide = true;
   size_t width = 0;                   // 0: no limit

@@ -1,5 +1,5 @@
 // status's table: a line per holder, the detail lines under each lock,
-// the columns laid out, and the lines clipped to a terminal's width.
+// the columns laid out, and fitted to a terminal's width (cli/show/table).
 
 #include <fmt/format.h>
 
@@ -8,6 +8,7 @@
 #include "cli/show/history_format.hpp"
 #include "cli/show/status_format.hpp"
 #include "cli/show/status_parts.hpp"
+#include "cli/show/table.hpp"
 #include "lock/layout.hpp"
 #include "util/duration.hpp"
 #include "util/text.hpp"
@@ -55,9 +56,9 @@ std::string state_label(const Verdict& v) {
 // revoke pending for a holder, and what holders noted (--note).
 void add_mark_rows(const Verdict& v, std::vector<Row>& rows) {
   if (const auto& s = v.suspension) {
-    const std::string until = s->until_ms > 0 ? fmt::format("until {}", local_time(s->until_ms)) : "until resumed";
+    const std::string until = s->until_ms > 0 ? fmt::format("until {}", format_time(s->until_ms)) : "until resumed";
     rows.push_back({"  SUSPENDED", fmt::format("by {} pid {} at {}, {}{}", escape_for_terminal(s->host),
-                                               escape_for_terminal(s->pid), local_time(s->since_ms), until,
+                                               escape_for_terminal(s->pid), format_time(s->since_ms), until,
                                                s->reason.empty() ? "" : ": " + escape_for_terminal(s->reason))});
   }
   for (const auto& h : v.holders) {
@@ -123,37 +124,36 @@ void add_server_rows(const Verdict& v, std::vector<Row>& rows) {
   }
 }
 
-// Detail lines do not set column widths.
-std::vector<size_t> column_widths(const std::vector<Line>& lines) {
-  std::vector<size_t> width;
-  for (const auto& line : lines) {
-    if (line.detail) {
-      continue;
-    }
-    width.resize(std::max(width.size(), line.cells.size()), 0);
-    for (size_t c = 0; c < line.cells.size(); ++c) {
-      width[c] = std::max(width[c], line.cells[c].size());
-    }
-  }
-  return width;
-}
-
-// One line of the table, without trailing blanks.
-std::string render_line(const Line& line, const std::vector<size_t>& width) {
-  const Row& cells = line.cells;
-  std::string text;
-  if (line.detail) {
-    text = cells[0] + "  " + cells[1];
-  } else {
-    for (size_t c = 0; c < cells.size(); ++c) {
-      text += c + 1 == cells.size() ? cells[c] : fmt::format("{:<{}}  ", cells[c], width[c]);
-    }
-  }
+// A detail line under a lock: its label and its text, cut with "…" to
+// `width` (0: whole), without trailing blanks.
+std::string detail_line(const Row& cells, size_t width) {
+  std::string text = fit_columns(cells[0] + "  " + cells[1], width);
   while (!text.empty() && text.back() == ' ') {
     text.pop_back();
   }
-  text += '\n';
-  return text;
+  return text + "\n";
+}
+
+// The narrowest NAME is cut to on a terminal before COMMAND is: enough to
+// tell most names apart.
+constexpr size_t k_min_name = 12;
+
+// How the table gives way on a narrow terminal: NAME is cut first (to
+// k_min_name, ending with "…"), then COMMAND; then whole columns are left
+// out, COMMAND first, then from the right; NAME and STATE stay, NAME cut
+// to its header at the last. No other value is ever cut. `shown` are the
+// columns shown, in their order.
+std::vector<FitStep> fit_steps(const std::vector<StatusColumn>& shown) {
+  const auto at = [&shown](StatusColumn c) {
+    return static_cast<size_t>(std::find(shown.begin(), shown.end(), c) - shown.begin());
+  };
+  using C = StatusColumn;
+  std::vector<FitStep> steps = {{at(C::k_name), k_min_name}, {at(C::k_command), 1}, {at(C::k_command), 0}};
+  for (const C c : {C::k_waiting, C::k_count, C::k_fence, C::k_ttl, C::k_age, C::k_pid, C::k_host}) {
+    steps.push_back({at(c), 0});
+  }
+  steps.push_back({at(C::k_name), 1});
+  return steps;
 }
 
 // The columns `layout` shows: those -o named, or every one (but FENCE and
@@ -250,12 +250,21 @@ std::string status_table(const std::vector<Verdict>& verdicts, bool many_servers
       add_server_rows(v, rows);
     }
   }
-  const std::vector<Line> lines = lay_out(rows, shown_columns(layout));
-  const std::vector<size_t> width = column_widths(lines);
+  const std::vector<StatusColumn> shown = shown_columns(layout);
+  const std::vector<Line> lines = lay_out(rows, shown);
+  std::vector<Cells> table;
+  for (const auto& line : lines) {
+    if (!line.detail) {
+      table.push_back(line.cells);
+    }
+  }
+  // Detail lines do not set column widths.
+  const ColumnWidths widths = column_widths(table, layout.width, fit_steps(shown));
   std::string out;
   for (const auto& line : lines) {
-    out += render_line(line, width);
+    out += line.detail ? detail_line(line.cells, layout.width) : table_line(line.cells, widths);
   }
+  // What the steps could not fit (a terminal narrower than NAME and STATE).
   return clip_lines(out, layout.width);
 }
 

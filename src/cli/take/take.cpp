@@ -111,11 +111,11 @@ int sleep_jitter(Millis jitter, SignalFd& signals) {
 void report_suspended(const std::string& name, const lock::Suspension& s) {
   const std::string reason = s.reason.empty() ? std::string() : ": " + escape_for_terminal(s.reason);
   const std::string until = s.until_ms > 0
-                                ? fmt::format("until {} ({} from now)", local_time(s.until_ms),
+                                ? fmt::format("until {} ({} from now)", format_time(s.until_ms),
                                               format_duration(Millis(std::max(0LL, s.until_ms - s.now_ms))))
                                 : fmt::format("until resumed (redlock resume {})", escape_for_terminal(name));
   log_notice("{} is suspended{} (by {}, pid {}, at {}); nothing is run {}", escape_for_terminal(name), reason,
-             escape_for_terminal(s.host), escape_for_terminal(s.pid), local_time(s.since_ms), until);
+             escape_for_terminal(s.host), escape_for_terminal(s.pid), format_time(s.since_ms), until);
 }
 
 // What the busy line says after the holder: how much longer it holds the
@@ -160,7 +160,7 @@ ExitCode report_busy(const std::string& name, const lock::Busy& busy, const Take
   if (const auto& ok = busy.skipped) {
     log_notice("{} already ran ok on {} (pid {}) {} ago, at {}: not run again within --skip-if-ok-within",
                escape_for_terminal(name), escape_for_terminal(ok->host), escape_for_terminal(ok->pid),
-               format_duration(Millis(std::max(0LL, ok->now_ms - ok->end_ms))), local_time(ok->end_ms));
+               format_duration(Millis(std::max(0LL, ok->now_ms - ok->end_ms))), format_time(ok->end_ms));
     return conflict_exit_code;
   }
   const bool did_wait = waited && *waited > Millis(0);

@@ -70,26 +70,6 @@ std::string seconds(Millis d) {
 
 }  // namespace
 
-std::string fit_columns(const std::string& line, size_t columns) {
-  const auto starts_character = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; };
-  size_t characters = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    characters += starts_character(line[i]) ? 1 : 0;
-  }
-  if (columns == 0 || characters <= columns) {
-    return line;
-  }
-  // The first columns - 1 characters, and the ellipsis.
-  size_t kept = 0;
-  size_t end = 0;
-  for (; end < line.size(); ++end) {
-    if (starts_character(line[end]) && kept++ == columns - 1) {
-      break;
-    }
-  }
-  return line.substr(0, end) + "\u2026";
-}
-
 ReportScreen& stderr_screen() {
   static StderrScreen screen;
   return screen;

@@ -51,10 +51,6 @@ class ReportScreen {
   [[nodiscard]] virtual size_t columns() const { return 0; }
 };
 
-// `line` cut to at most `columns` characters (UTF-8 sequences kept whole),
-// ending with "…" when cut; whole when `columns` is 0.
-[[nodiscard]] std::string fit_columns(const std::string& line, size_t columns);
-
 // stderr and the monotonic clock.
 [[nodiscard]] ReportScreen& stderr_screen();
 
