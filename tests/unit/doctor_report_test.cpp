@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "lines.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
 namespace {
+
+using redlock::test::lines_of;
 
 using doctor::Finding;
 using doctor::Level;
@@ -29,17 +32,6 @@ std::vector<Finding> one_server() {
        "1 of maxclients 10000 connected: room for 9999 more (an exec that holds a lock keeps two, a waiter three)", ""},
       {"independence", Level::k_ok, "", "one server: nothing to compare", ""},
   };
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = text.find('\n', at);
-    out.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
 }
 
 size_t count(const std::string& text, const std::string& what) {

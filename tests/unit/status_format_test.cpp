@@ -12,11 +12,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/line/option_values.hpp"
+#include "lines.hpp"
 #include "lock/claim.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
 namespace {
+
+using redlock::test::lines_of;
 
 using lock::HolderView;
 using lock::ServerView;
@@ -488,18 +491,6 @@ TEST(StatusColumns, AnUnknownOrEmptyColumnIsAUsageErrorNamingTheKnownOnes) {
           << what;
     }
   }
-}
-
-// Every line of `text`, without its newline.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = text.find('\n', at);
-    out.push_back(text.substr(at, end - at));
-    at = end == std::string::npos ? text.size() : end + 1;
-  }
-  return out;
 }
 
 // The words of a table's line (its cells, split at runs of two blanks).

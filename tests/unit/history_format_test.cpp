@@ -2,16 +2,20 @@
 // functions: the table, fitted to a terminal's width, and the decision's
 // line, each time as every text line of redlock's writes one.
 
+#include "cli/show/history_format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/show/runs.hpp"
+#include "lines.hpp"
 #include "util/text.hpp"
 
 namespace redlock::cli {
 namespace {
+
+using redlock::test::lines_of;
 
 // 2024-12-02T03:00:01Z.
 constexpr long long k_start = 1'733'108'401'000;
@@ -28,17 +32,6 @@ lock::Run ended(std::string host, long long pid, lock::Outcome outcome, std::opt
   r.start_ms = k_start;
   r.end_ms = k_start + took_ms;
   return r;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t end = text.find('\n', at);
-    out.push_back(text.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
 }
 
 const std::string k_long_command =
