@@ -29,17 +29,23 @@ bool await_listener(const RedisServer& redis, const std::string& name) {
 
 }  // namespace
 
-TEST(Revoke, TheHoldersExecHearsAtOnceEndsItsCommandAndGivesTheLockBack) {
+// `revoke NAME --grace D` and its spelling `break NAME --grace D`: one
+// job, so one set of tests, run under each word.
+class Grace : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Spellings, Grace, ::testing::Values("revoke", "break"));
+
+TEST_P(Grace, TheHoldersExecHearsAtOnceEndsItsCommandAndGivesTheLockBack) {
   // A TTL of 60s: the first renewal is 20s away, so a revoke heard within
   // seconds was heard on the channel, not at a renewal.
   Fixture f;
   Child holder({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
   ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
   ASSERT_TRUE(await_listener(f.redis, "job")) << holder.err_so_far();
-  Result r = run({"revoke", "job", "--grace", "5s"}, f.env(), Seconds(30));
+  Result r = run({GetParam(), "job", "--grace", "5s"}, f.env(), Seconds(30));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_LT(r.seconds, 4.0) << "heard at once, not at the next renewal";
-  EXPECT_TRUE(has(r.out, "revoked job")) << r.out;
+  EXPECT_TRUE(has(r.out, "revoked job: ")) << r.out;
   Result h = holder.wait(Seconds(20));
   EXPECT_EQ(h.status, 74) << h.err;
   EXPECT_TRUE(has(h.err, "revoked by")) << h.err;
@@ -47,6 +53,17 @@ TEST(Revoke, TheHoldersExecHearsAtOnceEndsItsCommandAndGivesTheLockBack) {
   EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
   Result history = run({"history", "job"}, f.env());
   EXPECT_TRUE(has(history.out, "revoked")) << history.out;
+}
+
+TEST_P(Grace, AScriptsHoldIsBrokenAfterTheGraceAndOnlyThatHold) {
+  Fixture f;
+  Result got = run({"acquire", "--ttl", "60s", "scripted"}, f.env());
+  ASSERT_EQ(got.status, 0) << got.err;
+  Result r = run({GetParam(), "scripted", "--grace", "1s"}, f.env(), Seconds(30));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_GE(r.seconds, 1.0) << "the grace comes first";
+  EXPECT_TRUE(has(r.out, "broke it")) << r.out;
+  EXPECT_FALSE(key_exists(f.redis, lock_key("scripted")));
 }
 
 TEST(Revoke, ACommandThatIgnoresTheTermIsKilledAfterTheGrace) {
@@ -62,17 +79,6 @@ TEST(Revoke, ACommandThatIgnoresTheTermIsKilledAfterTheGrace) {
   Result h = holder.wait(Seconds(20));
   EXPECT_EQ(h.status, 74) << h.err;
   EXPECT_TRUE(has(h.err, "SIGKILL")) << h.err;
-}
-
-TEST(Revoke, AScriptsHoldIsBrokenAfterTheGraceAndOnlyThatHold) {
-  Fixture f;
-  Result got = run({"acquire", "--ttl", "60s", "scripted"}, f.env());
-  ASSERT_EQ(got.status, 0) << got.err;
-  Result r = run({"revoke", "scripted", "--grace", "1s"}, f.env(), Seconds(30));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_GE(r.seconds, 1.0) << "the grace comes first";
-  EXPECT_TRUE(has(r.out, "broke it")) << r.out;
-  EXPECT_FALSE(key_exists(f.redis, lock_key("scripted")));
 }
 
 TEST(Revoke, AHoldKeptForHoldAtLeastIsBrokenAtOnce) {
@@ -175,31 +181,6 @@ TEST(Revoke, AHolderOnThreeServersIsRevoked) {
   Result h = holder.wait(Seconds(20));
   EXPECT_EQ(h.status, 74) << h.err;
   EXPECT_EQ(s.holders("job"), 0);
-}
-
-TEST(BreakGrace, AsksTheHoldersExecToStopAndExitsZeroOnceItIsGivenBack) {
-  Fixture f;
-  Child holder({"exec", "--ttl", "60s", "job", "--", "sh", f.script(k_term_recorder)}, f.env());
-  ASSERT_GT(wait_for_pid(f.path("pid")), 0) << holder.err_so_far();
-  ASSERT_TRUE(await_listener(f.redis, "job")) << holder.err_so_far();
-  Result r = run({"break", "job", "--grace", "5s"}, f.env(), Seconds(30));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_LT(r.seconds, 4.0) << "heard at once, not at the next renewal";
-  EXPECT_TRUE(has(r.out, "revoked job: ")) << "revoke's own line: " << r.out;
-  Result h = holder.wait(Seconds(20));
-  EXPECT_EQ(h.status, 74) << h.err;
-  EXPECT_TRUE(file_exists(f.path("term"))) << "the command got SIGTERM";
-  EXPECT_FALSE(key_exists(f.redis, lock_key("job")));
-}
-
-TEST(BreakGrace, AScriptsHoldIsBrokenOnlyAfterTheGrace) {
-  Fixture f;
-  ASSERT_EQ(run({"acquire", "--ttl", "60s", "scripted"}, f.env()).status, 0);
-  Result r = run({"break", "scripted", "--grace", "1s"}, f.env(), Seconds(30));
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_GE(r.seconds, 1.0) << "the grace comes first";
-  EXPECT_TRUE(has(r.out, "broke it")) << r.out;
-  EXPECT_FALSE(key_exists(f.redis, lock_key("scripted")));
 }
 
 TEST(BreakGrace, AnExecStillHoldingAfterTheGraceIs75AndALockNobodyHoldsIs1) {
