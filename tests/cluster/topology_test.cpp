@@ -118,9 +118,8 @@ TEST(ClusterTopology, DoctorFindsEverySlotAssigned) {
   Cluster& c = cluster();
   Result r = run({"doctor"}, Env{{"REDLOCK_URL", c.url(0)}});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("ok    cluster       " + c.url(0) + ": every one of the 16384 slots is assigned"),
-            std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.out.rfind("server " + c.url(0) + "\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("ok    cluster       every one of the 16384 slots is assigned"), std::string::npos) << r.out;
   // Before Redis 7.0 the rights cannot be checked: a warning, not a failure.
   EXPECT_TRUE(r.out.find("ok    acl ") != std::string::npos || r.out.find("before Redis 7.0") != std::string::npos)
       << r.out;
