@@ -253,6 +253,22 @@ std::string fit_screen(const std::string& text, const Screen& shown) {
   return clipped;
 }
 
+// The header of a watched screen, as watch(1) has it: what is shown, then
+// the time, on one line of at most `columns`; what is shown is cut (ending
+// with "…") so that the time stays in sight.
+std::string watch_header(const std::string& what, const std::string& when, size_t columns) {
+  constexpr size_t k_gap = 4;
+  const size_t need = text_columns(what) + k_gap + text_columns(when);
+  if (need <= columns) {
+    return what + std::string(k_gap, ' ') + when;
+  }
+  const size_t room = columns > text_columns(when) + 2 ? columns - text_columns(when) - 2 : 0;
+  if (room < 8) {
+    return fit_columns(what, columns);
+  }
+  return fit_columns(what, room) + "  " + when;
+}
+
 // status --watch: shown again every `interval` (redrawn in place on a
 // terminal, clipped to the screen under its header, one block after
 // another otherwise) until a stop signal, which ends it with 0, even while
@@ -290,7 +306,9 @@ ExitCode watch(const StatusOptions& o, const StatusNames& names, Format format, 
       }
       what += " on ";
       what += escape_for_terminal(where.servers);
-      std::string screen = fmt::format("Every {}: {}    {}\n\n", format_duration(interval), what, when);
+      std::string screen = watch_header(fmt::format("Every {}: {}", format_duration(interval), what), when,
+                                        static_cast<size_t>(now.columns)) +
+                           "\n\n";
       screen += block;
       block = fmt::format("\033[H\033[2J{}", fit_screen(screen, now));
     } else if (!first) {

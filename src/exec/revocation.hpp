@@ -1,6 +1,6 @@
 #pragma once
 
-// A revoke of the lock exec holds (redlock revoke), heard at once: the
+// A revoke of the lock exec holds (redlock break --grace), heard at once: the
 // supervisor ends the command when it comes, as on a lost lock but while
 // the lock is still renewed, and exec then gives the lock back.
 // RevokeListener is the real one, over the lock's servers; tests of the

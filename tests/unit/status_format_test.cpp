@@ -343,7 +343,7 @@ TEST(StatusPrometheus, EachFamilyHasItsHelpAndTypeAndASampleForEveryLockThatIsNo
             "# HELP redlock_lock_suspended 1 while the name is suspended (redlock suspend); absent otherwise.\n"
             "# TYPE redlock_lock_suspended gauge\n"
             "# HELP redlock_lock_revoke_pending How many of the lock's holders were asked to give it back (redlock "
-            "revoke); absent when none.\n"
+            "break --grace); absent when none.\n"
             "# TYPE redlock_lock_revoke_pending gauge\n"
             "# HELP redlock_last_success_timestamp_seconds When the last ok run of the name ended (Unix time, "
             "server clock).\n"

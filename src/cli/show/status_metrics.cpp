@@ -131,7 +131,7 @@ std::string status_prometheus(const std::vector<Verdict>& verdicts) {
       {"redlock_lock_suspended", "1 while the name is suspended (redlock suspend); absent otherwise.",
        [](const Verdict& v) { return v.suspension ? std::optional<double>(1) : std::nullopt; }},
       {"redlock_lock_revoke_pending",
-       "How many of the lock's holders were asked to give it back (redlock revoke); absent when none.",
+       "How many of the lock's holders were asked to give it back (redlock break --grace); absent when none.",
        [](const Verdict& v) {
          return v.revokes.empty() ? std::nullopt : std::optional<double>(static_cast<double>(v.revokes.size()));
        }},

@@ -1,4 +1,4 @@
--- revoke: ask the lock's holders to stop and give it back (redlock revoke).
+-- revoke: ask the lock's holders to stop and give it back (redlock break --grace, or revoke).
 --
 -- One script, so that the mark names exactly the holders of this instant
 -- and the message goes out with it. The mark is a hash of the run ids of
