@@ -60,6 +60,18 @@ std::string subcommand_in(CLI::App& app, int argc, char** argv) {
   return at < argc ? std::string(argv[at]) : std::string();
 }
 
+// The subcommand called `name` if the command line gave it, or null (the
+// quick reading defines only the one it gives: got_subcommand() would
+// throw for the others).
+const CLI::App* parsed_subcommand(const CLI::App& app, std::string_view name) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (sub->get_name() == name) {
+      return sub;
+    }
+  }
+  return nullptr;
+}
+
 // The subcommand of `app` called `name`, or null.
 CLI::App* subcommand_named(CLI::App& app, const std::string& name) {
   const std::vector<CLI::App*> found = app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; });
@@ -375,8 +387,8 @@ void apply_legacy_timeout(CLI::App& app, AllOptions& o) {
     return;
   }
   for (auto [name, take] : {std::pair{"acquire", &o.acquire.take}, std::pair{"exec", &o.exec.take}}) {
-    if (app.got_subcommand(name)) {
-      if (app.get_subcommand(name)->count("--wait") == 0) {
+    if (const CLI::App* sub = parsed_subcommand(app, name)) {
+      if (sub->count("--wait") == 0) {
         take->wait = parse_wait(o.global.legacy_timeout, "--timeout");
       }
       return;
@@ -426,7 +438,7 @@ std::optional<int> parse(CLI::App& app, AllOptions& o, const Prescan& p, int arg
 // The subcommand the parsed command line names (none if none was given).
 std::optional<Subcommand> subcommand_of(const CLI::App& app) {
   for (const auto& s : subcommand_defs()) {
-    if (app.got_subcommand(s.name)) {
+    if (parsed_subcommand(app, s.name) != nullptr) {
       return s.id;
     }
   }
@@ -434,12 +446,13 @@ std::optional<Subcommand> subcommand_of(const CLI::App& app) {
 }
 
 // The common case, at a fraction of the cost: argv names a subcommand, and
-// only that one is built in full (the others are bare names, so that CLI11
-// tells the words apart as it would with all of them) and parsed, printing
-// nothing. Anything else (`help`, --help, --version, any error, another
-// subcommand among the words) returns nothing, and the whole command line
-// is then built and read from the start: what it prints is always the whole
-// command line's.
+// only that one is built and parsed, printing nothing. The others are not
+// built at all: with require_subcommand(1), CLI11 takes any word after the
+// subcommand as the subcommand's own, as the whole command line does (a
+// bare App each, with its help flag, was a sixth of an acquire's CPU).
+// Anything else (`help`, --help, --version, any error) returns nothing, and
+// the whole command line is then built and read from the start: what it
+// prints is always the whole command line's.
 std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
     return std::nullopt;
@@ -459,20 +472,14 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
   if (def == nullptr) {
     return std::nullopt;
   }
-  for (const auto& s : subcommand_defs()) {
-    if (&s == def) {
-      (void)s.add(*app, o);
-    } else {
-      (void)app->add_subcommand(s.name);
-    }
-  }
+  (void)def->add(*app, o);
   const Prescan p = prescan(*app, o.exec, argc, argv);
   try {
     parse_own_words(*app, o, p, argc, argv);
   } catch (const std::exception&) {
     return std::nullopt;  // said by the whole command line
   }
-  if (app->get_subcommands().size() != 1 || !app->got_subcommand(def->name)) {
+  if (app->get_subcommands().size() != 1 || parsed_subcommand(*app, def->name) == nullptr) {
     return std::nullopt;
   }
   return CommandLine{std::nullopt, subcommand_of(*app)};
