@@ -68,6 +68,22 @@ TEST_F(Acquire, NeverLeavesTheLockWithoutAnExpiry) {
   EXPECT_LE(left, 10000);
 }
 
+TEST_F(Acquire, NamesThatAreAlsoSubcommandsAreLockNames) {
+  // Only the first subcommand word is a subcommand: later ones are its own
+  // words, as the whole command line reads them (the quick reading builds
+  // no other subcommand).
+  Result one = rl({"acquire", "status"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(hgetall(key("status"))["token"], first_line(one.out));
+  Result two = rl({"acquire", "--ttl", "10s", "release", "exec"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_FALSE(hgetall(key("release")).empty());
+  EXPECT_FALSE(hgetall(key("exec")).empty());
+  Result gone = rl({"release", "--token", first_line(two.out), "release", "exec"});
+  EXPECT_EQ(gone.status, 0) << gone.err;
+  EXPECT_TRUE(hgetall(key("exec")).empty());
+}
+
 TEST_F(Acquire, HandsOutADifferentTokenEachTime) {
   std::string a = take("one");
   std::string b = take("two");
