@@ -230,6 +230,9 @@ struct CommandLine {
   std::optional<Subcommand> subcommand;  // none: none was given
 };
 [[nodiscard]] CommandLine read_command_line(AllOptions& o, int argc, char** argv);
+// The same with the whole command line built, as --help and a usage error
+// build it: what read_command_line's quick reading must always agree with.
+[[nodiscard]] CommandLine read_whole_command_line(AllOptions& o, int argc, char** argv);
 
 // Parses argv, runs the subcommand, and turns every error into one line on
 // stderr and an exit status; nothing escapes it.

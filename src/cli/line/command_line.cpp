@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/line/global_options.hpp"
 #include "cli/line/option_values.hpp"
 #include "cli/line/options.hpp"
 #include "cli/line/usage.hpp"
@@ -449,10 +450,12 @@ std::optional<Subcommand> subcommand_of(const CLI::App& app) {
 // only that one is built and parsed, printing nothing. The others are not
 // built at all: with require_subcommand(1), CLI11 takes any word after the
 // subcommand as the subcommand's own, as the whole command line does (a
-// bare App each, with its help flag, was a sixth of an acquire's CPU).
-// Anything else (`help`, --help, --version, any error) returns nothing, and
-// the whole command line is then built and read from the start: what it
-// prints is always the whole command line's.
+// bare App each, with its help flag, was a sixth of an acquire's CPU). The
+// global options are taken out of argv first, without CLI11
+// (cli/line/global_options.hpp). Anything else (`help`, --help, --version,
+// any error, a spelling only CLI11 reads) returns nothing, and the whole
+// command line is then built and read from the start: what it prints is
+// always the whole command line's.
 std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "help") == 0) {
     return std::nullopt;
@@ -463,19 +466,36 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
       return std::nullopt;  // printed from the whole command line
     }
   }
-  auto app = top_level(o);
-  const std::string wanted = subcommand_in(*app, argc, argv);
+  auto app = top_level(o, false);
   const SubcommandDef* def = nullptr;
-  for (const auto& s : subcommand_defs()) {
-    def = wanted == s.name ? &s : def;
-  }
-  if (def == nullptr) {
+  CLI::App* sub = nullptr;
+  const SubcommandWords words{
+      .found =
+          [&](std::string_view name) {
+            for (const auto& s : subcommand_defs()) {
+              def = name == s.name ? &s : def;
+            }
+            sub = def != nullptr ? def->add(*app, o) : nullptr;
+            return sub != nullptr;
+          },
+      .option =
+          [&](std::string_view name) {
+            const CLI::Option* opt = sub->get_option_no_throw(std::string(name));
+            return opt == nullptr ? OwnOption::k_none : takes_value(*opt) ? OwnOption::k_value : OwnOption::k_flag;
+          },
+  };
+  std::optional<std::vector<char*>> own = take_global_options(o.global, argc, argv, words);
+  if (!own) {
     return std::nullopt;
   }
-  (void)def->add(*app, o);
-  const Prescan p = prescan(*app, o.exec, argc, argv);
+  own->push_back(nullptr);
+  const int own_argc = static_cast<int>(own->size()) - 1;
+  const Prescan p = prescan(*app, o.exec, own_argc, own->data());
+  if (!o.exec.dashes_hint.empty()) {
+    return std::nullopt;  // exec's command without "--": the hint quotes argv whole
+  }
   try {
-    parse_own_words(*app, o, p, argc, argv);
+    parse_own_words(*app, o, p, own_argc, own->data());
   } catch (const std::exception&) {
     return std::nullopt;  // said by the whole command line
   }
@@ -497,6 +517,10 @@ CommandLine read_command_line(AllOptions& o, int argc, char** argv) {
     return *quick;
   }
   o = AllOptions{};  // whatever the quick reading filled in
+  return read_whole_command_line(o, argc, argv);
+}
+
+CommandLine read_whole_command_line(AllOptions& o, int argc, char** argv) {
   auto app = build_app(o);
   std::optional<std::vector<char*>> help = help_words(*app, argc, argv);
   if (help) {

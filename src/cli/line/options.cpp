@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/line/global_options.hpp"
 #include "cli/line/option_values.hpp"
 #include "cli/line/usage.hpp"
 #include "util/exit_status.hpp"
@@ -40,56 +42,42 @@ CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
-// Options every subcommand accepts, before or after the subcommand's name.
+// Options every subcommand accepts, before or after the subcommand's name
+// (cli/line/global_options.cpp, which the quick reading reads without CLI11).
 void add_global_options(CLI::App& app, GlobalOptions& g) {
-  app.add_option("-r,--redis", g.redis,
-                 "Redis URL; repeat for the Redlock algorithm over N masters "
-                 "(default: $REDLOCK_URL, else redis://127.0.0.1:6379)")
-      ->allow_extra_args(false)  // one URL per -r: `release -r URL NAME` must leave NAME alone
-      ->type_name("URL");
-  app.add_option("--prefix", g.prefix, "key prefix (default: $REDLOCK_PREFIX, else redlock:)")->type_name("STR");
-  add_parsed_option(
-      app, "--connect-timeout",
-      [&g](const std::string& v) { g.connect_timeout = parse_timeout(v, "--connect-timeout"); },
-      "per-connection timeout (default 1s)")
-      ->type_name("D");
-  add_parsed_option(
-      app, "--redis-timeout", [&g](const std::string& v) { g.timeout = parse_timeout(v, "--redis-timeout"); },
-      "per-command round-trip timeout (default: $REDLOCK_REDIS_TIMEOUT, else 1s)")
-      ->type_name("D");
-  // The round-trip timeout's name before 0.2. On acquire and exec --timeout
-  // is now flock's wait, also before the subcommand's name; on the others it
-  // is refused with a line that names --redis-timeout (command_line.cpp).
-  app.add_option("--timeout", g.legacy_timeout, "")->type_name("D")->group("");
-  app.add_option("--tls-ca", g.tls_ca, "CA certificates for rediss:// (default: system store)")->type_name("FILE");
-  app.add_option("--tls-cert", g.tls_cert, "client certificate for rediss://")->type_name("FILE");
-  app.add_option("--tls-key", g.tls_key, "client key for rediss://")->type_name("FILE");
-  app.add_option("--tls-server-name", g.tls_server_name, "name to verify the server certificate against")
-      ->type_name("NAME");
-  app.add_flag("--insecure", g.insecure, "do not verify TLS certificates (says so on stderr)");
-  app.add_option("--password-file", g.password_file,
-                 "read the Redis password from FILE (default: $REDLOCK_PASSWORD_FILE)")
-      ->type_name("FILE");
-  add_parsed_option(
-      app, "--min-replicas",
-      [&g](const std::string& v) { g.min_replicas = parse_whole_number(v, "--min-replicas", 0, 1'000'000); },
-      "after acquire/renew, WAIT for N replicas or treat the lock as not held")
-      ->type_name("N");
-  app.add_flag("-q,--quiet", g.quiet,
-               "say nothing when the lock is busy and nothing while waiting; errors still get their line "
-               "(-qq: nothing at all)");
-  app.add_flag("--silent", g.silent, "print nothing on stderr, not even errors (same as -qq)");
-  app.add_flag("-v,--verbose", g.verbose, "say more on stderr");
-  add_parsed_option(
-      app, "--log-format", [&g](const std::string& v) { g.log_format = parse_log_format(v, "--log-format"); },
-      "text (the default) or json: each line on stderr one JSON object (default: $REDLOCK_LOG_FORMAT)")
-      ->type_name("F");
-  app.add_flag("--syslog", g.syslog, "send each line on stderr to syslog(3) too (default: $REDLOCK_SYSLOG)");
-  add_parsed_option(
-      app, "--syslog-facility",
-      [&g](const std::string& v) { g.syslog_facility = parse_syslog_facility(v, "--syslog-facility"); },
-      "the syslog facility, implies --syslog (default user)")
-      ->type_name("F");
+  for (const GlobalOptionDef& def : global_option_defs()) {
+    const auto apply = def.apply;
+    CLI::Option* opt = nullptr;
+    if (def.type_name == nullptr) {
+      opt = app.add_flag_function(
+          def.names,
+          [&g, apply](std::int64_t times) {
+            for (std::int64_t k = 0; k < times; ++k) {
+              apply(g, "");
+            }
+          },
+          def.help);
+    } else if (def.repeats) {
+      opt = app.add_option_function<std::vector<std::string>>(
+                   def.names,
+                   [&g, apply](const std::vector<std::string>& values) {
+                     for (const std::string& v : values) {
+                       apply(g, v);
+                     }
+                   },
+                   def.help)
+                ->allow_extra_args(false);  // one value each: `release -r URL NAME` must leave NAME alone
+    } else {
+      opt = add_parsed_option(
+          app, def.names, [&g, apply](const std::string& v) { apply(g, v); }, def.help);
+    }
+    if (def.type_name != nullptr) {
+      opt->type_name(def.type_name);
+    }
+    if (*def.help == '\0') {
+      opt->group("");
+    }
+  }
 }
 
 // The rarer options of a subcommand: its --help lists their names only, on
@@ -455,7 +443,7 @@ class HelpFormatter : public CLI::Formatter {
 
 }  // namespace
 
-std::unique_ptr<CLI::App> top_level(AllOptions& o) {
+std::unique_ptr<CLI::App> top_level(AllOptions& o, bool with_global_options) {
   auto app =
       std::make_unique<CLI::App>("redlock: distributed locks on Redis for scripts, cron jobs and operators", "redlock");
   app->formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which inherit it
@@ -465,7 +453,9 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o) {
   // Given twice, an option's last value counts (as with getopt), so a
   // wrapper's --ttl can be overridden by adding another.
   app->option_defaults()->take_last();
-  add_global_options(*app, o.global);
+  if (with_global_options) {
+    add_global_options(*app, o.global);
+  }
   app->footer(
       "Examples:\n"
       "  redlock exec --ttl 2m nightly-report -- /opt/report.sh\n"

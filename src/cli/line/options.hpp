@@ -15,8 +15,10 @@ class App;
 
 namespace redlock::cli {
 
-// redlock's own options, help layout and footer, without the subcommands.
-[[nodiscard]] std::unique_ptr<CLI::App> top_level(AllOptions& o);
+// redlock's own options, help layout and footer, without the subcommands;
+// without the global options too for the quick reading, which takes them
+// out of argv itself (cli/line/global_options.hpp).
+[[nodiscard]] std::unique_ptr<CLI::App> top_level(AllOptions& o, bool with_global_options = true);
 
 // A subcommand: its name, how to add it (with its options) to the app, and
 // how to run it with the options parsed.
