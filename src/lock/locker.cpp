@@ -181,8 +181,12 @@ std::vector<ReleaseVote> Locker::release_votes(const std::string& name, const st
 Ended Locker::finish(const std::string& name, const std::string& token, Millis min_hold, bool whole, long long floor,
                      const std::optional<RunEnd>& run) {
   const Keys keys = keys_for(m_servers.options().prefix, name);
-  // EVAL with the body at once: a stop signal may cut this round short (exec's
-  // end), and a NOSCRIPT answer nobody reads would leave the hold in place.
+  // EVALSHA, and EVAL on NOSCRIPT, as every script is sent: a stop signal
+  // that cuts the round short abandons it whichever went (exec's end: the
+  // TTL frees the lock), and the body is 19 KB that Redis would read and
+  // hash at every exec. Over several servers (Redlock) the round ends once
+  // a majority decides it, and a NOSCRIPT from a server still out would go
+  // unread and leave its hold in place: those get EVAL with the body.
   ReleaseArgs args{.token = token,
                    .min_hold = min_hold,
                    .levels = whole ? ReleaseArgs::Levels::k_all : ReleaseArgs::Levels::k_one,
@@ -195,8 +199,9 @@ Ended Locker::finish(const std::string& name, const std::string& token, Millis m
     args.cmd = run->owner.cmd;
     args.fence = run->fence;
   }
-  auto answers = m_servers.round(to_args(keys, args), lock::script(ScriptName::k_release), {},
-                                 std::vector<bool>(m_servers.size(), true), true, release_round_decided());
+  auto answers =
+      m_servers.round(to_args(keys, args), lock::script(ScriptName::k_release), {},
+                      std::vector<bool>(m_servers.size(), m_servers.size() > 1), true, release_round_decided());
   const std::vector<ReleaseVote> votes = release_votes(name, answers);
   const Ended ended = decide_finish(votes);
   if (ended.kind == Ended::Kind::k_not_held) {

@@ -44,6 +44,25 @@ TEST(Exec, SuccessfulCommandExitsZeroAndReleasesTheLock) {
   EXPECT_GE(std::stoll(redis.cmd({"GET", lock_key("job") + ":fence"}).str), before_us);
 }
 
+// On one server an exec sends each script by its SHA-1 (EVALSHA), not the
+// release's 19 KB body that Redis would read and hash at every exec; the
+// body goes only to a server that answers NOSCRIPT.
+TEST(Exec, AServerThatHasTheScriptsGetsNoScriptBody) {
+  RedisServer redis;
+  TempDir dir;
+  ASSERT_EQ(run({"exec", "job", "--", "true"}, url_env(redis, dir)).status, 0);  // the scripts are loaded
+  ASSERT_EQ(redis.cmd({"CONFIG", "RESETSTAT"}).text(), "OK");
+  Result r = run({"exec", "job", "--", "true"}, url_env(redis, dir));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(redis.calls("eval"), 0);
+  EXPECT_EQ(redis.calls("evalsha"), 2);
+  // A server that lost them gets them again, and the lock is still released.
+  ASSERT_EQ(redis.cmd({"SCRIPT", "FLUSH"}).text(), "OK");
+  Result again = run({"exec", "job", "--", "true"}, url_env(redis, dir));
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_FALSE(key_exists(redis, lock_key("job")));
+}
+
 TEST(Exec, CommandExitStatusPassesThrough) {
   RedisServer redis;
   TempDir dir;
