@@ -89,6 +89,56 @@ std::string_view option_name(std::string_view word) {
   return word.size() > 2 && word[1] != '-' ? word.substr(0, 2) : word;
 }
 
+// The subcommand's own option at argv[i], kept with its value: false when
+// `word` is none of its options.
+bool keep_own_option(const SubcommandWords& sub, int& i, int argc, char** argv, std::vector<char*>& kept) {
+  const std::string_view word = argv[i];
+  const OwnOption own = sub.option(option_name(word));
+  if (own == OwnOption::k_none) {
+    return false;
+  }
+  kept.push_back(argv[i]);
+  // "--ttl=" is --ttl with its value in the next word, as CLI11 reads it.
+  const size_t at = word.find('=');
+  const bool joined = (at != std::string_view::npos && at + 1 < word.size()) ||
+                      (at == std::string_view::npos && word[1] != '-' && word.size() > 2);
+  if (own == OwnOption::k_value && !joined && i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0) {
+    kept.push_back(argv[++i]);  // its value, whatever it looks like (as CLI11 takes it)
+  }
+  return true;
+}
+
+// The global option at argv[i] (and its value) applied to `g`: false when
+// it is none, or spelled in a way only CLI11 reads (see the header). Throws
+// what its value's parser throws.
+bool take_global_option(GlobalOptions& g, int& i, int argc, char** argv) {
+  const std::string_view word = argv[i];
+  const size_t eq = word.find('=');
+  const GlobalOptionDef* def = global_named(word[1] == '-' ? word.substr(0, eq) : word);
+  if (def == nullptr) {
+    return false;
+  }
+  if (def->type_name == nullptr) {
+    if (eq != std::string_view::npos) {
+      return false;  // --insecure=false
+    }
+    def->apply(g, "");
+    return true;
+  }
+  if (eq + 1 == word.size()) {
+    return false;  // "--prefix=": CLI11 takes the next word for its value
+  }
+  if (eq != std::string_view::npos) {
+    def->apply(g, std::string(word.substr(eq + 1)));
+    return true;
+  }
+  if (i + 1 >= argc || std::strcmp(argv[i + 1], "--") == 0) {
+    return false;
+  }
+  def->apply(g, argv[++i]);
+  return true;
+}
+
 }  // namespace
 
 std::span<const GlobalOptionDef> global_option_defs() {
@@ -112,43 +162,7 @@ std::optional<std::vector<char*>> take_global_options(GlobalOptions& g, int argc
         }
         in_sub = true;
         kept.push_back(argv[i]);
-        continue;
-      }
-      if (in_sub) {
-        const OwnOption own = sub.option(option_name(word));
-        if (own != OwnOption::k_none) {
-          kept.push_back(argv[i]);
-          // "--ttl=" is --ttl with its value in the next word, as CLI11 reads it.
-          const size_t at = word.find('=');
-          const bool joined = (at != std::string_view::npos && at + 1 < word.size()) ||
-                              (at == std::string_view::npos && word[1] != '-' && word.size() > 2);
-          if (own == OwnOption::k_value && !joined && i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0) {
-            kept.push_back(argv[++i]);  // its value, whatever it looks like (as CLI11 takes it)
-          }
-          continue;
-        }
-      }
-      const size_t eq = word.find('=');
-      const bool long_name = word[1] == '-';
-      const GlobalOptionDef* def = global_named(long_name ? word.substr(0, eq) : word);
-      if (def == nullptr) {
-        return std::nullopt;
-      }
-      if (def->type_name == nullptr) {
-        if (eq != std::string_view::npos) {
-          return std::nullopt;  // --insecure=false
-        }
-        def->apply(g, "");
-        continue;
-      }
-      if (eq + 1 == word.size()) {
-        return std::nullopt;  // "--prefix=": CLI11 takes the next word for its value
-      }
-      if (eq != std::string_view::npos) {
-        def->apply(g, std::string(word.substr(eq + 1)));
-      } else if (i + 1 < argc && std::strcmp(argv[i + 1], "--") != 0) {
-        def->apply(g, argv[++i]);
-      } else {
+      } else if (!(in_sub && keep_own_option(sub, i, argc, argv, kept)) && !take_global_option(g, i, argc, argv)) {
         return std::nullopt;
       }
     }
