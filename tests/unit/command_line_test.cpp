@@ -68,6 +68,8 @@ void expect_same_take(const TakeOptions& a, const TakeOptions& b, const std::str
   EXPECT_EQ(a.token, b.token) << line;
   EXPECT_EQ(a.limit, b.limit) << line;
   EXPECT_EQ(a.note, b.note) << line;
+  EXPECT_EQ(a.conflict_exit_code, b.conflict_exit_code) << line;
+  EXPECT_EQ(a.jitter, b.jitter) << line;
 }
 
 // Reads `words` both ways and checks that they agree, on a command line
@@ -150,45 +152,14 @@ TEST(CommandLine, TheQuickReadingAgreesWithTheWholeCommandLine) {
 // whatever the whole command line makes of one (options, or a usage
 // error), read_command_line makes the same.
 TEST(CommandLine, RandomCommandLinesAreReadAsTheWholeCommandLineReadsThem) {
-  const std::vector<std::string> vocabulary = {"-r",
-                                               "redis://a:1",
-                                               "--redis=redis://b:2",
-                                               "--prefix",
-                                               "--prefix=",
-                                               "p:",
-                                               "-q",
-                                               "-qq",
-                                               "-v",
-                                               "--silent",
-                                               "--timeout",
-                                               "5s",
-                                               "acquire",
-                                               "exec",
-                                               "release",
-                                               "x",
-                                               "y",
-                                               "--",
-                                               "--ttl",
-                                               "--ttl=3s",
-                                               "-w",
-                                               "-w2s",
-                                               "--token",
-                                               "T",
-                                               "-n",
-                                               "-nq",
-                                               "--note",
-                                               "--insecure",
-                                               "--redis-timeout",
-                                               "1s",
-                                               "true",
-                                               "-c",
-                                               "--wait",
-                                               "status",
-                                               "--json",
-                                               "--bogus",
-                                               "-x",
-                                               "--min-replicas",
-                                               "2"};
+  // clang-format off
+  const std::vector<std::string> vocabulary = {
+      "-r", "redis://a:1", "--redis=redis://b:2", "--prefix", "--prefix=", "p:", "-q", "-qq", "-v",
+      "--silent", "--timeout", "5s", "acquire", "exec", "release", "x", "y", "--", "--ttl", "--ttl=3s", "-w",
+      "-w2s", "--token", "T", "-n", "-nq", "--note", "--insecure", "--redis-timeout", "1s", "true", "-c",
+      "--wait", "status", "--json", "--bogus", "-x", "--min-replicas", "2", "--limit", "-E", "--max-runtime",
+      "--on-lost", "kill", "-nw", "--ttl=", "-E3"};
+  // clang-format on
   std::mt19937 random(20261205);
   const int saved = dup(2);
   ASSERT_GE(saved, 0);
@@ -231,6 +202,9 @@ TEST(CommandLine, RandomCommandLinesAreReadAsTheWholeCommandLineReadsThem) {
     EXPECT_EQ(quick.exec.command, whole.exec.command) << line;
     EXPECT_EQ(quick.exec.dashes_hint, whole.exec.dashes_hint) << line;
     EXPECT_EQ(quick.exec.shell_command, whole.exec.shell_command) << line;
+    EXPECT_EQ(quick.exec.max_runtime, whole.exec.max_runtime) << line;
+    EXPECT_EQ(quick.exec.on_lost, whole.exec.on_lost) << line;
+    EXPECT_EQ(quick.exec.kill_after, whole.exec.kill_after) << line;
     EXPECT_EQ(quick.release.names, whole.release.names) << line;
     EXPECT_EQ(quick.release.token, whole.release.token) << line;
     EXPECT_EQ(quick.status.names, whole.status.names) << line;

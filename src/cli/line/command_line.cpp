@@ -490,6 +490,9 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
             return opt == nullptr ? OwnOption::k_none : takes_value(*opt) ? OwnOption::k_value : OwnOption::k_flag;
           },
   };
+  std::vector<std::string_view> read_words(argv + 1, argv + argc);
+  read_words.erase(std::find(read_words.begin(), read_words.end(), "--"), read_words.end());
+  const QuickWords only_these(read_words);
   std::optional<std::vector<char*>> own = take_global_options(o.global, argc, argv, words);
   if (!own) {
     return std::nullopt;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -33,11 +34,46 @@ namespace redlock::cli {
 
 namespace {
 
+// The words the quick reading reads, while it builds its subcommand (null
+// otherwise: every option is built).
+const std::vector<std::string_view>* g_quick_words = nullptr;
+
+// Whether one of `flags` ("-w,--wait") could be named by one of `words`:
+// "--wait" as itself or "--wait=..."; "-w" by any one-dash word with a 'w'
+// in it (-w5s, -nw). More than CLI11 would read as the option, never less:
+// an option argv names but that was not built would be CLI11's unknown
+// option, and the whole command line would be read instead.
+bool named_in(std::string_view flags, const std::vector<std::string_view>& words) {
+  while (!flags.empty()) {
+    const size_t comma = std::min(flags.find(','), flags.size());
+    const std::string_view name = flags.substr(0, comma);
+    flags.remove_prefix(std::min(comma + 1, flags.size()));
+    for (const std::string_view w : words) {
+      const bool long_name = name.size() > 2 && name[1] == '-';
+      if (long_name ? (w.substr(0, name.size()) == name && (w.size() == name.size() || w[name.size()] == '='))
+                    : (name.size() == 2 && w.size() > 1 && w[0] == '-' && w[1] != '-' &&
+                       w.find(name[1], 1) != std::string_view::npos)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // An option whose value `parse` turns into its typed value as the command
 // line is read: a bad value is a UsageError in redlock's own words (exit 64),
 // never CLI11's. Given twice, the last one counts, as with getopt.
+// While the quick reading builds its subcommand, the options such an
+// option needs are only those argv names (see QuickWords): one that none
+// of argv's words could name is not built, and what it is given (its
+// type's name, its group) goes to a stand-in.
 CLI::Option* add_parsed_option(CLI::App& app, const std::string& flags,
                                const std::function<void(const std::string&)>& parse, const std::string& help) {
+  if (g_quick_words != nullptr && !named_in(flags, *g_quick_words)) {
+    static CLI::App unread_app;
+    static CLI::Option* const unread = unread_app.add_option("--unread");
+    return unread;
+  }
   return app.add_option_function<std::string>(flags, parse, help)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
@@ -466,6 +502,14 @@ std::unique_ptr<CLI::App> top_level(AllOptions& o, bool with_global_options) {
       "See redlock(1) for exit statuses and safety notes.\n"
       "Exit: 0 ok, 1 no, 64 usage, 69 no Redis, 74 lost, 75 busy, 76 error, 77 refused");
   return app;
+}
+
+QuickWords::QuickWords(const std::vector<std::string_view>& words) {
+  g_quick_words = &words;
+}
+
+QuickWords::~QuickWords() {
+  g_quick_words = nullptr;
 }
 
 // Each subcommand with its options, for the table of subcommands (cli/app.cpp).

@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "cli/commands.hpp"
 
@@ -19,6 +21,19 @@ namespace redlock::cli {
 // without the global options too for the quick reading, which takes them
 // out of argv itself (cli/line/global_options.hpp).
 [[nodiscard]] std::unique_ptr<CLI::App> top_level(AllOptions& o, bool with_global_options = true);
+
+// While one lives, a subcommand built for the quick reading gets only the
+// options with a parsed value that `words` (argv's, before "--") could
+// name: CLI11 spends thousands of instructions on each option it builds,
+// and exec has thirty. The rest are never needed: an option argv names
+// is always built (cli/line/options.cpp, named_in()).
+class QuickWords {
+ public:
+  explicit QuickWords(const std::vector<std::string_view>& words);
+  ~QuickWords();
+  QuickWords(const QuickWords&) = delete;
+  QuickWords& operator=(const QuickWords&) = delete;
+};
 
 // A subcommand: its name, how to add it (with its options) to the app, and
 // how to run it with the options parsed.
