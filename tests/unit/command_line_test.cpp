@@ -72,25 +72,17 @@ void expect_same_take(const TakeOptions& a, const TakeOptions& b, const std::str
   EXPECT_EQ(a.jitter, b.jitter) << line;
 }
 
-// Reads `words` both ways and checks that they agree, on a command line
-// that must be valid.
-void expect_same_reading(const std::vector<std::string>& words) {
-  const std::string line = describe(words);
-  AllOptions quick;
-  AllOptions whole;
-  Argv q(words);
-  Argv w(words);
-  const CommandLine a = read_command_line(quick, q.argc(), q.argv());
-  const CommandLine b = read_whole_command_line(whole, w.argc(), w.argv());
-  ASSERT_FALSE(a.exit_now) << line;
-  ASSERT_FALSE(b.exit_now) << line;
-  EXPECT_EQ(a.subcommand, b.subcommand) << line;
+void expect_same_options(const AllOptions& quick, const AllOptions& whole, const std::string& line) {
   expect_same_globals(quick.global, whole.global, line);
   expect_same_take(quick.acquire.take, whole.acquire.take, line);
   expect_same_take(quick.exec.take, whole.exec.take, line);
   EXPECT_EQ(quick.exec.command, whole.exec.command) << line;
   EXPECT_EQ(quick.exec.saw_double_dash, whole.exec.saw_double_dash) << line;
+  EXPECT_EQ(quick.exec.dashes_hint, whole.exec.dashes_hint) << line;
   EXPECT_EQ(quick.exec.shell_command, whole.exec.shell_command) << line;
+  EXPECT_EQ(quick.exec.max_runtime, whole.exec.max_runtime) << line;
+  EXPECT_EQ(quick.exec.on_lost, whole.exec.on_lost) << line;
+  EXPECT_EQ(quick.exec.kill_after, whole.exec.kill_after) << line;
   EXPECT_EQ(quick.release.names, whole.release.names) << line;
   EXPECT_EQ(quick.release.token, whole.release.token) << line;
   EXPECT_EQ(quick.renew.names, whole.renew.names) << line;
@@ -98,6 +90,31 @@ void expect_same_reading(const std::vector<std::string>& words) {
   EXPECT_EQ(quick.renew.ttl, whole.renew.ttl) << line;
   EXPECT_EQ(quick.status.names, whole.status.names) << line;
   EXPECT_EQ(quick.status.json, whole.status.json) << line;
+}
+
+// `words` read by read_command_line (quick) and read_whole_command_line.
+struct BothReadings {
+  explicit BothReadings(const std::vector<std::string>& words) {
+    Argv q(words);
+    Argv w(words);
+    a = read_command_line(quick, q.argc(), q.argv());
+    b = read_whole_command_line(whole, w.argc(), w.argv());
+  }
+  AllOptions quick;
+  AllOptions whole;
+  CommandLine a;
+  CommandLine b;
+};
+
+// Reads `words` both ways and checks that they agree, on a command line
+// that must be valid.
+void expect_same_reading(const std::vector<std::string>& words) {
+  const std::string line = describe(words);
+  const BothReadings r(words);
+  ASSERT_FALSE(r.a.exit_now) << line;
+  ASSERT_FALSE(r.b.exit_now) << line;
+  EXPECT_EQ(r.a.subcommand, r.b.subcommand) << line;
+  expect_same_options(r.quick, r.whole, line);
 }
 
 const std::vector<std::vector<std::string>> k_lines = {
@@ -184,30 +201,14 @@ TEST(CommandLine, RandomCommandLinesAreReadAsTheWholeCommandLineReadsThem) {
       words.emplace_back("x");
     }
     const std::string line = describe(words);
-    AllOptions quick;
-    AllOptions whole;
-    Argv q(words);
-    Argv w(words);
-    const CommandLine a = read_command_line(quick, q.argc(), q.argv());
-    const CommandLine b = read_whole_command_line(whole, w.argc(), w.argv());
-    ASSERT_EQ(a.exit_now, b.exit_now) << line;
-    ASSERT_EQ(a.subcommand, b.subcommand) << line;
-    if (b.exit_now) {
+    const BothReadings r(words);
+    ASSERT_EQ(r.a.exit_now, r.b.exit_now) << line;
+    ASSERT_EQ(r.a.subcommand, r.b.subcommand) << line;
+    if (r.b.exit_now) {
       continue;
     }
     ++valid;
-    expect_same_globals(quick.global, whole.global, line);
-    expect_same_take(quick.acquire.take, whole.acquire.take, line);
-    expect_same_take(quick.exec.take, whole.exec.take, line);
-    EXPECT_EQ(quick.exec.command, whole.exec.command) << line;
-    EXPECT_EQ(quick.exec.dashes_hint, whole.exec.dashes_hint) << line;
-    EXPECT_EQ(quick.exec.shell_command, whole.exec.shell_command) << line;
-    EXPECT_EQ(quick.exec.max_runtime, whole.exec.max_runtime) << line;
-    EXPECT_EQ(quick.exec.on_lost, whole.exec.on_lost) << line;
-    EXPECT_EQ(quick.exec.kill_after, whole.exec.kill_after) << line;
-    EXPECT_EQ(quick.release.names, whole.release.names) << line;
-    EXPECT_EQ(quick.release.token, whole.release.token) << line;
-    EXPECT_EQ(quick.status.names, whole.status.names) << line;
+    expect_same_options(r.quick, r.whole, line);
   }
   dup2(saved, 2);
   close(saved);
