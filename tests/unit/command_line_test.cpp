@@ -164,6 +164,27 @@ TEST(CommandLine, TheQuickReadingAgreesWithTheWholeCommandLine) {
   }
 }
 
+// Standard error sent to /dev/null while it lives, even when an assertion
+// returns early.
+struct StderrToNull {
+  StderrToNull() : saved(dup(2)) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 2);
+      close(null);
+    }
+  }
+  ~StderrToNull() {
+    if (saved >= 0) {
+      dup2(saved, 2);
+      close(saved);
+    }
+  }
+  StderrToNull(const StderrToNull&) = delete;
+  StderrToNull& operator=(const StderrToNull&) = delete;
+  int saved;
+};
+
 // Random command lines from words that mix global options, subcommands'
 // own options of the same names, values that look like options and "--":
 // whatever the whole command line makes of one (options, or a usage
@@ -178,12 +199,7 @@ TEST(CommandLine, RandomCommandLinesAreReadAsTheWholeCommandLineReadsThem) {
       "--on-lost", "kill", "-nw", "--ttl=", "-E3"};
   // clang-format on
   std::mt19937 random(20261205);
-  const int saved = dup(2);
-  ASSERT_GE(saved, 0);
-  const int null = open("/dev/null", O_WRONLY);
-  ASSERT_GE(null, 0);
-  ASSERT_EQ(dup2(null, 2), 2);  // the usage errors' lines
-  close(null);
+  const StderrToNull quiet;  // the usage errors' lines
   int valid = 0;
   const std::vector<std::string> subcommands = {"acquire", "exec", "release", "status"};
   const auto any = [&](const std::vector<std::string>& from) { return from[random() % from.size()]; };
@@ -210,8 +226,6 @@ TEST(CommandLine, RandomCommandLinesAreReadAsTheWholeCommandLineReadsThem) {
     ++valid;
     expect_same_options(r.quick, r.whole, line);
   }
-  dup2(saved, 2);
-  close(saved);
   EXPECT_GT(valid, 100);  // enough of them are command lines at all
 }
 
