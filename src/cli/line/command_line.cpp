@@ -514,6 +514,7 @@ std::optional<CommandLine> read_quickly(AllOptions& o, int argc, char** argv) {
     return std::nullopt;
   }
   const CommandLine line{std::nullopt, subcommand_of(*app)};
+  delete g_quick_app;           // (a process reads its command line once; the tests, many)
   g_quick_app = app.release();  // never taken apart (see g_quick_app)
   return line;
 }
