@@ -10,6 +10,7 @@
 
 #include "fake_redis.hpp"
 #include "harness.hpp"
+#include "lock/lua_scripts.hpp"
 #include "lock/scripts.hpp"
 #include "servers.hpp"
 
@@ -419,4 +420,26 @@ TEST(Redlock, RaisingAFenceRefusesOneNoServerHandsOut) {
   redlock::redis::Reply foreign = s[0].cmd({"EVAL", body, "2", lock_key("raise"), counter, "tok", "1796057741501084"});
   EXPECT_TRUE(foreign.is_error()) << foreign.text();
   EXPECT_EQ(s[0].cmd({"GET", counter}).str, "someone's");
+}
+
+// Over several servers exec's release still goes with its body (EVAL): the
+// round ends at a majority, and a NOSCRIPT from a server still out would go
+// unread and leave its hold there. The rest goes by EVALSHA.
+TEST(Redlock, ExecsReleaseGoesWithItsBodyToEveryServer) {
+  Servers s(3);
+  // Every script loaded first (raising a lagging server's fence is one too),
+  // so that no EVAL after NOSCRIPT is counted.
+  for (const auto& server : s.all) {
+    for (const auto* embedded : redlock::lock::lua::k_all) {
+      ASSERT_EQ(server->cmd({"SCRIPT", "LOAD", std::string(embedded->text)}).str.size(), 40U);
+    }
+    ASSERT_EQ(server->cmd({"CONFIG", "RESETSTAT"}).text(), "OK");
+  }
+  Result r = run({"exec", "body", "--", "true"}, s.env());
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const auto& server : s.all) {
+    EXPECT_EQ(server->calls("eval"), 1);
+    EXPECT_GE(server->calls("evalsha"), 1);
+    EXPECT_FALSE(key_exists(*server, lock_key("body")));
+  }
 }
