@@ -23,7 +23,7 @@ std::vector<std::string> minimal_acl(const std::string& user, const std::string&
       "+type",  "+hmget",     "+hgetall",   "+hset",          "+hdel",         "+hincrby",   "+del",
       "+get",   "+set",       "+pexpire",   "+pttl",          "+time",         "+publish",   "+hget",
       "+zadd",  "+zrem",      "+zrange",    "+zrangebyscore", "+zrank",        "+zscore",    "+zcount",
-      "+zcard", "+zscan",     "+xadd",      "+xdel",          "+xrevrange",    "+xlen"};
+      "+zcard", "+zscan",     "+xadd",      "+xdel",          "+xrevrange",    "+xlen",      "+exists"};
   std::vector<std::string> argv = {"ACL", "SETUSER", user};
   for (const auto& r : rules) {
     if (r != leave_out) {
@@ -155,6 +155,29 @@ TEST(Acl, WithoutEvalEverythingIs77BeforeAnyWrite) {
     EXPECT_EQ(a.status, 77) << a.err;
     EXPECT_EQ(redis.cmd({"EXISTS", lock_key("job")}).integer, 0);
   }
+}
+
+TEST(Acl, TheLeastAclOfEarlierVersionsStillLocksAndLogsNoRefusal) {
+  // EXISTS joined the least ACL when the scripts began to ask it whether
+  // the line's and the suspension's keys are there at all. A user set up
+  // by the earlier list still takes, waits, runs and gives back: the
+  // scripts ask each key's TYPE instead, after asking whether EXISTS is
+  // allowed, so that no refusal fills the ACL LOG.
+  RedisServer redis;
+  ASSERT_EQ(redis.cmd(minimal_acl("locker", "+exists")).str, "OK");
+  Env env{{"REDLOCK_URL", "redis://locker:@" + redis.url().substr(8)}, {"REDLOCK_PASSWORD", "locker-pw"}};
+  Result a = run({"acquire", "--ttl", "20s", "job"}, env);
+  ASSERT_EQ(a.status, 0) << a.err;
+  Child waiter({"acquire", "--wait", "20s", "job"}, env);
+  ASSERT_TRUE(await_waiters(redis, "job"));
+  EXPECT_EQ(run({"release", "--token", first_line(a.out), "job"}, env).status, 0);
+  Result w = waiter.wait(Seconds(10));
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(run({"release", "--token", first_line(w.out), "job"}, env).status, 0);
+  Result e = run({"exec", "job", "--", "true"}, env);
+  EXPECT_EQ(e.status, 0) << e.err;
+  EXPECT_EQ(redis.calls("exists"), 0);
+  EXPECT_EQ(redis.cmd({"ACL", "LOG"}).elements.size(), 0U);
 }
 
 TEST(Acl, AUserWhoseKeysLeaveOutTheIndexLocksAsWellAndStatusScans) {

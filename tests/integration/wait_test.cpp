@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "lock_support.hpp"
 
@@ -20,6 +21,26 @@ std::string after_waiting_line(const std::string& err) {
 }
 
 class Wait : public WithRedis {};
+
+// Scripts run and the commands they ran inside, from one INFO.
+struct ScriptCounts {
+  long long scripts = 0;
+  long long inner = 0;
+};
+ScriptCounts script_counts(const RedisServer& redis) {
+  std::istringstream in(redis.cmd({"INFO", "commandstats"}).str);
+  ScriptCounts c;
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find(":calls=");
+    if (line.rfind("cmdstat_", 0) != 0 || at == std::string::npos || line.rfind("cmdstat_info:", 0) == 0) {
+      continue;
+    }
+    const long long calls = std::stoll(line.substr(at + 7));
+    const bool script = line.rfind("cmdstat_eval:", 0) == 0 || line.rfind("cmdstat_evalsha:", 0) == 0;
+    (script ? c.scripts : c.inner) += calls;
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -87,6 +108,23 @@ TEST_F(Wait, AnIdleFairWaiterSendsOnlyItsHeartbeat) {
   EXPECT_TRUE(waiter.alive());
   // One try every 0.5 s keeps its place in line: about 5, never a spin.
   EXPECT_LE(redis.calls("evalsha") + redis.calls("eval") - scripts, 7);
+  waiter.signal(SIGTERM);
+  EXPECT_EQ(waiter.wait(Seconds(5)).signal, SIGTERM);
+}
+
+TEST_F(Wait, AHeartbeatInLineWritesOnlyItsEntryAndLease) {
+  // A waiter already in line keeps its ticket: its heartbeat rewrites its
+  // entry (the deadline) and its lease, not its place, and reads the line's
+  // expiry once for the four keys. Near the head, where the lease is short,
+  // that was 27 commands inside its script, and is 22.
+  take("beat", {"--ttl", "60s"});
+  Child waiter({"acquire", "beat", "--wait", "30s"}, env());
+  await_waiter("beat", waiter);
+  const ScriptCounts before = script_counts(redis);
+  ASSERT_TRUE(eventually([&] { return script_counts(redis).scripts - before.scripts >= 3; }, Seconds(5)));
+  const ScriptCounts after = script_counts(redis);
+  const long long beats = after.scripts - before.scripts;
+  EXPECT_LE(after.inner - before.inner, beats * 22) << redis.cmd({"INFO", "commandstats"}).str;
   waiter.signal(SIGTERM);
   EXPECT_EQ(waiter.wait(Seconds(5)).signal, SIGTERM);
 }

@@ -156,21 +156,21 @@ if redis.acl_check_cmd then
     end
   end
 end
--- A ledger that is not redlock's is never written, nor is the lock taken
--- with a run it could not record.
-if ledgered then
-  local bad = ledger_bad()
-  if bad then return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'} end
-end
 -- A fence counter that is not a string is someone else's key, said as such
--- (the GET below would fail with a bare WRONGTYPE): never touched, and no
--- lock is taken whose fence could not be raised.
-local fence_type = redis.call('TYPE', KEYS[2])['ok']
-if fence_type ~= 'none' and fence_type ~= 'string' then
+-- (a GET would fail with a bare WRONGTYPE): never touched, and no lock is
+-- taken whose fence could not be raised. Read here, once, for the grant.
+local counter = redis.pcall('GET', KEYS[2])
+if type(counter) == 'table' and counter.err then
+  local fence_type = redis.call('TYPE', KEYS[2])['ok']
+  if fence_type == 'none' or fence_type == 'string' then return counter end
   return {'foreign', fence_type .. ' where its fence counter (' .. KEYS[2] .. ') belongs'}
 end
+-- A name nobody suspended and nobody waits for, the common case, is found
+-- so by one EXISTS rather than a TYPE of each of those five keys.
+local bare = none_exist({KEYS[8], KEYS[3], KEYS[4], KEYS[5], KEYS[6]})
 suspension_at(KEYS[8])
-local suspended = suspension()
+local suspended = nil
+if not bare then suspended = suspension() end
 if suspended and suspended[1] == 'foreign' then return suspended end
 local ttl = tonumber(ttl_ms)
 local hold = tonumber(min_hold_ms) or 0
@@ -180,7 +180,7 @@ local settled = tonumber(ticket)
 -- A newcomer finds the line full: it is busy at once, and not put in it.
 local full = false
 if fair then
-  local bad = line_bad()
+  local bad = line_bad(bare and 'absent' or 'some')
   if bad then return {'foreign', bad} end
   if prune() > 0 then moved() end
   full = waiter ~= '' and max_waiters > 0 and not entry_of_waiter(waiter) and live_count() >= max_waiters
@@ -205,9 +205,15 @@ local function enter()
   if wait_left_ms ~= '-1' then v.deadline = now + tonumber(wait_left_ms) end
   line_written()
   redis.call('HSET', waiters_key, 'schema', k_schema, waiter, cjson.encode(v))
-  redis.call('ZADD', line_key, v.ticket, waiter)
-  if mode ~= 'shared' then redis.call('ZADD', writers_key, v.ticket, waiter) end
-  local rank = redis.call('ZRANK', line_key, waiter)
+  -- A heartbeat keeps its ticket (one server): its place needs no write.
+  local rank = false
+  if not joined and not settled then rank = redis.call('ZRANK', line_key, waiter) end
+  local new_writer = false
+  if not rank then
+    redis.call('ZADD', line_key, v.ticket, waiter)
+    new_writer = mode ~= 'shared' and redis.call('ZADD', writers_key, v.ticket, waiter) == 1
+    rank = redis.call('ZRANK', line_key, waiter)
+  end
   if joined then
     event('joined', {waiter = waiter, host = host, pid = pid, cmd = cmd, mode = mode, place = rank + 1})
   end
@@ -216,10 +222,7 @@ local function enter()
   local lease = tonumber(lease_ms)
   if rank < k_near and lease > k_near_lease then lease = k_near_lease end
   redis.call('ZADD', beats_key, now + lease, waiter)
-  for _, k in ipairs({line_key, beats_key, waiters_key, writers_key}) do
-    local pttl = redis.call('PTTL', k)
-    if pttl == -1 or (pttl >= 0 and pttl < lease) then redis.call('PEXPIRE', k, lease) end
-  end
+  keep_line(lease, new_writer)
   entered = {v, rank}
   return v, rank
 end
@@ -290,8 +293,7 @@ if multi then
       lengthen(v, ttl)
       v.token = nil
       redis.call('HSET', KEYS[1], 'h:' .. reenter, cjson.encode(v))
-      keep_alive(list)
-      index_sync()
+      index_sync(keep_alive(list))
       told('reentered', reenter, fence, v.count, v.expiry - now)
       return {'reentered', reenter, fence, v.count, v.expiry - now}
     end
@@ -320,16 +322,15 @@ elseif t == 'hash' then
                            not_a_fence .. ': it cannot be re-entered; redlock break frees it')
     end
     local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-    local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+    local since = tonumber(h[10]) or now
     local lease = extend(math.max(ttl, since + hold - now))
-    index_sync()
+    index_sync(lease)
     told('reentered', h[1], fence, count, lease)
     return {'reentered', h[1], fence, count, lease}
   end
   local kept = ''
   if h[1] == '' then kept = 'kept' end
-  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
-  return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', more[1] or '', 1, kept, tonumber(more[2])})
+  return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', h[9] or '', 1, kept, tonumber(h[10])})
 end
 -- A token to re-enter that holds nothing here is a newcomer.
 if suspended then return refuse_suspended() end
@@ -375,6 +376,16 @@ if fair then
   -- the calls to come) does not know: the caller waits its turn.
   if blocked or not complete or not admits(st, mode, limit) then return busy(soonest, holding) end
 end
+-- A ledger that is not redlock's is never written, nor is the lock taken
+-- with a run it could not record: checked where the lock would be taken,
+-- not on every try of a waiter (one that finds it leaves the line).
+if ledgered then
+  local bad = ledger_bad()
+  if bad then
+    dequeue()
+    return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'}
+  end
+end
 -- The last ok run ended within the skip window: this period's run is done.
 if skip_ok_ms > 0 then
   local ok = ledger_last_ok()
@@ -383,7 +394,6 @@ if skip_ok_ms > 0 then
     return {'skipped', ok.host or '', ok.pid or '', ok.end_ms, string.format('%d', now)}
   end
 end
-local counter = redis.call('GET', KEYS[2])
 local last = 0
 if counter then
   -- Refused before anything is written: a counter redlock cannot increase
@@ -419,7 +429,7 @@ if mode == 'exclusive' then
     if note ~= '' then redis.call('HSET', KEYS[1], 'note', note) end
     redis.call('PEXPIRE', KEYS[1], math.max(ttl, hold))
     dequeue()
-    index_sync()
+    index_sync(math.max(ttl, hold))
     told('acquired', token, fence, 1, math.max(ttl, hold))
     return started({'acquired', token, fence, 1, math.max(ttl, hold)}, {})
   end
@@ -432,7 +442,7 @@ redis.call('HSET', KEYS[1], 'schema', k_schema, 'mode', mode, 'limit', limit,
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 dequeue()
-index_sync()
+index_sync(math.max(pttl, ttl))
 told('acquired', token, fence, 1, ttl)
 local live = {}
 for _, v in ipairs(holders()) do live[hold_id(v.token)] = true end

@@ -75,8 +75,7 @@ if multi then
     end
   end
 elseif chosen(h[1]) then
-  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
-  out[1] = {h[1], h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or '', h[2]}
+  out[1] = {h[1], h[4] or '', h[5] or '', h[9] or '', h[10] or '', h[3] or '', h[2]}
 end
 if #out == 0 then
   if not kept_others and not (only and not multi) then redis.call('DEL', KEYS[1]) end

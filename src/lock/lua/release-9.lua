@@ -120,8 +120,7 @@ if multi then
   local list = holders()
   local v = entry_of(list, token)
   if not v then
-    keep_alive(list)
-    index_sync()
+    index_sync(keep_alive(list))
     ledger_end(false)
     lost()
     return {'notheld'}
@@ -138,8 +137,7 @@ if multi then
   for _, w in ipairs(list) do if w.token ~= token then rest[#rest + 1] = w end end
   if #rest == 0 then announce({count = 0}) else announce({mode = multi, count = #rest, limit = h[7]}) end
   redis.call('HDEL', KEYS[1], 'h:' .. token)
-  keep_alive(rest)
-  index_sync()
+  index_sync(keep_alive(rest))
   ledger_end(true, string.format('%d', v.since or now))
   told(v.host, v.pid, v.fence, 0, {held_ms = now - (v.since or now)})
   return {'released', v.count, #rest}
@@ -156,19 +154,19 @@ if levels ~= 'all' and count > 1 then
   told(h[4], h[5], h[3], left)
   return {'decremented', 1, left}
 end
-local since = tonumber(redis.call('HMGET', KEYS[1], 'since_ms')[1]) or now
+local since = tonumber(h[10]) or now
 local left = since + tonumber(min_hold_ms) - now
 if left > 0 then
   redis.call('HSET', KEYS[1], 'token', '', 'count', 0, 'finished_ms', string.format('%d', now))
   redis.call('PEXPIRE', KEYS[1], left)
-  index_sync()
+  index_sync(left)
   ledger_end(true, string.format('%d', since))
   told(h[4], h[5], h[3], 0, {held_ms = now - since, kept_ms = left})
   return {'kept', count, left}
 end
 announce({count = 0})
 redis.call('DEL', KEYS[1])
-index_sync()
+index_sync(0)
 ledger_end(true, string.format('%d', since))
 told(h[4], h[5], h[3], 0, {held_ms = now - since})
 return {'released', count, 0}

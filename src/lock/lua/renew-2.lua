@@ -37,8 +37,7 @@ if multi then
     v.token = nil
     redis.call('HSET', KEYS[1], 'h:' .. token, cjson.encode(v))
   end
-  keep_alive(list)
-  index_sync()
+  index_sync(keep_alive(list))
   if not v then
     event('lost', {holder = hold_id(token)})
     return {'notheld'}
@@ -50,5 +49,5 @@ if t == 'none' or h[1] ~= token then
   return {'notheld'}
 end
 local lease = extend(ttl)
-index_sync()
+index_sync(lease)
 return {'renewed', lease, 'exclusive', '1'}

@@ -57,10 +57,9 @@ if multi then
                          string.format('%d', v.since or 0), tostring(v.fence or '')}
   end
 else
-  local more = redis.call('HMGET', KEYS[1], 'cmd', 'since_ms')
   local run = ''
   if h[1] ~= '' then run = hold_id(h[1]) end
-  asked[1] = {run, h[4] or '', h[5] or '', more[1] or '', more[2] or '', h[3] or ''}
+  asked[1] = {run, h[4] or '', h[5] or '', h[9] or '', h[10] or '', h[3] or ''}
 end
 if #asked == 0 then return {'free'} end
 local runs = {}

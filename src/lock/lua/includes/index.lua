@@ -16,8 +16,10 @@
 -- refusal there never stops a lock's script halfway.
 -- - index_at(key): the index is `key` (KEYS[n] of the script: nil when the
 --   caller left it out).
--- - index_sync(): the entry of the lock at KEYS[1] made to match the lock:
---   the end of its lease while it exists, no entry once it is gone.
+-- - index_sync(pttl): the entry of the lock at KEYS[1] made to match the
+--   lock: the end of its lease while it exists, no entry once it is gone.
+--   pttl is the lock's PTTL when the caller has just set it (0: deleted),
+--   nil to have it read.
 -- It builds on check_key (now, k_schema).
 --@include check_key.lua
 local k_index_prune = 8
@@ -40,9 +42,9 @@ local function index_ready(make)
   return make and type(redis.pcall('ZADD', index_key, '+inf', k_schema)) == 'number'
 end
 
-local function index_sync()
+local function index_sync(pttl)
   if not index_key then return end
-  local pttl = redis.call('PTTL', KEYS[1])
+  pttl = pttl or redis.call('PTTL', KEYS[1])
   if not index_ready(pttl > 0) then return end
   if pttl <= 0 then
     redis.pcall('ZREM', index_key, KEYS[1])

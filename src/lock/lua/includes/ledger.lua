@@ -108,12 +108,21 @@ local function ledger_head()
   return ledger_head_page
 end
 
+-- The head is read first: a ledger with entries, the common case, is found
+-- redlock's by that one call. Only an error (another type) or no entry (no
+-- ledger, or an empty stream) asks what the key is.
 local function ledger_bad()
-  local kind = redis.call('TYPE', ledger_key)['ok']
-  if kind == 'none' then return nil end
-  if kind ~= 'stream' then return kind end
-  local head = ledger_head()
-  if #head == 0 or not ledger_entry(head[1]) then return 'stream without redlock\'s schema field' end
+  local head = redis.pcall('XREVRANGE', ledger_key, '+', '-', 'COUNT', k_ledger_head)
+  if head.err or #head == 0 then
+    local kind = redis.call('TYPE', ledger_key)['ok']
+    if kind == 'none' then return nil end
+    if kind ~= 'stream' then return kind end
+    -- A stream whose read failed for another reason (an ACL) fails as such.
+    if head.err then redis.call('XREVRANGE', ledger_key, '+', '-', 'COUNT', k_ledger_head) end
+    return 'stream without redlock\'s schema field'
+  end
+  ledger_head_page = head
+  if not ledger_entry(head[1]) then return 'stream without redlock\'s schema field' end
   return nil
 end
 

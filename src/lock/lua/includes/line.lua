@@ -19,9 +19,11 @@
 -- one that died far back is gone before it could hold anyone up.
 -- The keys expire with the longest lease in them, and are deleted together
 -- when the line empties.
--- - line_bad(): nil when the line's keys are absent or redlock's, else what;
---   when they are all absent, the reads below skip the line until
---   line_written() says the call wrote to it.
+-- - line_bad(known): nil when the line's keys are absent or redlock's, else
+--   what; when they are all absent, the reads below skip the line until
+--   line_written() says the call wrote to it. known is what the caller
+--   already found: 'absent' (none of the keys exists), 'some' (one of them
+--   may) or nil (none_exist() finds out).
 -- - prune(), moved(): see above; drop(id) takes one entry out;
 --   waiter_left(id, entry, reason) tells that a waiter left.
 -- - walk(key, keep, most): the live waiters from the head on.
@@ -50,15 +52,19 @@ local release_channel = KEYS[1] .. ':released'
 -- Known empty: set by line_bad() when none of the line's keys exists, and
 -- cleared by the first write to the line in the call (line_written()).
 -- Until then every read of the line is skipped: a lock nobody waits for
--- costs the four TYPEs that find it so, not a prune and a walk as well.
+-- costs the one EXISTS that finds it so, not a prune and a walk as well.
 local line_none = false
 local function line_written()
   line_none = false
 end
 
--- nil when the line's keys are absent or redlock's, else what is there.
-local function line_bad()
-  line_none = false
+-- nil when the line's keys are absent or redlock's, else what is there. A
+-- lock nobody waits for is the common case: one EXISTS finds it so, where
+-- a TYPE of each key would take four calls.
+local function line_bad(known)
+  if known == nil and none_exist({line_key, beats_key, waiters_key, writers_key}) then known = 'absent' end
+  line_none = known == 'absent'
+  if line_none then return nil end
   local wt = redis.call('TYPE', waiters_key)['ok']
   if wt ~= 'none' and (wt ~= 'hash' or redis.call('HGET', waiters_key, 'schema') ~= k_schema) then
     return wt .. ' at ' .. waiters_key
@@ -203,6 +209,20 @@ local function wake(st)
   if #ids > 0 then msg = msg .. ' ' .. table.concat(ids, ' ') end
   redis.call('PUBLISH', release_channel, msg)
   for _, id in ipairs(ids) do redis.call('PUBLISH', release_channel .. ':' .. id, msg) end
+end
+
+-- The line's keys made to live at least `lease` ms more: the four share one
+-- expiry, the longest lease in them, so the line's own PTTL stands for all.
+-- (The writers' set, made again by a writer that joins after the last one
+-- left, never outlives the line: both are set together from then on.)
+-- new_writer: a writer just joined, whose set may have been made now.
+local function keep_line(lease, new_writer)
+  local pttl = redis.call('PTTL', line_key)
+  if pttl == -1 or (pttl >= 0 and pttl < lease) then
+    for _, k in ipairs({line_key, beats_key, waiters_key, writers_key}) do redis.call('PEXPIRE', k, lease) end
+  elseif new_writer then
+    redis.call('PEXPIRE', writers_key, pttl)
+  end
 end
 
 -- How many live waiters are in line.
