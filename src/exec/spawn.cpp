@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "util/exit_status.hpp"
 #include "util/log.hpp"
@@ -22,6 +24,7 @@ namespace {
 
 // What the child needs between clone and exec, prepared by the parent.
 struct Launch {
+  const char* file;  // what to exec: argv[0], or where it was found in PATH
   char* const* argv;
   char* const* envp;
   pid_t parent;
@@ -98,7 +101,7 @@ int become_command(void* arg) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   // Only 0, 1 and 2 are CMD's.
   syscall(SYS_close_range, 3U, ~0U, 0U);
-  execvpe(l.argv[0], l.argv, l.envp);
+  execvpe(l.file, l.argv, l.envp);
   const int err = errno;
   const int status = err == ENOENT ? 127 : 126;
   *l.failed = true;  // seen by redlock once this child exits (CLONE_VFORK)
@@ -140,6 +143,34 @@ pid_t spawn_command(const Launch& launch, const std::vector<std::string>& argv) 
 
 }  // namespace
 
+std::string find_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (name.empty() || name.find('/') != std::string::npos || path == nullptr) {
+    return "";
+  }
+  std::string_view rest(path);
+  while (true) {
+    const size_t colon = rest.find(':');
+    const std::string_view dir = rest.substr(0, colon);
+    // An empty entry is the current directory, as for execvp.
+    std::string candidate = fmt::format("{}/{}", dir.empty() ? std::string_view(".") : dir, name);
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0) {
+      if (S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+        return candidate;
+      }
+      // A directory, or a file redlock may not execute: execvp goes on.
+    } else if (errno != ENOENT && errno != ENOTDIR && errno != EACCES && errno != ESTALE && errno != ENODEV &&
+               errno != ETIMEDOUT) {
+      return "";  // where execvp would stop: it does, and says why
+    }
+    if (colon == std::string_view::npos) {
+      return "";
+    }
+    rest.remove_prefix(colon + 1);
+  }
+}
+
 Fd controlling_terminal() {
   return Fd(open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
 }
@@ -171,8 +202,10 @@ Spawned spawn(const Command& cmd, int tty) {
   // process group and, with a terminal, the foreground one.
   bool failed = false;
   int error = 0;
-  const pid_t child =
-      spawn_command(Launch{argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, &failed, &error}, cmd.argv);
+  const std::string found = cmd.path.empty() ? find_in_path(cmd.argv.front()) : cmd.path;
+  const char* file = found.empty() ? argv.front() : found.c_str();
+  const pid_t child = spawn_command(
+      Launch{file, argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, &failed, &error}, cmd.argv);
   if (child < 0) {
     throw Error(ExitStatus::k_unavailable, fmt::format("cannot start the command: {}", std::strerror(errno)));
   }

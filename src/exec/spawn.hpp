@@ -20,7 +20,17 @@ namespace redlock::exec {
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::vector<std::string> env;   // the complete environment, KEY=VALUE
+  std::string path;               // where argv[0] was found (find_in_path), '' to look it up when it starts
 };
+
+// Where the command `name` is in redlock's PATH, as execvp(3) would run
+// it: the first entry where it is a regular file redlock may execute. ''
+// when `name` has a slash, when it is not found, or when a lookup fails
+// for another reason than its absence: the child's execvp then searches
+// PATH itself and fails as it always did. One stat() and one access() a
+// directory, where each execve() execvp tries in a directory without it
+// copies the arguments and the environment first.
+[[nodiscard]] std::string find_in_path(const std::string& name);
 
 // Every signal blocked for the life of the object: a handler of redlock's
 // must never run in a child that shares its memory.

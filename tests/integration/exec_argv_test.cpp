@@ -2,7 +2,10 @@
 // CMD writes its argv NUL-separated to a file; the test compares bytes.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -84,4 +87,36 @@ TEST(ExecArgv, ANameGivenTwiceIsNamed) {
   Result r = run({"exec", "a", "b", "a", "--", "true"}, {{"REDLOCK_URL", "redis://127.0.0.1:1"}});
   EXPECT_EQ(r.status, 64);
   EXPECT_NE(r.err.find("'a' is given twice"), std::string::npos) << r.err;
+}
+
+TEST(ExecArgv, TheCommandIsFoundInPathWhereExecvpFindsIt) {
+  // redlock finds CMD in PATH itself (a stat and an access a directory),
+  // not by an execve that fails in each directory before: what it runs,
+  // and with what argv[0], is what execvp would have run. A directory of
+  // that name and a file nobody may execute are passed over.
+  RedisServer redis;
+  TempDir dir;
+  for (const char* d : {"/a", "/a/tool", "/b", "/c", "/d", "/e"}) {
+    ASSERT_EQ(::mkdir((dir.path() + d).c_str(), 0755), 0) << d;
+  }
+  write_file(dir.path() + "/b/tool", "#!/bin/sh\nprintf b >\"$D/ran\"\n");
+  ASSERT_EQ(::chmod((dir.path() + "/b/tool").c_str(), 0644), 0);
+  ASSERT_EQ(::symlink("/bin/cat", (dir.path() + "/c/tool").c_str()), 0);
+  write_file(dir.path() + "/d/tool", "#!/bin/sh\nprintf d >\"$D/ran\"\n");
+  ASSERT_EQ(::chmod((dir.path() + "/d/tool").c_str(), 0755), 0);
+  // A script without #!: execvp has sh run it.
+  write_file(dir.path() + "/e/plain", "printf e >\"$D/ran\"\n");
+  ASSERT_EQ(::chmod((dir.path() + "/e/plain").c_str(), 0755), 0);
+  const std::string path = dir.path() + "/a:" + dir.path() + "/b:" + dir.path() + "/c:" + dir.path() +
+                           "/d:" + dir.path() + "/e:" + std::getenv("PATH");
+  const Env env{{"REDLOCK_URL", redis.url()}, {"D", dir.path()}, {"PATH", path}};
+  Result r = run({"exec", "job", "--", "tool", "/proc/self/cmdline"}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("tool\0/proc/self/cmdline\0", 24));
+  Result plain = run({"exec", "job", "--", "plain"}, env);
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(read_file(dir.path() + "/ran"), "e");
+  Result missing = run({"exec", "job", "--", "no-such-tool-anywhere"}, env);
+  EXPECT_EQ(missing.status, 127);
+  EXPECT_NE(missing.err.find("command not found"), std::string::npos) << missing.err;
 }
