@@ -116,7 +116,7 @@ TEST_F(Wait, AHeartbeatInLineWritesOnlyItsEntryAndLease) {
   // A waiter already in line keeps its ticket: its heartbeat rewrites its
   // entry (the deadline) and its lease, not its place, and reads the line's
   // expiry once for the four keys. Near the head, where the lease is short,
-  // that was 27 commands inside its script, and is 22.
+  // that was 27 commands inside its script, and is 21.
   take("beat", {"--ttl", "60s"});
   Child waiter({"acquire", "beat", "--wait", "30s"}, env());
   await_waiter("beat", waiter);
@@ -124,7 +124,7 @@ TEST_F(Wait, AHeartbeatInLineWritesOnlyItsEntryAndLease) {
   ASSERT_TRUE(eventually([&] { return script_counts(redis).scripts - before.scripts >= 3; }, Seconds(5)));
   const ScriptCounts after = script_counts(redis);
   const long long beats = after.scripts - before.scripts;
-  EXPECT_LE(after.inner - before.inner, beats * 22) << redis.cmd({"INFO", "commandstats"}).str;
+  EXPECT_LE(after.inner - before.inner, beats * 21) << redis.cmd({"INFO", "commandstats"}).str;
   waiter.signal(SIGTERM);
   EXPECT_EQ(waiter.wait(Seconds(5)).signal, SIGTERM);
 }

@@ -166,8 +166,10 @@ if type(counter) == 'table' and counter.err then
   return {'foreign', fence_type .. ' where its fence counter (' .. KEYS[2] .. ') belongs'}
 end
 -- A name nobody suspended and nobody waits for, the common case, is found
--- so by one EXISTS rather than a TYPE of each of those five keys.
-local bare = none_exist({KEYS[8], KEYS[3], KEYS[4], KEYS[5], KEYS[6]})
+-- so by one EXISTS rather than a TYPE of each of those five keys; not asked
+-- when the lock is held, whose line is likely there.
+local bare = nil
+if t == 'none' then bare = none_exist({KEYS[8], KEYS[3], KEYS[4], KEYS[5], KEYS[6]}) end
 suspension_at(KEYS[8])
 local suspended = nil
 if not bare then suspended = suspension() end

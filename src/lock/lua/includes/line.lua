@@ -196,7 +196,9 @@ local function heads(st)
     if not admits(st, w.mode, w.limit) then return false end
     admit(st, w.mode, w.limit)
     ids[#ids + 1] = w.id
-    return true
+    -- A writer, or a semaphore's last place, admits nobody after it: the
+    -- next entry is not read.
+    return st.mode == 'shared' or (st.mode == 'semaphore' and st.count < tonumber(st.limit))
   end, k_wake)
   return ids
 end
