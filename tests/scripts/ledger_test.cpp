@@ -174,6 +174,18 @@ std::vector<Row> rows() {
        args(take("T1", [](AcquireArgs& a) { a.waiter = "W1"; })),
        "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
        {k_fence5, "t:{a}:runs = list x"}},
+      // Over several servers a waiter enters every line before its turn is
+      // decided; one that finds the ledger foreign leaves that line too.
+      {"ARedlockWaiterWhoseTurnFindsAForeignLedgerLeavesTheLine",
+       acquire,
+       {k_fence5, "t:{a}:runs = list x"},
+       args(take("T1",
+                 [](AcquireArgs& a) {
+                   a.waiter = "W1";
+                   a.ticket = "7";
+                 })),
+       "{'foreign', 'list where its run ledger (t:{a}:runs) belongs'}",
+       {k_fence5, "t:{a}:runs = list x"}},
       {"AStreamWithoutTheMarkerIsForeign",
        acquire,
        {"t:{a}:runs = stream a=b"},

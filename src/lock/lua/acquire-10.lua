@@ -380,11 +380,15 @@ if fair then
 end
 -- A ledger that is not redlock's is never written, nor is the lock taken
 -- with a run it could not record: checked where the lock would be taken,
--- not on every try of a waiter (one that finds it leaves the line).
+-- not on every try of a waiter. One that finds it leaves the line, on
+-- every server (over several, it entered the line before its turn came).
 if ledgered then
   local bad = ledger_bad()
   if bad then
-    dequeue()
+    if fair and waiter ~= '' then
+      drop(waiter)
+      moved()
+    end
     return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'}
   end
 end
