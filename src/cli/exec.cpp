@@ -449,7 +449,7 @@ ExitCode run_exec(const ExecOptions& o, const GlobalOptions& g, const Cancel& st
                                                           {"REDLOCK_EXEC_LEVEL", std::to_string(first.count)},
                                                           {"REDLOCK_EXEC_LEVELS", numbered_names(all, true)}};
   add.insert(add.end(), r.credentials_env.begin(), r.credentials_env.end());
-  exec::Command cmd{argv, command_env(add, r.credentials_unset), ""};
+  exec::Command cmd{argv, command_env(add, r.credentials_unset)};
   exec::GroupGuard guard;  // reaped once the lock is released; outlives the renewer, which tells it renewals
   exec::LockerLease lease(locker, all.names(), all.token(), take.ttl);
   exec::Renewer renewer(lease, all.sent(), all.valid_until());

@@ -202,7 +202,7 @@ Spawned spawn(const Command& cmd, int tty) {
   // process group and, with a terminal, the foreground one.
   bool failed = false;
   int error = 0;
-  const std::string found = cmd.path.empty() ? find_in_path(cmd.argv.front()) : cmd.path;
+  const std::string found = find_in_path(cmd.argv.front());
   const char* file = found.empty() ? argv.front() : found.c_str();
   const pid_t child = spawn_command(
       Launch{file, argv.data(), envp.data(), getpid(), take_terminal ? tty : -1, &failed, &error}, cmd.argv);

@@ -20,7 +20,6 @@ namespace redlock::exec {
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::vector<std::string> env;   // the complete environment, KEY=VALUE
-  std::string path;               // where argv[0] was found (find_in_path), '' to look it up when it starts
 };
 
 // Where the command `name` is in redlock's PATH, as execvp(3) would run

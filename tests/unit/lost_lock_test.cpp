@@ -63,7 +63,7 @@ Ran run(const std::vector<std::string>& argv, FakeLease& lease, OnLost on_lost, 
   policy.on_lost = on_lost;
   policy.kill_after = kill_after;
   Ran ran;
-  ran.done = supervise(Command{argv, {}, ""}, renewer, policy, signals, guard);
+  ran.done = supervise(Command{argv, {}}, renewer, policy, signals, guard);
   ran.took = duration_cast<Millis>(Clock::now() - acquired);
   guard.stop();
   return ran;
