@@ -177,6 +177,10 @@ std::vector<ServerFacts> named(const std::vector<redis::Endpoint>& endpoints) {
     facts[i].server = endpoints[i].display();
     facts[i].user = endpoints[i].user;
     facts[i].sentinel = endpoints[i].kind == redis::Endpoint::Kind::k_sentinel;
+    if (endpoints[i].kind == redis::Endpoint::Kind::k_tcp) {
+      facts[i].host = endpoints[i].host;
+      facts[i].port = endpoints[i].port;
+    }
   }
   return facts;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -414,6 +415,56 @@ void check_quorum(const Report& r, size_t n, size_t up, size_t urls) {
   }
 }
 
+// Whether two host names are one host in words: the same name in any case,
+// or both this machine's loopback (a replica of a master beside it is
+// often told 127.0.0.1 or localhost, whichever the URL says).
+bool same_host(std::string_view a, std::string_view b) {
+  const auto loopback = [](std::string_view h) { return h == "localhost" || h == "::1" || h.substr(0, 4) == "127."; };
+  const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+                      return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+                    });
+  return same || (loopback(a) && loopback(b));
+}
+
+// Whether `s` is reached at `host`:`port`: its URL's port, or the port its
+// INFO says it listens on (a URL through a forwarded port names another).
+bool listens_at(const ServerFacts& s, std::string_view host, const std::string& port) {
+  const auto p = number(port);
+  return !s.host.empty() && p && same_host(s.host, host) && (*p == s.port || p == number(field(s.info, "tcp_port")));
+}
+
+// Whether `replica` replicates from `master`, by their addresses. A replica
+// takes its master's master_replid only once in step with it: while it
+// syncs, or while its link is down, it has an id of its own, and only the
+// address it names (or the master's list of its replicas) tells.
+bool replicates(const ServerFacts& replica, const ServerFacts& master) {
+  if (field(replica.info, "role") == "slave" &&
+      listens_at(master, field(replica.info, "master_host"), field(replica.info, "master_port"))) {
+    return true;
+  }
+  // The master's own list: slave0:ip=10.0.0.2,port=6379,state=online,...
+  for (const auto& [key, value] : master.info) {
+    if (key.size() <= 5 || key.compare(0, 5, "slave") != 0 || !std::isdigit(static_cast<unsigned char>(key[5]))) {
+      continue;
+    }
+    std::map<std::string, std::string> f;
+    size_t at = 0;
+    while (at <= value.size()) {
+      const size_t end = std::min(value.find(',', at), value.size());
+      const std::string item = value.substr(at, end - at);
+      const size_t eq = item.find('=');
+      if (eq != std::string::npos) {
+        f[item.substr(0, eq)] = item.substr(eq + 1);
+      }
+      at = end + 1;
+    }
+    if (listens_at(replica, field(f, "ip"), field(f, "port"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Several servers: a majority must answer, and they must be independent
 // masters (not one server twice, not a master and its replica).
 void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& servers) {
@@ -447,7 +498,7 @@ void check_set(std::vector<Finding>& out, const std::vector<ServerFacts>& server
         compared = false;
       } else if (run_a == field(b.info, "run_id")) {
         problems.push_back(fmt::format("{} and {} are one server (run_id {})", a.server, b.server, run_a));
-      } else if (repl_a == field(b.info, "master_replid")) {
+      } else if (repl_a == field(b.info, "master_replid") || replicates(b, a) || replicates(a, b)) {
         problems.push_back(
             fmt::format("{} and {} are one replication group (a master and its replica)", a.server, b.server));
       }

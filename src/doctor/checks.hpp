@@ -44,6 +44,8 @@ struct Refusal {
 struct ServerFacts {
   std::string server;                            // its URL, without a password
   std::string user;                              // the ACL user ("" for the default one)
+  std::string host;                              // the host its URL names ("" for a socket or Sentinel)
+  int port = 0;                                  // the port its URL names (0 with no host)
   bool sentinel = false;                         // reached through redis+sentinel://
   std::optional<redis::Failure> failure;         // could not connect, or refused
   std::optional<std::chrono::microseconds> rtt;  // the shortest of a few round trips

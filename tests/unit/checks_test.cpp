@@ -3,6 +3,7 @@
 
 #include "doctor/checks.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -385,6 +386,44 @@ TEST(Checks, SeveralServersMustBeIndependentMasters) {
   auto d = healthy("redis://d:6379", "r4");
   d.failure = c.failure;
   EXPECT_EQ(level_of(diagnose({a, c, d}, {}), "quorum", ""), Level::k_fail) << "no majority";
+}
+
+// A replica takes its master's master_replid only once in step: one that
+// is still syncing, or whose link is down, is found by the address it names
+// or by its master's list of replicas.
+TEST(Checks, AReplicaNotInStepWithItsMasterIsStillNotIndependent) {
+  auto at = [](const std::string& host, int port, const std::string& run_id) {
+    auto s = healthy(fmt::format("redis://{}:{}", host, port), run_id);
+    s.host = host;
+    s.port = port;
+    s.info["tcp_port"] = std::to_string(port);
+    return s;
+  };
+  auto a = at("127.0.0.1", 30001, "r1");
+  auto b = at("127.0.0.1", 30002, "r2");
+  const auto c = at("10.0.0.3", 6379, "r3");
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_ok);
+
+  b.info["role"] = "slave";
+  b.info["master_host"] = "localhost";  // the loopback, in other words than the URL's
+  b.info["master_port"] = "30001";
+  b.info["master_link_status"] = "down";
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_fail);
+  EXPECT_EQ(level_of(diagnose({b, a, c}, {}), "independence", ""), Level::k_fail);
+
+  b.info["master_host"] = "10.0.0.9";  // a replica of a server not in the set: the same port, another host
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_ok);
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "replicas", "redis://127.0.0.1:30002"), Level::k_fail);
+
+  // The master's list names it (reached through a forwarded port: the URL
+  // says 30002, the replica listens on 7002).
+  b.info["role"] = "master";
+  b.info["tcp_port"] = "7002";
+  a.info["connected_slaves"] = "1";
+  a.info["slave0"] = "ip=127.0.0.1,port=7002,state=wait_bgsave,offset=0,lag=0";
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_fail);
+  a.info["slave0"] = "ip=127.0.0.1,port=7003,state=online,offset=0,lag=0";
+  EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_ok);
 }
 
 TEST(Checks, TheQuorumLineCountsTheServersAlreadyDown) {
