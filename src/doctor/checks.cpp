@@ -415,22 +415,27 @@ void check_quorum(const Report& r, size_t n, size_t up, size_t urls) {
   }
 }
 
-// Whether two host names are one host in words: the same name in any case,
-// or both this machine's loopback (a replica of a master beside it is
-// often told 127.0.0.1 or localhost, whichever the URL says).
-bool same_host(std::string_view a, std::string_view b) {
-  const auto loopback = [](std::string_view h) { return h == "localhost" || h == "::1" || h.substr(0, 4) == "127."; };
-  const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-                      return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-                    });
-  return same || (loopback(a) && loopback(b));
+// Whether `h` names a machine's loopback.
+bool loopback(std::string_view h) {
+  return h == "localhost" || h == "::1" || h.substr(0, 4) == "127.";
 }
 
-// Whether `s` is reached at `host`:`port`: its URL's port, or the port its
-// INFO says it listens on (a URL through a forwarded port names another).
-bool listens_at(const ServerFacts& s, std::string_view host, const std::string& port) {
+// Whether `s` is reached at `host`:`port`, an address that `teller` gave:
+// its URL's port, or the port its INFO says it listens on (a URL through a
+// forwarded port names another). The same host name in any case, or the
+// loopback in any words, and the loopback only where `teller` was reached
+// through it too: 127.0.0.1 on another machine is that machine.
+bool listens_at(const ServerFacts& s, std::string_view host, const std::string& port, const ServerFacts& teller) {
   const auto p = number(port);
-  return !s.host.empty() && p && same_host(s.host, host) && (*p == s.port || p == number(field(s.info, "tcp_port")));
+  if (s.host.empty() || !p || (*p != s.port && p != number(field(s.info, "tcp_port")))) {
+    return false;
+  }
+  if (loopback(host) || loopback(s.host)) {
+    return loopback(host) && loopback(s.host) && loopback(teller.host);
+  }
+  return host.size() == s.host.size() && std::equal(host.begin(), host.end(), s.host.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
 }
 
 // Whether `replica` replicates from `master`, by their addresses. A replica
@@ -439,7 +444,7 @@ bool listens_at(const ServerFacts& s, std::string_view host, const std::string& 
 // address it names (or the master's list of its replicas) tells.
 bool replicates(const ServerFacts& replica, const ServerFacts& master) {
   if (field(replica.info, "role") == "slave" &&
-      listens_at(master, field(replica.info, "master_host"), field(replica.info, "master_port"))) {
+      listens_at(master, field(replica.info, "master_host"), field(replica.info, "master_port"), replica)) {
     return true;
   }
   // The master's own list: slave0:ip=10.0.0.2,port=6379,state=online,...
@@ -458,7 +463,7 @@ bool replicates(const ServerFacts& replica, const ServerFacts& master) {
       }
       at = end + 1;
     }
-    if (listens_at(replica, field(f, "ip"), field(f, "port"))) {
+    if (listens_at(replica, field(f, "ip"), field(f, "port"), master)) {
       return true;
     }
   }

@@ -424,6 +424,16 @@ TEST(Checks, AReplicaNotInStepWithItsMasterIsStillNotIndependent) {
   EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_fail);
   a.info["slave0"] = "ip=127.0.0.1,port=7003,state=online,offset=0,lag=0";
   EXPECT_EQ(level_of(diagnose({a, b, c}, {}), "independence", ""), Level::k_ok);
+
+  // 127.0.0.1 as another machine says it is that machine, not this one.
+  auto d = at("10.0.0.4", 6380, "r4");
+  d.info["role"] = "slave";
+  d.info["master_host"] = "127.0.0.1";
+  d.info["master_port"] = "30001";
+  EXPECT_EQ(level_of(diagnose({a, c, d}, {}), "independence", ""), Level::k_ok);
+  d.info["master_host"] = "10.0.0.3";
+  d.info["master_port"] = "6379";
+  EXPECT_EQ(level_of(diagnose({a, c, d}, {}), "independence", ""), Level::k_fail);
 }
 
 TEST(Checks, TheQuorumLineCountsTheServersAlreadyDown) {
