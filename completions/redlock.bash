@@ -4,7 +4,7 @@
 # from the server for release/renew/status/break/history/overdue/revoke/suspend/resume/events, and an ordinary command after
 # `--` in `redlock exec NAME -- CMD`. Works with or without the
 # bash-completion package (which, when loaded, completes CMD's own arguments).
-# tests/unit/docs_sync_test.cpp fails when an option of the program is missing
+# tests/unit/cli/docs_sync_test.cpp fails when an option of the program is missing
 # here; tests/shell/completion_bash.sh drives this file through
 # COMP_WORDS/COMP_CWORD.
 

@@ -2,7 +2,7 @@
 #
 # Completes subcommands, every option, the values of --on-lost, lock names
 # from the server for release/renew/status/break, and an ordinary command after
-# `--` in `redlock exec NAME -- CMD`. tests/unit/docs_sync_test.cpp fails when
+# `--` in `redlock exec NAME -- CMD`. tests/unit/cli/docs_sync_test.cpp fails when
 # an option of the program is missing here.
 
 # Every option that takes a value (so that its value is never taken for the

@@ -5,7 +5,7 @@
 // the ACL rights the scripts need, the eviction policy, persistence,
 // replicas, whether several servers are independent masters, Sentinel's
 // timing, Cluster slot coverage, clocks, round trips and versions. No I/O:
-// tests/unit/checks_test.cpp covers it table-driven with no server.
+// tests/unit/doctor/checks_test.cpp covers it table-driven with no server.
 
 #include <chrono>
 #include <map>

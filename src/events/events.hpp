@@ -5,7 +5,7 @@
 // read into events, the holds they reveal followed so that an expiry (which
 // no script sees) is noticed when its lease should end, and the copies that
 // the servers of a Redlock each tell merged into one. Pure: the I/O is
-// event_stream's, so tests/unit/events_test.cpp covers this with no server.
+// event_stream's, so tests/unit/events/events_test.cpp covers this with no server.
 
 #include <map>
 #include <optional>

@@ -2,7 +2,7 @@
 
 // Every server's ledger of one name made one list, and the decisions
 // `history`, `overdue` and `status` make from it. Pure functions, tested
-// table-driven in tests/unit/ledger_test.cpp.
+// table-driven in tests/unit/lock/ledger_test.cpp.
 
 #include <optional>
 #include <vector>

@@ -4,7 +4,7 @@
 // as the lock's scripts and their readers need it, apart from any I/O:
 // what a run is, its outcomes, and how exec's command ended. Reading the
 // ledgers back as one list is ledger/runs.hpp. Pure functions, tested
-// table-driven in tests/unit/ledger_test.cpp.
+// table-driven in tests/unit/lock/ledger_test.cpp.
 
 #include <optional>
 #include <string>

@@ -3,7 +3,7 @@
 // The lock's decisions, apart from any I/O: given what each server answered
 // to one round (its vote, votes.hpp), whether an acquire, renewal, release
 // or break counts, and what has to be undone where. Pure functions, tested
-// table-driven in tests/unit/quorum_test.cpp; Locker (locker.hpp) does the
+// table-driven in tests/unit/lock/quorum_test.cpp; Locker (locker.hpp) does the
 // talking.
 
 #include <cstddef>

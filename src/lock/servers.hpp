@@ -80,7 +80,7 @@ class Servers {
 
   // How a round reaches the servers: redis::run_script over the connections,
   // unless replaced. The seam of the lock's sequences (as ninja's
-  // DiskInterface is its builder's): tests/unit/acquire_sequence_test.cpp
+  // DiskInterface is its builder's): tests/unit/lock/acquire_sequence_test.cpp
   // answers for the servers, and every decision above runs unchanged.
   using RunScript =
       std::function<std::vector<redis::ScriptAnswer>(const redis::ScriptCall& call, const std::vector<bool>& targets)>;

@@ -2,7 +2,7 @@
 
 // status's verdict: the overall picture of one lock from every server's
 // view of it (survey.hpp reads the views). Pure functions, tested
-// table-driven in tests/unit/verdict_test.cpp with no server.
+// table-driven in tests/unit/status/verdict_test.cpp with no server.
 
 #include <optional>
 #include <string>

@@ -126,7 +126,7 @@ std::vector<Row> rows() {
         "t:{a}:revoke = hash r:" + k_run_t0 +
             R"(={"grace_ms":5000,"host":"h9","pid":"99","since_ms":"#"} schema=redlock/1 (px ~65000))"},
        // JSON whose keys cjson orders as it likes: the exec side reads it
-       // (tests/integration/marks_test.cpp).
+       // (tests/integration/lock/marks_test.cpp).
        {"t:{a}:revoke {*" + k_run_t0 + "*}", "t:{a}:revoke:" + k_run_t0 + " {*" + k_run_t0 + "*}"}},
       {"ARevokeOfAHoldKeptForItsMinimumHoldNamesNoRunAndTellsNobody",
        revoke,

@@ -4,7 +4,7 @@
 # nor does groff when it renders the page as man(1) does at 80 columns. Each
 # has the sections of its kind; redlock(1), the overview, has those the
 # issue asks for, and shows each exit status and the environment CMD gets.
-# (tests/unit/docs_sync_test.cpp checks the options, the pages' widths and
+# (tests/unit/cli/docs_sync_test.cpp checks the options, the pages' widths and
 # the overview's length.)
 # Usage: man_lint.sh REDLOCK_BINARY SOURCE_DIR BUILD_DIR
 set -uo pipefail

@@ -3,7 +3,7 @@
 // waits), one when it gets the lock; on a terminal one live line; -q
 // silences all of it; a wait that runs out names the holder and does not
 // suggest --wait again. The line a minute in a log, and every line's exact
-// text, are timed on a fake clock in tests/unit/wait_report_test.cpp.
+// text, are timed on a fake clock in tests/unit/cli/wait_report_test.cpp.
 
 #include <gtest/gtest.h>
 #include <poll.h>
