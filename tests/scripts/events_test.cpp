@@ -113,6 +113,20 @@ TEST_F(ScriptEvents, AWaiterIsToldWhenItJoinsAndLeavesButNotOnItsHeartbeats) {
   EXPECT_EQ(events[2]["host"], "h1");
 }
 
+TEST_F(ScriptEvents, AWaiterWhoseTurnFindsAForeignLedgerIsToldAsLeft) {
+  (void)run(ScriptName::k_acquire, lock::to_args(keys(), take("T1")));
+  auto recorded = take("T2", "w2");
+  recorded.record_run = true;
+  (void)run(ScriptName::k_acquire, lock::to_args(keys(), recorded));
+  (void)s.cmd({"RPUSH", keys().runs, "not redlock's"});
+  (void)run(ScriptName::k_release, lock::to_args(keys(), release("T1")));
+  (void)run(ScriptName::k_acquire, lock::to_args(keys(), recorded));
+  const auto events = told(s);
+  ASSERT_EQ(kinds(events), (std::vector<std::string>{"acquired", "joined", "released", "left"}));
+  EXPECT_EQ(events[3]["waiter"], "w2");
+  EXPECT_EQ(events[3]["reason"], "left") << "its wait ended: it leaves the line, the lock untaken";
+}
+
 TEST_F(ScriptEvents, ADeadWaiterIsToldAsLeftWhenItIsPruned) {
   (void)run(ScriptName::k_acquire, lock::to_args(keys(), take("T1")));
   auto short_lease = take("T2", "w2");

@@ -102,6 +102,19 @@ std::vector<Row> rows() {
        }()),
        k_suspended_reply,
        {k_suspended_after}},
+      // A token to re-enter that holds nothing is a newcomer: it leaves the
+      // line too.
+      {"AReEntryThatHoldsNothingLeavesTheLineOfASuspendedName",
+       acquire,
+       {k_fence5, k_line_w1, k_suspended},
+       args([] {
+         lock::AcquireArgs a = take("T1");
+         a.reenter = "T9";
+         a.waiter = "W1";
+         return a;
+       }()),
+       k_suspended_reply,
+       {k_fence5, k_suspended_after}},
       {"ANoteIsKeptWithANewHold",
        acquire,
        {},

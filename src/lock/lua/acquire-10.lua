@@ -259,20 +259,22 @@ local function told(kind, holder, fence, count, lease)
   if kind == 'acquired' and note ~= '' then e.note = note end
   event(kind, e)
 end
--- Suspended: nobody new takes the lock, and a waiter in line leaves it
--- (its wait is over).
-local function refuse_suspended()
-  if fair and waiter ~= '' then
-    local v = entry_of_waiter(waiter)
-    if v then
-      waiter_left(waiter, v, 'suspended')
-      drop(waiter)
-      moved()
-    end
+-- A waiter whose wait is over without the lock leaves the line, on every
+-- server, and is told as having left for `reason`.
+local function leave_line(reason)
+  if not fair or waiter == '' then return end
+  local v = entry_of_waiter(waiter)
+  if v then
+    waiter_left(waiter, v, reason)
+    drop(waiter)
+    moved()
   end
+end
+-- Suspended: nobody new takes the lock, and a waiter in line leaves it.
+if suspended and reenter == '' then
+  leave_line('suspended')
   return suspended
 end
-if suspended and reenter == '' then return refuse_suspended() end
 -- The first holder of a semaphore or shared lock, named in a busy answer.
 local holding = nil
 if multi then
@@ -335,7 +337,10 @@ elseif t == 'hash' then
   return busy(redis.call('PTTL', KEYS[1]), {h[4] or '', h[5] or '', h[9] or '', 1, kept, tonumber(h[10])})
 end
 -- A token to re-enter that holds nothing here is a newcomer.
-if suspended then return refuse_suspended() end
+if suspended then
+  leave_line('suspended')
+  return suspended
+end
 if fair then
   -- Over several servers a waiter is in every line on every try, even where
   -- the lock is free: a grant here that the others outvote and that is
@@ -385,10 +390,7 @@ end
 if ledgered then
   local bad = ledger_bad()
   if bad then
-    if fair and waiter ~= '' then
-      drop(waiter)
-      moved()
-    end
+    leave_line('left')
     return {'foreign', bad .. ' where its run ledger (' .. KEYS[7] .. ') belongs'}
   end
 end
